@@ -1,0 +1,21 @@
+//! Everything the Schmier referee and a bot share.
+//!
+//! A tour:
+//! - [`card`] and [`cardset`]: the 53 cards, their wire notation (`"AS"`, `"TH"`,
+//!   `"JK"`), trump-dependent suits and ranks, and card sets as 64-bit masks.
+//! - [`seat`]: seats 0-5 and the three teams.
+//! - [`shuffle`]: the pinned seed -> deck-order algorithm.
+//! - [`rules`]: the pure rules engine — state machine, legal actions, events, the
+//!   per-seat view.
+//! - [`wire`]: the JSON messages of protocol `schmier/1` (see PROTOCOL.md).
+
+pub mod card;
+pub mod cardset;
+pub mod rules;
+pub mod seat;
+pub mod shuffle;
+pub mod wire;
+
+pub use card::{Card, ParseCardError, Rank, Suit};
+pub use cardset::CardSet;
+pub use seat::{Seat, Team};

@@ -1,0 +1,621 @@
+//! The game state machine: deal -> bidding -> trump -> exchange -> dealer's discard
+//! -> six tricks -> scoring, repeated until a team wins or the hand cap is hit.
+//!
+//! Pure: a seed (or explicit hands) comes in, events come out. `apply` either
+//! changes the state and appends events, or returns a [`RuleError`] and leaves the
+//! state exactly as it was.
+
+use crate::card::{Card, Suit};
+use crate::cardset::CardSet;
+use crate::seat::{Seat, Team};
+use crate::shuffle;
+
+use super::action::{Action, Decision, Legal};
+use super::config::RulesConfig;
+use super::error::RuleError;
+use super::event::{Call, EndReason, Event, HandScore, Played};
+use super::scoring::{self, Points};
+use super::trick::{legal_plays, trick_winner};
+
+/// Cards dealt to each seat.
+pub const HAND_SIZE: usize = 6;
+/// Cards left in the stock after the deal.
+pub const STOCK_SIZE: usize = 17;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Phase {
+    Bidding,
+    Trump,
+    Exchange,
+    DealerDiscard,
+    Play,
+    Over,
+}
+
+/// A completed trick, as the state keeps it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TrickRecord {
+    pub leader: Seat,
+    pub cards: [Card; 6],
+    pub winner: Seat,
+}
+
+/// The full, omniscient state of one game.
+#[derive(Clone, Debug)]
+pub struct Game {
+    pub(crate) config: RulesConfig,
+    seed: u64,
+    /// Deals started so far; the current deal's number (1-based).
+    pub(crate) deals: u32,
+    pub(crate) dealer: Seat,
+    /// Consecutive thrown-in deals.
+    streak: u32,
+    pub(crate) scores: [i32; 3],
+    pub(crate) phase: Phase,
+    pub(crate) turn: Seat,
+    pub(crate) hands: [CardSet; 6],
+    stock: [Card; STOCK_SIZE],
+    stock_top: usize,
+    /// Calls of this deal's auction, in order.
+    pub(crate) calls: [(Seat, Call); 6],
+    pub(crate) n_calls: usize,
+    pub(crate) high_bid: u8,
+    pub(crate) bidder: Seat,
+    pub(crate) trump: Suit,
+    /// Per seat: (discarded, drawn) once it has exchanged.
+    pub(crate) exchanges: [Option<(CardSet, CardSet)>; 6],
+    /// The dealer's pickup and discard, once made.
+    pub(crate) dealer_pickup: CardSet,
+    pub(crate) dealer_discard: Option<CardSet>,
+    pub(crate) leader: Seat,
+    pub(crate) trick: [Card; 6],
+    pub(crate) trick_len: usize,
+    pub(crate) tricks: [TrickRecord; 6],
+    pub(crate) n_tricks: usize,
+    won_cards: [CardSet; 3],
+    high: Option<Team>,
+    low: Option<Team>,
+    right: Option<Team>,
+    left: Option<Team>,
+    joker: Option<Team>,
+    pub(crate) winner: Option<Team>,
+}
+
+impl Game {
+    /// A new game: the first dealer and every deal's cards come from `seed` (see
+    /// [`crate::shuffle`]). Appends the first `Deal` event to `out`.
+    pub fn start(seed: u64, config: RulesConfig, out: &mut Vec<Event>) -> Game {
+        let mut game = Game::blank(seed, config, shuffle::first_dealer(seed));
+        game.deal_from_seed(out);
+        game
+    }
+
+    /// Convenience for [`Game::start`] returning the events.
+    pub fn new(seed: u64, config: RulesConfig) -> (Game, Vec<Event>) {
+        let mut out = Vec::new();
+        let game = Game::start(seed, config, &mut out);
+        (game, out)
+    }
+
+    /// A game whose first deal is given explicitly (for tests and for bots that
+    /// simulate from a guess at the hidden cards). Later deals come from `seed`.
+    /// Panics unless the hands and stock are 6 x 6 + 17 distinct cards.
+    pub fn from_deal(
+        seed: u64,
+        config: RulesConfig,
+        dealer: Seat,
+        hands: [CardSet; 6],
+        stock: [Card; STOCK_SIZE],
+        out: &mut Vec<Event>,
+    ) -> Game {
+        let mut all = CardSet::EMPTY;
+        for h in hands {
+            assert_eq!(h.len() as usize, HAND_SIZE, "every hand has six cards");
+            all = all.union(h);
+        }
+        all = all.union(stock.iter().copied().collect());
+        assert_eq!(
+            all,
+            CardSet::FULL,
+            "hands and stock must be the 53 distinct cards"
+        );
+        let mut game = Game::blank(seed, config, dealer);
+        game.begin_deal(hands, stock, out);
+        game
+    }
+
+    fn blank(seed: u64, config: RulesConfig, dealer: Seat) -> Game {
+        let nobody = Seat::new(0);
+        Game {
+            config,
+            seed,
+            deals: 0,
+            dealer,
+            streak: 0,
+            scores: [0; 3],
+            phase: Phase::Bidding,
+            turn: dealer.left(),
+            hands: [CardSet::EMPTY; 6],
+            stock: [Card::JOKER; STOCK_SIZE],
+            stock_top: 0,
+            calls: [(nobody, Call::Pass); 6],
+            n_calls: 0,
+            high_bid: 0,
+            bidder: nobody,
+            trump: Suit::Spades,
+            exchanges: [None; 6],
+            dealer_pickup: CardSet::EMPTY,
+            dealer_discard: None,
+            leader: nobody,
+            trick: [Card::JOKER; 6],
+            trick_len: 0,
+            tricks: [TrickRecord {
+                leader: nobody,
+                cards: [Card::JOKER; 6],
+                winner: nobody,
+            }; 6],
+            n_tricks: 0,
+            won_cards: [CardSet::EMPTY; 3],
+            high: None,
+            low: None,
+            right: None,
+            left: None,
+            joker: None,
+            winner: None,
+        }
+    }
+
+    /// Deals from the seed: deck card `i` (0..36) goes to the seat `1 + i mod 6`
+    /// places left of the dealer, one card at a time; the last 17 are the stock.
+    fn deal_from_seed(&mut self, out: &mut Vec<Event>) {
+        let deck = shuffle::deck_order(self.seed, u64::from(self.deals));
+        let mut hands = [CardSet::EMPTY; 6];
+        for (i, &card) in deck[..36].iter().enumerate() {
+            hands[self.dealer.plus(1 + i % 6).index()].insert(card);
+        }
+        let mut stock = [Card::JOKER; STOCK_SIZE];
+        stock.copy_from_slice(&deck[36..]);
+        self.begin_deal(hands, stock, out);
+    }
+
+    fn begin_deal(&mut self, hands: [CardSet; 6], stock: [Card; STOCK_SIZE], out: &mut Vec<Event>) {
+        self.deals += 1;
+        self.hands = hands;
+        self.stock = stock;
+        self.stock_top = 0;
+        self.phase = Phase::Bidding;
+        self.turn = self.dealer.left();
+        self.n_calls = 0;
+        self.high_bid = 0;
+        self.exchanges = [None; 6];
+        self.dealer_pickup = CardSet::EMPTY;
+        self.dealer_discard = None;
+        self.trick_len = 0;
+        self.n_tricks = 0;
+        self.won_cards = [CardSet::EMPTY; 3];
+        self.high = None;
+        self.low = None;
+        self.right = None;
+        self.left = None;
+        self.joker = None;
+        out.push(Event::Deal {
+            deal: self.deals,
+            dealer: self.dealer,
+            hands,
+            stock,
+        });
+    }
+
+    // ----- queries -----
+
+    pub fn config(&self) -> &RulesConfig {
+        &self.config
+    }
+
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    /// The seat whose decision is due, or `None` once the game is over.
+    pub fn to_act(&self) -> Option<Seat> {
+        (self.phase != Phase::Over).then_some(self.turn)
+    }
+
+    pub fn is_over(&self) -> bool {
+        self.phase == Phase::Over
+    }
+
+    /// The winning team once the game is over (`None` also for a capped game).
+    pub fn winner(&self) -> Option<Team> {
+        self.winner
+    }
+
+    pub fn scores(&self) -> [i32; 3] {
+        self.scores
+    }
+
+    pub fn dealer(&self) -> Seat {
+        self.dealer
+    }
+
+    pub fn deals(&self) -> u32 {
+        self.deals
+    }
+
+    pub fn hand(&self, seat: Seat) -> CardSet {
+        self.hands[seat.index()]
+    }
+
+    /// Trump, once named for the current deal.
+    pub fn trump(&self) -> Option<Suit> {
+        matches!(
+            self.phase,
+            Phase::Exchange | Phase::DealerDiscard | Phase::Play
+        )
+        .then_some(self.trump)
+    }
+
+    /// The kind of decision due, if any.
+    pub fn decision(&self) -> Option<Decision> {
+        Some(match self.phase {
+            Phase::Bidding => Decision::Bid,
+            Phase::Trump => Decision::Trump,
+            Phase::Exchange => Decision::Exchange,
+            Phase::DealerDiscard => Decision::Discard,
+            Phase::Play => Decision::Play,
+            Phase::Over => return None,
+        })
+    }
+
+    fn dealer_is_stuck(&self) -> bool {
+        self.turn == self.dealer
+            && self.high_bid == 0
+            && (self.config.stick_the_dealer || self.streak >= self.config.redeal_limit)
+    }
+
+    /// Every legal choice for the decision due (`None` once the game is over).
+    pub fn legal(&self) -> Option<Legal> {
+        let hand = self.hands[self.turn.index()];
+        let trumps = CardSet::trumps(self.trump);
+        Some(match self.phase {
+            Phase::Bidding => Legal::Bid {
+                pass: !self.dealer_is_stuck(),
+                lowest: self.high_bid.max(2) + 1,
+            },
+            Phase::Trump => Legal::Trump,
+            Phase::Exchange => {
+                let from = hand.difference(trumps);
+                Legal::Cards {
+                    must: CardSet::EMPTY,
+                    from,
+                    min: 0,
+                    max: from.len().min(3) as u8,
+                }
+            }
+            Phase::DealerDiscard => {
+                let held_trumps = hand.intersection(trumps);
+                let others = hand.difference(trumps);
+                if held_trumps.len() as usize <= HAND_SIZE {
+                    let n = (hand.len() as usize - HAND_SIZE) as u8;
+                    Legal::Cards {
+                        must: CardSet::EMPTY,
+                        from: others,
+                        min: n,
+                        max: n,
+                    }
+                } else {
+                    let n = (held_trumps.len() as usize - HAND_SIZE) as u8;
+                    let from = held_trumps.difference(CardSet::protected(self.trump));
+                    Legal::Cards {
+                        must: others,
+                        from,
+                        min: n,
+                        max: n,
+                    }
+                }
+            }
+            Phase::Play => Legal::Play(self.legal_plays()),
+            Phase::Over => return None,
+        })
+    }
+
+    /// The cards the seat to act may play (empty outside the play phase).
+    pub fn legal_plays(&self) -> CardSet {
+        if self.phase != Phase::Play {
+            return CardSet::EMPTY;
+        }
+        let led = (self.trick_len > 0).then(|| self.trick[0]);
+        legal_plays(
+            self.hands[self.turn.index()],
+            led,
+            self.trump,
+            self.config.trump_anytime,
+        )
+    }
+
+    // ----- transitions -----
+
+    /// Convenience for [`Game::apply_into`] returning the events.
+    pub fn apply(&mut self, action: Action) -> Result<Vec<Event>, RuleError> {
+        let mut out = Vec::new();
+        self.apply_into(action, &mut out)?;
+        Ok(out)
+    }
+
+    /// Applies the decision of the seat to act. On success appends the resulting
+    /// events to `out` (the action itself first); on error changes nothing.
+    pub fn apply_into(&mut self, action: Action, out: &mut Vec<Event>) -> Result<(), RuleError> {
+        let due = self.decision().ok_or(RuleError::GameOver)?;
+        let got = match action {
+            Action::Pass | Action::Bid(_) => Decision::Bid,
+            Action::Trump(_) => Decision::Trump,
+            Action::Exchange(_) => Decision::Exchange,
+            Action::Discard(_) => Decision::Discard,
+            Action::Play(_) => Decision::Play,
+        };
+        if got != due {
+            return Err(RuleError::WrongDecision { expected: due, got });
+        }
+        match action {
+            Action::Pass => self.call(Call::Pass, out),
+            Action::Bid(n) => self.call(Call::Bid(n), out),
+            Action::Trump(suit) => {
+                self.trump = suit;
+                out.push(Event::Trump {
+                    seat: self.turn,
+                    bid: self.high_bid,
+                    suit,
+                });
+                self.phase = Phase::Exchange;
+                self.turn = self.dealer.left();
+                Ok(())
+            }
+            Action::Exchange(cards) => self.exchange(cards, out),
+            Action::Discard(cards) => self.dealer_discards(cards, out),
+            Action::Play(card) => self.play(card, out),
+        }
+    }
+
+    fn call(&mut self, call: Call, out: &mut Vec<Event>) -> Result<(), RuleError> {
+        match call {
+            Call::Pass if self.dealer_is_stuck() => return Err(RuleError::DealerMustBid),
+            Call::Pass => {}
+            Call::Bid(n) if !(3..=6).contains(&n) => {
+                return Err(RuleError::BidOutOfRange { bid: n })
+            }
+            Call::Bid(n) if n <= self.high_bid => {
+                return Err(RuleError::BidTooLow {
+                    bid: n,
+                    highest: self.high_bid,
+                })
+            }
+            Call::Bid(n) => {
+                self.high_bid = n;
+                self.bidder = self.turn;
+            }
+        }
+        self.calls[self.n_calls] = (self.turn, call);
+        self.n_calls += 1;
+        out.push(Event::Bid {
+            seat: self.turn,
+            bid: call,
+        });
+        if self.high_bid == 6 || self.turn == self.dealer {
+            if self.high_bid == 0 {
+                self.streak += 1;
+                out.push(Event::ThrownIn {
+                    deal: self.deals,
+                    dealer: self.dealer,
+                    streak: self.streak,
+                });
+                self.end_of_deal(None, out);
+            } else {
+                self.phase = Phase::Trump;
+                self.turn = self.bidder;
+            }
+        } else {
+            self.turn = self.turn.left();
+        }
+        Ok(())
+    }
+
+    fn exchange(&mut self, cards: CardSet, out: &mut Vec<Event>) -> Result<(), RuleError> {
+        let seat = self.turn;
+        let hand = self.hands[seat.index()];
+        if !cards.is_subset(hand) {
+            return Err(RuleError::CardsNotInHand {
+                seat,
+                cards: cards.difference(hand),
+            });
+        }
+        if cards.len() > 3 {
+            return Err(RuleError::TooManyExchanged { count: cards.len() });
+        }
+        if let Some(card) = cards.intersection(CardSet::trumps(self.trump)).first() {
+            return Err(RuleError::TrumpDiscarded { card });
+        }
+        let n = cards.len() as usize;
+        let drawn: CardSet = self.stock[self.stock_top..self.stock_top + n]
+            .iter()
+            .copied()
+            .collect();
+        self.stock_top += n;
+        self.hands[seat.index()] = hand.difference(cards).union(drawn);
+        self.exchanges[seat.index()] = Some((cards, drawn));
+        out.push(Event::Exchange {
+            seat,
+            discarded: cards,
+            drawn,
+        });
+        self.turn = seat.left();
+        if self.turn == self.dealer {
+            let rest: CardSet = self.stock[self.stock_top..].iter().copied().collect();
+            self.stock_top = STOCK_SIZE;
+            self.dealer_pickup = rest;
+            self.hands[self.dealer.index()] = self.hands[self.dealer.index()].union(rest);
+            self.phase = Phase::DealerDiscard;
+        }
+        Ok(())
+    }
+
+    fn dealer_discards(&mut self, cards: CardSet, out: &mut Vec<Event>) -> Result<(), RuleError> {
+        let seat = self.turn;
+        let hand = self.hands[seat.index()];
+        if !cards.is_subset(hand) {
+            return Err(RuleError::CardsNotInHand {
+                seat,
+                cards: cards.difference(hand),
+            });
+        }
+        let need = hand.len() - HAND_SIZE as u32;
+        if cards.len() != need {
+            return Err(RuleError::WrongDiscardCount {
+                need,
+                count: cards.len(),
+            });
+        }
+        if let Some(card) = cards.intersection(CardSet::protected(self.trump)).first() {
+            return Err(RuleError::ProtectedDiscarded { card });
+        }
+        let trumps = CardSet::trumps(self.trump);
+        let keep = hand.intersection(trumps).len().min(HAND_SIZE as u32);
+        let kept = hand.difference(cards).intersection(trumps).len();
+        if kept < keep {
+            return Err(RuleError::TrumpsNotKept { keep, kept });
+        }
+        self.hands[seat.index()] = hand.difference(cards);
+        self.dealer_discard = Some(cards);
+        out.push(Event::DealerDiscard {
+            seat,
+            picked_up: self.dealer_pickup,
+            discarded: cards,
+        });
+        self.phase = Phase::Play;
+        self.leader = self.bidder;
+        self.turn = self.bidder;
+        Ok(())
+    }
+
+    fn play(&mut self, card: Card, out: &mut Vec<Event>) -> Result<(), RuleError> {
+        let seat = self.turn;
+        let hand = self.hands[seat.index()];
+        if !hand.contains(card) {
+            return Err(RuleError::NotInHand { seat, card });
+        }
+        let legal = self.legal_plays();
+        if !legal.contains(card) {
+            return Err(RuleError::MustFollow {
+                seat,
+                card,
+                led: legal,
+            });
+        }
+        self.hands[seat.index()].remove(card);
+        self.trick[self.trick_len] = card;
+        self.trick_len += 1;
+        out.push(Event::Play { seat, card });
+        let strength = card.trump_strength(self.trump);
+        if strength == 15 {
+            self.high = Some(seat.team());
+        } else if strength == 2 {
+            self.low = Some(seat.team());
+        }
+        if self.trick_len < 6 {
+            self.turn = seat.left();
+            return Ok(());
+        }
+
+        let winner = self.leader.plus(trick_winner(&self.trick, self.trump));
+        let team = winner.team();
+        let cards: CardSet = self.trick.iter().copied().collect();
+        self.won_cards[team.index()] = self.won_cards[team.index()].union(cards);
+        if cards.contains(Card::right_bower(self.trump)) {
+            self.right = Some(team);
+        }
+        if cards.contains(Card::left_bower(self.trump)) {
+            self.left = Some(team);
+        }
+        if cards.contains(Card::JOKER) {
+            self.joker = Some(team);
+        }
+        let leader = self.leader;
+        self.tricks[self.n_tricks] = TrickRecord {
+            leader,
+            cards: self.trick,
+            winner,
+        };
+        self.n_tricks += 1;
+        out.push(Event::Trick {
+            number: self.n_tricks as u8,
+            leader,
+            cards: std::array::from_fn(|i| Played {
+                seat: leader.plus(i),
+                card: self.trick[i],
+            }),
+            winner,
+        });
+        self.trick_len = 0;
+        self.leader = winner;
+        self.turn = winner;
+        if self.n_tricks == 6 {
+            self.score_hand(out);
+        }
+        Ok(())
+    }
+
+    fn score_hand(&mut self, out: &mut Vec<Event>) {
+        let game_counts = self
+            .won_cards
+            .map(|set| set.iter().map(Card::game_value).sum::<u32>());
+        let points = Points {
+            high: self.high,
+            low: self.low,
+            right: self.right,
+            left: self.left,
+            joker: self.joker,
+            game: scoring::game_point(game_counts),
+        };
+        let bidder_team = self.bidder.team();
+        let won = points.won();
+        let delta = scoring::score_deltas(&points, bidder_team, self.high_bid);
+        for t in 0..3 {
+            self.scores[t] += delta[t];
+        }
+        out.push(Event::HandEnd(HandScore {
+            deal: self.deals,
+            bidder: self.bidder,
+            bid: self.high_bid,
+            trump: self.trump,
+            points,
+            game_counts,
+            won,
+            made: won[bidder_team.index()] >= i32::from(self.high_bid),
+            delta,
+            scores: self.scores,
+        }));
+        self.streak = 0;
+        let winner = scoring::winner(self.scores, bidder_team, self.config.target);
+        self.dealer = self.dealer.left();
+        self.end_of_deal(winner, out);
+    }
+
+    /// After a thrown-in or scored deal: the game ends, or the next deal starts.
+    fn end_of_deal(&mut self, winner: Option<Team>, out: &mut Vec<Event>) {
+        let reason = if winner.is_some() {
+            EndReason::Target
+        } else if self.deals >= self.config.hand_cap {
+            EndReason::HandCap
+        } else {
+            self.deal_from_seed(out);
+            return;
+        };
+        self.winner = winner;
+        self.phase = Phase::Over;
+        out.push(Event::GameEnd {
+            winner,
+            scores: self.scores,
+            deals: self.deals,
+            reason,
+        });
+    }
+}
