@@ -1,1 +1,39 @@
+//! Sample Schmier bots in Rust, and the stdin/stdout loop they share.
+//!
+//! - `stdio.rs`: speaks protocol `schmier/1` on stdin/stdout for any [`Strategy`].
+//! - `random.rs`: picks uniformly among the legal actions (deterministically).
+//! - `heuristic.rs`: bids on trump strength, keeps trumps, plays to win points.
+//!
+//! A strategy sees only the request (its legal actions and the seat's view), so it
+//! keeps no state between decisions.
 
+mod heuristic;
+mod random;
+mod stdio;
+
+pub use heuristic::Heuristic;
+pub use random::RandomBot;
+pub use stdio::run;
+
+use schmier_protocol::rules::Action;
+use schmier_protocol::wire::Request;
+
+/// A bot's decision-making: one legal action per request.
+pub trait Strategy {
+    /// The name sent in `hello`.
+    fn name(&self) -> &str;
+    /// Chooses an action for `request`; it must be one of `request.legal`.
+    fn decide(&mut self, request: &Request) -> Action;
+}
+
+/// The strategies built in, by the name used on the command line.
+pub fn by_name(name: &str) -> Option<Box<dyn Strategy + Send>> {
+    match name {
+        "random" => Some(Box::new(RandomBot::default())),
+        "heuristic" => Some(Box::new(Heuristic::default())),
+        _ => None,
+    }
+}
+
+/// Names accepted by [`by_name`].
+pub const NAMES: [&str; 2] = ["random", "heuristic"];
