@@ -1,0 +1,139 @@
+//! Splitting a bot's stdout into lines with a hard cap on line length.
+//!
+//! Hand-written rather than `tokio_util::codec::LinesCodec` because the referee
+//! needs three things that codec does not give together: raw bytes (invalid UTF-8
+//! is a fault to report, not a stream error that ends reading), an oversized line
+//! reported *and skipped* while reading goes on, and the arrival instant of each
+//! newline for the clock.
+
+use tokio::io::{AsyncRead, AsyncReadExt};
+use tokio::sync::mpsc;
+use tokio::time::Instant;
+
+/// What the reader saw on a bot's stdout.
+#[derive(Debug)]
+pub enum Incoming {
+    /// A complete line, without its `\n` (and without a trailing `\r`).
+    Line { bytes: Vec<u8>, at: Instant },
+    /// A line longer than the cap, reported as soon as the cap is passed (not when
+    /// the line ends: it may never end). `len` is how much had arrived by then; the
+    /// rest of the line up to its newline is dropped without further reports.
+    Oversized { len: usize, at: Instant },
+    /// stdout reached end of file (closed or the process ended).
+    Eof { at: Instant },
+    /// Reading failed.
+    Error { message: String, at: Instant },
+}
+
+/// Reads `src` until end of file, sending each line to `tx`. Memory stays bounded
+/// by `max_line` plus one read buffer whatever the bot writes.
+pub async fn read_lines<R: AsyncRead + Unpin>(
+    mut src: R,
+    max_line: usize,
+    tx: mpsc::Sender<Incoming>,
+) {
+    let mut line: Vec<u8> = Vec::with_capacity(256);
+    // True while dropping the rest of an oversized line.
+    let mut skipping = false;
+    let mut buf = vec![0u8; 16 * 1024];
+    loop {
+        let n = match src.read(&mut buf).await {
+            Ok(0) => {
+                let at = Instant::now();
+                if !skipping && !line.is_empty() {
+                    // A last line without its newline is still a line.
+                    let _ = tx
+                        .send(Incoming::Line {
+                            bytes: std::mem::take(&mut line),
+                            at,
+                        })
+                        .await;
+                }
+                let _ = tx.send(Incoming::Eof { at }).await;
+                return;
+            }
+            Ok(n) => n,
+            Err(e) => {
+                let _ = tx
+                    .send(Incoming::Error {
+                        message: e.to_string(),
+                        at: Instant::now(),
+                    })
+                    .await;
+                return;
+            }
+        };
+        let at = Instant::now();
+        let mut chunk = &buf[..n];
+        while !chunk.is_empty() {
+            let newline = chunk.iter().position(|&b| b == b'\n');
+            let part = &chunk[..newline.unwrap_or(chunk.len())];
+            if !skipping && line.len() + part.len() > max_line {
+                skipping = true;
+                let len = line.len() + part.len();
+                line.clear();
+                line.shrink_to(256);
+                if tx.send(Incoming::Oversized { len, at }).await.is_err() {
+                    return;
+                }
+            } else if !skipping {
+                line.extend_from_slice(part);
+            }
+            let Some(nl) = newline else { break };
+            chunk = &chunk[nl + 1..];
+            if std::mem::take(&mut skipping) {
+                continue;
+            }
+            if line.last() == Some(&b'\r') {
+                line.pop();
+            }
+            if tx
+                .send(Incoming::Line {
+                    bytes: std::mem::take(&mut line),
+                    at,
+                })
+                .await
+                .is_err()
+            {
+                return;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    async fn collect(input: &[u8], max: usize) -> Vec<String> {
+        let (tx, mut rx) = mpsc::channel(100);
+        read_lines(input, max, tx).await;
+        let mut out = Vec::new();
+        while let Some(m) = rx.recv().await {
+            out.push(match m {
+                Incoming::Line { bytes, .. } => format!("line {}", String::from_utf8_lossy(&bytes)),
+                Incoming::Oversized { len, .. } => format!("oversized {len}"),
+                Incoming::Eof { .. } => "eof".into(),
+                Incoming::Error { message, .. } => format!("error {message}"),
+            });
+        }
+        out
+    }
+
+    #[tokio::test]
+    async fn splits_lines_and_caps_long_ones_without_losing_the_next() {
+        let got = collect(b"ab\r\nxxxxxxxxxx\ncd\nlast", 5).await;
+        assert_eq!(
+            got,
+            ["line ab", "oversized 10", "line cd", "line last", "eof"]
+        );
+    }
+
+    #[tokio::test]
+    async fn an_endless_line_is_reported_once_as_soon_as_it_passes_the_cap() {
+        let big = vec![b'x'; 100_000];
+        let got = collect(&big, 1000).await;
+        // The first read returns one 16 KiB buffer, which already passes the cap.
+        assert_eq!(got, ["oversized 16384", "eof"]);
+    }
+}

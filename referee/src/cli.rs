@@ -1,0 +1,263 @@
+//! Command-line flags (stage one: raw, as clap parses them) and their validation
+//! into [`PlayConfig`] (stage two). Errors name the flag and the bad value.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::{bail, Context};
+use clap::{Args, Parser, Subcommand};
+
+use schmier_protocol::rules::RulesConfig;
+
+use crate::bot::ResourceLimits;
+use crate::config::{BotSpec, Output, PlayConfig, TimeControl};
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "referee",
+    version,
+    about = "Headless referee for Schmier bot competitions",
+    long_about = "Headless referee for Schmier bot competitions.\n\n\
+        Runs six bot processes that speak the line-delimited JSON protocol schmier/1 \
+        (see PROTOCOL.md), enforces every rule and time limit, and writes a \
+        deterministic JSONL transcript of each game.\n\n\
+        With no subcommand, `referee` is `referee play`: a game among the built-in bots."
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Play one game or a match between six bot processes.
+    Play(PlayArgs),
+    /// Replay transcripts through the rules engine; exit 0 only if all are valid.
+    Verify {
+        /// Transcript files (*.jsonl) to check.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+    },
+    /// Run a built-in sample bot on stdin/stdout (what `builtin:NAME` starts).
+    Bot {
+        /// `random` or `heuristic`.
+        name: String,
+    },
+}
+
+#[derive(Args, Debug, Default)]
+pub struct PlayArgs {
+    /// A team's bot command; the first --team sits in seats 0 and 3, the second in
+    /// 1 and 4, the third in 2 and 5, each seat its own process. The command is
+    /// split like a shell would but not run by one. `builtin:random` and
+    /// `builtin:heuristic` name the built-in bots. Unassigned seats get the
+    /// built-in bots: heuristic for team 0, random for teams 1 and 2.
+    #[arg(long = "team", value_name = "CMD")]
+    pub teams: Vec<String>,
+
+    /// One seat's bot, e.g. `--seat 4="python3 bot.py"`; overrides --team for that seat.
+    #[arg(long = "seat", value_name = "N=CMD")]
+    pub seats: Vec<String>,
+
+    /// Number of games in the match (the bot processes persist across games).
+    #[arg(long, default_value_t = 1, value_name = "N")]
+    pub games: u32,
+
+    /// Match seed (game k's seed is derived from it). Random, and printed, if absent.
+    #[arg(long, value_name = "N")]
+    pub seed: Option<u64>,
+
+    /// Transcript file (one game, ending in .jsonl) or directory (game-0001.jsonl,
+    /// ...). Default: schmier-out/seed-<SEED>/. Timings go beside each transcript
+    /// (*.timings.jsonl); each bot's stderr to <transcript>.stderr/ or <dir>/stderr/.
+    #[arg(long, value_name = "PATH")]
+    pub transcript: Option<PathBuf>,
+
+    /// Time a bot has for each decision, in milliseconds.
+    #[arg(long, default_value_t = 1000, value_name = "MS")]
+    pub decision_ms: u64,
+
+    /// Time a bot has to answer hello after it is started, in milliseconds.
+    #[arg(long, default_value_t = 10_000, value_name = "MS")]
+    pub startup_ms: u64,
+
+    /// Allowance added to every deadline for pipe and scheduling latency (the bot
+    /// is told the limit without it).
+    #[arg(long, default_value_t = 50, value_name = "MS")]
+    pub grace_ms: u64,
+
+    /// Multiply every time limit by this factor (for slow machines).
+    #[arg(long, default_value_t = 1.0, value_name = "F")]
+    pub time_scale: f64,
+
+    /// No time limits at all (for debugging a bot under a debugger).
+    #[arg(long)]
+    pub no_timeouts: bool,
+
+    /// Longest line accepted from a bot, in bytes.
+    #[arg(long, default_value_t = 64 * 1024, value_name = "BYTES")]
+    pub max_line_bytes: usize,
+
+    /// Bytes of each bot's stderr kept in its log file (the rest is drained and dropped).
+    #[arg(long, default_value_t = 1 << 20, value_name = "BYTES")]
+    pub stderr_cap: u64,
+
+    /// Rules variant: the dealer may not pass after five passes, from the first deal.
+    #[arg(long)]
+    pub stick_the_dealer: bool,
+
+    /// Rules variant: a trump may be played even when the seat could follow suit.
+    #[arg(long)]
+    pub trump_anytime: bool,
+
+    /// Keep every bot in the same seat for all games (by default the lineup moves
+    /// one seat left after each game, partners staying together).
+    #[arg(long)]
+    pub no_rotate: bool,
+
+    /// Per-bot address-space limit in MiB (RLIMIT_AS).
+    #[arg(long, value_name = "MIB")]
+    pub limit_memory_mb: Option<u64>,
+
+    /// Per-bot CPU-time limit in seconds for the whole session (RLIMIT_CPU).
+    #[arg(long, value_name = "S")]
+    pub limit_cpu_s: Option<u64>,
+
+    /// Per-bot open-file limit (RLIMIT_NOFILE).
+    #[arg(long, value_name = "N")]
+    pub limit_files: Option<u64>,
+
+    /// Per-bot process limit (RLIMIT_NPROC; counts all processes of the user).
+    #[arg(long, value_name = "N")]
+    pub limit_procs: Option<u64>,
+
+    /// Print only the final result.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+/// A random seed for a run that was not given one.
+fn fresh_seed() -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u128(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default()
+            .as_nanos(),
+    );
+    h.finish() >> 11 // keep it short to type: 53 bits
+}
+
+fn parse_bot(text: &str, what: &str) -> anyhow::Result<BotSpec> {
+    if let Some(name) = text.strip_prefix("builtin:") {
+        if !schmier_sample_bots::NAMES.contains(&name) {
+            bail!(
+                "{what}: unknown built-in bot {name:?}; the built-in bots are {:?}",
+                schmier_sample_bots::NAMES
+            );
+        }
+        return Ok(BotSpec::Builtin(name.to_owned()));
+    }
+    let argv = shlex::split(text).with_context(|| {
+        format!("{what}: cannot split {text:?} into words (unbalanced quotes?)")
+    })?;
+    if argv.is_empty() {
+        bail!("{what}: the command is empty");
+    }
+    Ok(BotSpec::Command {
+        argv,
+        text: text.to_owned(),
+    })
+}
+
+impl PlayArgs {
+    /// Stage two: validated configuration. `seed` is filled in when absent.
+    pub fn validate(&self) -> anyhow::Result<PlayConfig> {
+        if self.teams.len() > 3 {
+            bail!("--team: at most three teams, got {}", self.teams.len());
+        }
+        let mut lineup: [BotSpec; 6] = std::array::from_fn(|seat| {
+            BotSpec::Builtin(if seat % 3 == 0 { "heuristic" } else { "random" }.to_owned())
+        });
+        for (k, text) in self.teams.iter().enumerate() {
+            let spec = parse_bot(text, &format!("--team {}", k + 1))?;
+            lineup[k] = spec.clone();
+            lineup[k + 3] = spec;
+        }
+        let mut seen = [false; 6];
+        for text in &self.seats {
+            let (n, cmd) = text.split_once('=').with_context(|| {
+                format!("--seat {text:?}: expected N=CMD, e.g. --seat 2=\"python3 bot.py\"")
+            })?;
+            let seat: usize = n.trim().parse().ok().filter(|s| *s < 6).with_context(|| {
+                format!("--seat {text:?}: the seat must be a number from 0 to 5")
+            })?;
+            if std::mem::replace(&mut seen[seat], true) {
+                bail!("--seat: seat {seat} is given twice");
+            }
+            lineup[seat] = parse_bot(cmd, &format!("--seat {seat}"))?;
+        }
+        if self.games == 0 {
+            bail!("--games must be at least 1");
+        }
+        if !(self.time_scale.is_finite() && self.time_scale > 0.0) {
+            bail!(
+                "--time-scale must be a positive number, got {}",
+                self.time_scale
+            );
+        }
+        if self.max_line_bytes < 1024 {
+            bail!(
+                "--max-line-bytes must be at least 1024, got {}",
+                self.max_line_bytes
+            );
+        }
+        let scale = |ms: u64| Duration::from_secs_f64(ms as f64 * self.time_scale / 1000.0);
+        let limited = |ms: u64| (!self.no_timeouts).then(|| scale(ms));
+        let time = TimeControl {
+            startup: limited(self.startup_ms),
+            decision: limited(self.decision_ms),
+            grace: scale(self.grace_ms),
+            max_line: self.max_line_bytes,
+            write: scale(self.decision_ms.max(1000)),
+            shutdown: scale(1000),
+        };
+        let seed = self.seed.unwrap_or_else(fresh_seed);
+        let output = match &self.transcript {
+            Some(p) if self.games == 1 && p.extension().is_some_and(|e| e == "jsonl") => {
+                Output::File(p.clone())
+            }
+            Some(p) if p.extension().is_some_and(|e| e == "jsonl") => {
+                bail!(
+                    "--transcript {}: with --games {} give a directory, not a .jsonl file",
+                    p.display(),
+                    self.games
+                )
+            }
+            Some(p) => Output::Dir(p.clone()),
+            None => Output::Dir(PathBuf::from(format!("schmier-out/seed-{seed}"))),
+        };
+        Ok(PlayConfig {
+            lineup,
+            games: self.games,
+            seed,
+            rules: RulesConfig {
+                stick_the_dealer: self.stick_the_dealer,
+                trump_anytime: self.trump_anytime,
+                ..RulesConfig::default()
+            },
+            time,
+            limits: ResourceLimits {
+                memory_bytes: self.limit_memory_mb.map(|m| m << 20),
+                cpu_seconds: self.limit_cpu_s,
+                open_files: self.limit_files,
+                processes: self.limit_procs,
+            },
+            rotate: !self.no_rotate,
+            output,
+            stderr_cap: self.stderr_cap,
+            quiet: self.quiet,
+        })
+    }
+}

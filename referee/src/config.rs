@@ -1,0 +1,139 @@
+//! The validated, typed configuration of a run. `cli.rs` turns raw flags into
+//! these; nothing past this point sees a string that could still be malformed.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use schmier_protocol::rules::RulesConfig;
+
+use crate::bot::ResourceLimits;
+use crate::transcript::TimeControlRecord;
+
+/// Who plays a lineup slot.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum BotSpec {
+    /// A built-in sample bot, run as `referee bot NAME` (this very executable).
+    Builtin(String),
+    /// An external command: argv (split like a shell would, never run by one) and
+    /// the text as the user gave it.
+    Command { argv: Vec<String>, text: String },
+}
+
+impl BotSpec {
+    /// The command as recorded in transcripts: machine-independent.
+    pub fn display(&self) -> String {
+        match self {
+            BotSpec::Builtin(name) => format!("referee bot {name}"),
+            BotSpec::Command { text, .. } => text.clone(),
+        }
+    }
+
+    /// The argv to spawn.
+    pub fn argv(&self) -> anyhow::Result<Vec<String>> {
+        match self {
+            BotSpec::Builtin(name) => {
+                let exe = std::env::current_exe().map_err(|e| {
+                    anyhow::anyhow!(
+                        "failed to find the referee's own executable for built-in bots: {e}"
+                    )
+                })?;
+                Ok(vec![
+                    exe.to_string_lossy().into_owned(),
+                    "bot".into(),
+                    name.clone(),
+                ])
+            }
+            BotSpec::Command { argv, .. } => Ok(argv.clone()),
+        }
+    }
+}
+
+/// Time limits. `None` means no limit (`--no-timeouts`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TimeControl {
+    pub startup: Option<Duration>,
+    pub decision: Option<Duration>,
+    /// Allowance added to every deadline for pipe and scheduling latency; the bot
+    /// is told the limit without it.
+    pub grace: Duration,
+    pub max_line: usize,
+    /// How long a write to a bot may block before the bot counts as not reading.
+    pub write: Duration,
+    /// How long bots get to exit after `bye` before they are signalled.
+    pub shutdown: Duration,
+}
+
+impl TimeControl {
+    pub fn record(&self) -> TimeControlRecord {
+        TimeControlRecord {
+            startup_ms: self.startup.map(|d| d.as_millis() as u64),
+            decision_ms: self.decision.map(|d| d.as_millis() as u64),
+            grace_ms: self.grace.as_millis() as u64,
+            max_line_bytes: self.max_line,
+        }
+    }
+}
+
+/// Where a run's files go.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Output {
+    /// One game, one transcript file.
+    File(PathBuf),
+    /// A directory with `game-0001.jsonl`, ...
+    Dir(PathBuf),
+}
+
+impl Output {
+    /// The transcript path of game `g` (1-based).
+    pub fn transcript(&self, g: u32) -> PathBuf {
+        match self {
+            Output::File(p) => p.clone(),
+            Output::Dir(d) => d.join(format!("game-{g:04}.jsonl")),
+        }
+    }
+
+    pub fn describe(&self) -> String {
+        match self {
+            Output::File(p) => p.display().to_string(),
+            Output::Dir(d) => format!("{}/", d.display()),
+        }
+    }
+
+    /// The sidecar with per-decision timings for a transcript.
+    pub fn timings(transcript: &std::path::Path) -> PathBuf {
+        transcript.with_extension("timings.jsonl")
+    }
+
+    /// The directory holding each bot process's stderr log.
+    pub fn stderr_dir(&self) -> PathBuf {
+        match self {
+            Output::File(p) => p.with_extension("stderr"),
+            Output::Dir(d) => d.join("stderr"),
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct PlayConfig {
+    /// Lineup slot `i` sits at seat `i` in the first game (see `rotate`).
+    pub lineup: [BotSpec; 6],
+    pub games: u32,
+    pub seed: u64,
+    pub rules: RulesConfig,
+    pub time: TimeControl,
+    pub limits: ResourceLimits,
+    /// Move every slot one seat to the left after each game, so that each team
+    /// plays every seat position over a match.
+    pub rotate: bool,
+    pub output: Output,
+    pub stderr_cap: u64,
+    pub quiet: bool,
+}
+
+impl PlayConfig {
+    /// The lineup slot sitting at `seat` in game `g` (0-based).
+    pub fn slot_at(&self, seat: usize, g: u32) -> usize {
+        let shift = if self.rotate { g as usize % 6 } else { 0 };
+        (seat + 6 - shift) % 6
+    }
+}

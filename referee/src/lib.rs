@@ -1,0 +1,26 @@
+//! The Schmier referee. A tour:
+//!
+//! - `cli.rs` → `config.rs`: flags, then the validated run configuration.
+//! - `session.rs`: starts the six bot processes, the handshake, the games of a
+//!   match, shutdown.
+//! - `table.rs`: one game — the dispatcher that asks, waits, judges and records.
+//! - `bot/`: a bot process — spawning (process group, limits), the capped line
+//!   reader, queued writes, shutdown; platform code in `bot/unix.rs`.
+//! - `fault.rs`: bot misbehaviour as data.
+//! - `transcript.rs`: the JSONL transcript format and its atomic writer.
+//! - `verify.rs`: replaying a transcript through the rules engine.
+//! - `report.rs`: the human summary printed at the end of a run.
+//! - `builtin.rs`: `referee bot NAME`, the built-in sample bots.
+//!
+//! The rules themselves live in the `schmier-protocol` crate (`rules`), pure.
+
+pub mod bot;
+pub mod builtin;
+pub mod cli;
+pub mod config;
+pub mod fault;
+pub mod report;
+pub mod session;
+pub mod table;
+pub mod transcript;
+pub mod verify;

@@ -1,0 +1,261 @@
+//! A session: six bot processes, the handshake, the games of a match, shutdown.
+//!
+//! A bot process lives for the whole session and may sit at a different seat in
+//! each game. The [`Slot`]s here own the processes; `table.rs` borrows them for one
+//! game at a time.
+
+use std::time::Duration;
+
+use anyhow::Context;
+use serde::Serialize;
+use tokio::time::Instant;
+
+use schmier_protocol::rules::EndReason;
+use schmier_protocol::wire::{FromBot, Limits, ToBot, PROTOCOL};
+use schmier_protocol::Team;
+
+use crate::bot::{BotProcess, Incoming, Spawn};
+use crate::config::{BotSpec, PlayConfig};
+use crate::fault::{quote, Fault, FaultKind};
+use crate::table::{self, GameRecord};
+
+/// One lineup position and its process.
+pub struct Slot {
+    pub spec: BotSpec,
+    pub name: String,
+    pub process: Option<BotProcess>,
+    /// Set once the bot can no longer play (failed startup, crash, closed pipe):
+    /// the fallback plays for it from then on.
+    pub gone: Option<Fault>,
+}
+
+/// What a finished session reports.
+#[derive(Debug, Serialize)]
+pub struct MatchSummary {
+    pub seed: u64,
+    pub games: Vec<GameSummary>,
+    /// Games won per lineup team (slots `k` and `k + 3`).
+    pub wins: [u32; 3],
+    pub no_winner: u32,
+}
+
+#[derive(Debug, Serialize)]
+pub struct GameSummary {
+    pub game: u32,
+    pub seed: u64,
+    pub transcript: String,
+    /// The lineup team that won (not the seat team: seats rotate).
+    pub winner: Option<usize>,
+    pub scores: [i32; 3],
+    pub deals: u32,
+    pub reason: EndReason,
+    pub faults: u32,
+    #[serde(skip)]
+    pub hands: Vec<schmier_protocol::rules::HandScore>,
+}
+
+pub const REFEREE: &str = concat!("schmier-referee ", env!("CARGO_PKG_VERSION"));
+
+pub async fn run(cfg: &PlayConfig) -> anyhow::Result<MatchSummary> {
+    let out_dir = match &cfg.output {
+        crate::config::Output::File(p) => p.parent().map(|p| p.to_path_buf()).unwrap_or_default(),
+        crate::config::Output::Dir(d) => d.clone(),
+    };
+    if !out_dir.as_os_str().is_empty() {
+        std::fs::create_dir_all(&out_dir)
+            .with_context(|| format!("failed to create {}", out_dir.display()))?;
+    }
+    let stderr_dir = cfg.output.stderr_dir();
+    std::fs::create_dir_all(&stderr_dir)
+        .with_context(|| format!("failed to create {}", stderr_dir.display()))?;
+
+    let mut slots = start_bots(cfg, &stderr_dir).await?;
+    let mut next_id = 1u64;
+    let mut summary = MatchSummary {
+        seed: cfg.seed,
+        games: Vec::new(),
+        wins: [0; 3],
+        no_winner: 0,
+    };
+    let mut failure = None;
+    for g in 0..cfg.games {
+        match table::play_game(cfg, g, &mut slots, &mut next_id).await {
+            Ok(record) => {
+                let GameRecord {
+                    seed,
+                    transcript,
+                    result,
+                    hands,
+                } = record;
+                let winner = result.winner.map(|t: Team| cfg.slot_at(t.index(), g) % 3);
+                match winner {
+                    Some(w) => summary.wins[w] += 1,
+                    None => summary.no_winner += 1,
+                }
+                if !cfg.quiet && cfg.games > 1 {
+                    eprintln!(
+                        "game {}/{}: {} (scores by seat team {:?}) -> {}",
+                        g + 1,
+                        cfg.games,
+                        winner.map_or("no winner".to_string(), |w| format!("lineup team {w} wins")),
+                        result.scores,
+                        transcript.display()
+                    );
+                }
+                summary.games.push(GameSummary {
+                    game: g + 1,
+                    seed,
+                    transcript: transcript.display().to_string(),
+                    winner,
+                    scores: result.scores,
+                    deals: result.deals,
+                    reason: result.reason,
+                    faults: result.faults.iter().sum(),
+                    hands,
+                });
+            }
+            Err(e) => {
+                failure = Some(e.context(format!("failed to play game {}", g + 1)));
+                break;
+            }
+        }
+    }
+    shutdown(&mut slots, cfg.time.shutdown).await;
+    match failure {
+        Some(e) => Err(e),
+        None => Ok(summary),
+    }
+}
+
+/// Spawns the six processes and runs the handshake, all against one deadline.
+async fn start_bots(cfg: &PlayConfig, stderr_dir: &std::path::Path) -> anyhow::Result<Vec<Slot>> {
+    let mut slots = Vec::with_capacity(6);
+    for (i, spec) in cfg.lineup.iter().enumerate() {
+        let argv = spec.argv()?;
+        let program = argv.first().cloned().unwrap_or_default();
+        let spawn = Spawn {
+            argv,
+            max_line: cfg.time.max_line,
+            limits: cfg.limits,
+            stderr_log: Some(stderr_dir.join(format!("player{i}.log"))),
+            stderr_cap: cfg.stderr_cap,
+        };
+        let (process, gone) = match BotProcess::spawn(&spawn) {
+            Ok(p) => (Some(p), None),
+            Err(e) => (
+                None,
+                Some(Fault::new(
+                    FaultKind::Crash,
+                    format!("failed to start {program:?}: {e}"),
+                )),
+            ),
+        };
+        slots.push(Slot {
+            spec: spec.clone(),
+            name: default_name(spec),
+            process,
+            gone,
+        });
+    }
+    let hello = ToBot::Hello {
+        protocol: PROTOCOL.to_owned(),
+        referee: REFEREE.to_owned(),
+        limits: Limits {
+            startup_ms: cfg.time.startup.map(|d| d.as_millis() as u64),
+            decision_ms: cfg.time.decision.map(|d| d.as_millis() as u64),
+            max_line_bytes: cfg.time.max_line,
+        },
+    };
+    let line = serde_json::to_vec(&hello).expect("messages serialize");
+    for slot in slots.iter_mut() {
+        if let Some(p) = slot.process.as_mut() {
+            p.queue(&line);
+            if p.flush(Some(cfg.time.write)).await.is_err() {
+                slot.gone = Some(Fault::new(
+                    FaultKind::Closed,
+                    "could not send hello: the bot is not reading its stdin",
+                ));
+            }
+        }
+    }
+    let deadline = cfg
+        .time
+        .startup
+        .map(|d| Instant::now() + d + cfg.time.grace);
+    for slot in slots.iter_mut() {
+        if slot.gone.is_some() {
+            continue;
+        }
+        let p = slot.process.as_mut().expect("a started bot");
+        let fault = match p.next_line(deadline).await {
+            None => Some(Fault::new(
+                FaultKind::Timeout,
+                "no hello within the startup limit",
+            )),
+            Some(Incoming::Line { bytes, .. }) => match serde_json::from_slice::<FromBot>(&bytes) {
+                Ok(FromBot::Hello { name, protocol, .. }) if protocol == PROTOCOL => {
+                    slot.name = name;
+                    None
+                }
+                Ok(FromBot::Hello { protocol, .. }) => Some(Fault::new(
+                    FaultKind::Malformed,
+                    format!(
+                        "protocol mismatch: the bot speaks {protocol:?}, the referee {PROTOCOL:?}"
+                    ),
+                )),
+                _ => Some(Fault::new(
+                    FaultKind::Malformed,
+                    format!("expected a hello, got {}", quote(&bytes)),
+                )),
+            },
+            Some(Incoming::Oversized { len, .. }) => Some(Fault::new(
+                FaultKind::Oversized,
+                format!("hello line over {len} bytes"),
+            )),
+            Some(Incoming::Eof { .. }) | Some(Incoming::Error { .. }) => {
+                let status = p.exit_status(Duration::from_millis(200)).await;
+                Some(match status {
+                    Some(s) => Fault::new(FaultKind::Crash, format!("exited before hello: {s}")),
+                    None => Fault::new(FaultKind::Closed, "closed stdout before hello"),
+                })
+            }
+        };
+        if let Some(f) = fault {
+            tracing::warn!(
+                "{} ({}) failed to start: {}",
+                slot.spec.display(),
+                f.kind,
+                f.detail
+            );
+            slot.gone = Some(f);
+        }
+    }
+    Ok(slots)
+}
+
+fn default_name(spec: &BotSpec) -> String {
+    match spec {
+        BotSpec::Builtin(name) => name.clone(),
+        BotSpec::Command { argv, .. } => argv.last().cloned().unwrap_or_default(),
+    }
+}
+
+/// Says `bye` to every bot and ends every process group, concurrently.
+async fn shutdown(slots: &mut [Slot], grace: Duration) {
+    let bye = serde_json::to_vec(&ToBot::Bye {
+        reason: "session over".into(),
+    })
+    .expect("messages serialize");
+    let mut tasks = tokio::task::JoinSet::new();
+    for slot in slots.iter_mut() {
+        if let Some(mut p) = slot.process.take() {
+            if slot.gone.is_none() {
+                p.queue(&bye);
+            } else {
+                p.discard_queue();
+            }
+            tasks.spawn(p.shutdown(grace));
+        }
+    }
+    while tasks.join_next().await.is_some() {}
+}

@@ -1,0 +1,394 @@
+//! One game at one table: the dispatcher. It alone owns the game state and the
+//! deadlines; it asks the seat to act, waits for the reply or the deadline, turns
+//! misbehaviour into faults and fallback actions, and writes the transcript.
+//!
+//! Every message to a bot is built from the engine's per-seat view
+//! (`Game::view`, `Event::seen_by`), never from the full state.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use tokio::time::Instant;
+
+use schmier_protocol::rules::{first_legal, Action, Decision, Event, Game, HandScore, SeatEvent};
+use schmier_protocol::shuffle::derive_seed;
+use schmier_protocol::wire::{parse_action, FaultNotice, FromBot, LegalWire, Request, ToBot};
+use schmier_protocol::Seat;
+
+use crate::bot::{Incoming, WriteError};
+use crate::config::{Output, PlayConfig};
+use crate::fault::{quote, Fault, FaultKind};
+use crate::session::{Slot, REFEREE};
+use crate::transcript::{
+    FaultRecord, Header, JsonlWriter, Line, ResultRecord, SeatInfo, Timing, FORMAT,
+};
+
+pub struct GameRecord {
+    pub seed: u64,
+    pub transcript: PathBuf,
+    pub result: ResultRecord,
+    pub hands: Vec<HandScore>,
+}
+
+struct Table<'a> {
+    cfg: &'a PlayConfig,
+    slots: &'a mut [Slot],
+    /// Lineup slot at each seat this game.
+    seat_slot: [usize; 6],
+    transcript: JsonlWriter,
+    timings: JsonlWriter,
+    faults: [u32; 6],
+}
+
+/// Plays game `g` (0-based) of the match and writes its transcript.
+pub async fn play_game(
+    cfg: &PlayConfig,
+    g: u32,
+    slots: &mut [Slot],
+    next_id: &mut u64,
+) -> anyhow::Result<GameRecord> {
+    let seed = derive_seed(cfg.seed, u64::from(g));
+    let path = cfg.output.transcript(g + 1);
+    let seat_slot: [usize; 6] = std::array::from_fn(|s| cfg.slot_at(s, g));
+    let mut table = Table {
+        cfg,
+        transcript: JsonlWriter::create(&path)?,
+        timings: JsonlWriter::create(&Output::timings(&path))?,
+        slots,
+        seat_slot,
+        faults: [0; 6],
+    };
+    let header = Header {
+        format: FORMAT.into(),
+        protocol: schmier_protocol::wire::PROTOCOL.into(),
+        referee: REFEREE.into(),
+        match_seed: cfg.seed,
+        game: g + 1,
+        seed,
+        rules: cfg.rules,
+        time_control: cfg.time.record(),
+        seats: Seat::all()
+            .map(|s| {
+                let slot = &table.slots[seat_slot[s.index()]];
+                SeatInfo {
+                    seat: s,
+                    name: slot.name.clone(),
+                    command: slot.spec.display(),
+                }
+            })
+            .collect(),
+    };
+    table.transcript.write(&Line::Header(header))?;
+
+    // Seats whose bot is already gone start the game replaced.
+    for seat in Seat::all() {
+        if let Some(f) = table.slot(seat).gone.clone() {
+            table.record_fault(seat, None, f, true)?;
+        }
+    }
+    let players: Vec<String> = Seat::all().map(|s| table.slot(s).name.clone()).collect();
+    for seat in Seat::all() {
+        let msg = ToBot::GameStart {
+            game: g + 1,
+            seat,
+            team: seat.team(),
+            partner: seat.partner(),
+            players: players.clone(),
+            rules: cfg.rules,
+        };
+        table.queue(seat, &msg);
+    }
+
+    let (mut game, events) = Game::new(seed, cfg.rules);
+    table.publish(&events)?;
+    let mut events = Vec::new();
+    let mut hands = Vec::new();
+    while let Some(seat) = game.to_act() {
+        let action = match table.ask(&game, seat, next_id).await? {
+            Some(action) => action,
+            None => first_legal(&game),
+        };
+        events.clear();
+        game.apply_into(action, &mut events)
+            .expect("ask() returns only legal actions");
+        table.publish(&events)?;
+        hands.extend(events.iter().filter_map(|e| match e {
+            Event::HandEnd(h) => Some(*h),
+            _ => None,
+        }));
+    }
+    for seat in Seat::all() {
+        table.flush(seat).await;
+    }
+
+    let Some(Event::GameEnd {
+        winner,
+        scores,
+        deals,
+        reason,
+    }) = events.last().cloned()
+    else {
+        unreachable!("a finished game ends with GameEnd");
+    };
+    let result = ResultRecord {
+        winner,
+        scores,
+        deals,
+        reason,
+        faults: table.faults,
+    };
+    table.transcript.write(&Line::Result(result.clone()))?;
+    table.timings.finish()?;
+    let transcript = table.transcript.finish()?;
+    Ok(GameRecord {
+        seed,
+        transcript,
+        result,
+        hands,
+    })
+}
+
+impl Table<'_> {
+    fn slot(&mut self, seat: Seat) -> &mut Slot {
+        &mut self.slots[self.seat_slot[seat.index()]]
+    }
+
+    fn listening(&mut self, seat: Seat) -> bool {
+        let slot = self.slot(seat);
+        slot.gone.is_none() && slot.process.is_some()
+    }
+
+    fn queue(&mut self, seat: Seat, msg: &ToBot) {
+        if !self.listening(seat) {
+            return;
+        }
+        let line = serde_json::to_vec(msg).expect("messages serialize");
+        if let Some(p) = self.slot(seat).process.as_mut() {
+            p.queue(&line);
+        }
+    }
+
+    /// Writes what is queued for `seat`; a bot that does not take it is gone.
+    async fn flush(&mut self, seat: Seat) -> Option<Fault> {
+        let limit = self.cfg.time.write;
+        let p = self.slot(seat).process.as_mut()?;
+        match p.flush(Some(limit)).await {
+            Ok(()) => None,
+            Err(WriteError::Timeout) => Some(Fault::new(
+                FaultKind::Closed,
+                format!("stopped reading its stdin (a write blocked for {limit:?})"),
+            )),
+            Err(WriteError::Closed(e)) => {
+                Some(self.ended(seat, format!("its stdin is closed ({e})")).await)
+            }
+        }
+    }
+
+    /// The fault for a bot whose pipe closed: `crash` with the exit status if the
+    /// process ended, else `closed`.
+    async fn ended(&mut self, seat: Seat, what: String) -> Fault {
+        let p = self.slot(seat).process.as_mut().expect("a process");
+        match p.exit_status(Duration::from_millis(200)).await {
+            Some(status) => Fault::new(FaultKind::Crash, format!("{status}")),
+            None => Fault::new(FaultKind::Closed, what),
+        }
+    }
+
+    /// Records engine events and tells every seat what it may see of them.
+    fn publish(&mut self, events: &[Event]) -> anyhow::Result<()> {
+        for e in events {
+            self.transcript.write(&Line::Event(e.clone()))?;
+            for seat in Seat::all() {
+                let seen: SeatEvent = e.seen_by(seat);
+                self.queue(seat, &ToBot::Event(seen));
+            }
+        }
+        Ok(())
+    }
+
+    fn record_fault(
+        &mut self,
+        seat: Seat,
+        request: Option<u64>,
+        fault: Fault,
+        replaced: bool,
+    ) -> anyhow::Result<()> {
+        tracing::info!("{seat}: {} fault: {}", fault.kind, fault.detail);
+        self.faults[seat.index()] += 1;
+        self.transcript.write(&Line::Fault(FaultRecord {
+            seat,
+            request,
+            fault: fault.kind,
+            detail: fault.detail.clone(),
+            replaced,
+        }))?;
+        let notice = ToBot::Fault(FaultNotice {
+            seat,
+            fault: fault.kind.name().into(),
+            replaced,
+        });
+        for s in Seat::all() {
+            self.queue(s, &notice);
+        }
+        if fault.kind.is_fatal() || replaced {
+            let slot = self.slot(seat);
+            if slot.gone.is_none() {
+                slot.gone = Some(fault);
+            }
+            if let Some(p) = slot.process.as_mut() {
+                p.discard_queue();
+            }
+        }
+        Ok(())
+    }
+
+    /// Asks `seat` for its decision. `Some(action)`: a legal action from the bot.
+    /// `None`: the fallback must play (the bot is gone, or faulted — recorded).
+    async fn ask(
+        &mut self,
+        game: &Game,
+        seat: Seat,
+        next_id: &mut u64,
+    ) -> anyhow::Result<Option<Action>> {
+        if !self.listening(seat) {
+            return Ok(None);
+        }
+        let decision = game.decision().expect("a decision is due");
+        let legal = game.legal().expect("a decision is due");
+        let id = *next_id;
+        *next_id += 1;
+        let request = Request {
+            id,
+            decision,
+            legal: LegalWire::from(&legal),
+            time_ms: self.cfg.time.decision.map(|d| d.as_millis() as u64),
+            view: game.view(seat),
+        };
+        self.queue(seat, &ToBot::Request(request));
+        if let Some(fault) = self.flush(seat).await {
+            let replaced = fault.kind.is_fatal();
+            self.record_fault(seat, Some(id), fault.clone(), replaced)?;
+            self.time(id, seat, decision, None, Some(fault.kind))?;
+            return Ok(None);
+        }
+        let start = Instant::now();
+        let deadline = self
+            .cfg
+            .time
+            .decision
+            .map(|d| start + d + self.cfg.time.grace);
+        loop {
+            let p = self
+                .slot(seat)
+                .process
+                .as_mut()
+                .expect("a listening bot has a process");
+            let fault = match p.next_line(deadline).await {
+                None => Fault::new(
+                    FaultKind::Timeout,
+                    format!(
+                        "no reply within {} ms",
+                        self.cfg.time.decision.unwrap_or_default().as_millis()
+                    ),
+                ),
+                Some(Incoming::Line { bytes, at }) => {
+                    match read_reply(&bytes, id, decision, game) {
+                        Reply::Action(action) => {
+                            self.time(id, seat, decision, Some(at - start), None)?;
+                            return Ok(Some(action));
+                        }
+                        Reply::Stale(other) => {
+                            let f = Fault::new(
+                                FaultKind::Stale,
+                                format!("reply to request {other} while {id} is pending; ignored"),
+                            );
+                            self.record_fault(seat, Some(id), f, false)?;
+                            continue;
+                        }
+                        Reply::Fault(f) => f,
+                    }
+                }
+                Some(Incoming::Oversized { len, .. }) => Fault::new(
+                    FaultKind::Oversized,
+                    format!(
+                        "a line of more than {} bytes (cut off at {len})",
+                        self.cfg.time.max_line
+                    ),
+                ),
+                Some(Incoming::Eof { .. }) => self.ended(seat, "closed its stdout".into()).await,
+                Some(Incoming::Error { message, .. }) => {
+                    self.ended(seat, format!("reading its stdout failed: {message}"))
+                        .await
+                }
+            };
+            let replaced = fault.kind.is_fatal();
+            let kind = fault.kind;
+            self.record_fault(seat, Some(id), fault, replaced)?;
+            self.time(id, seat, decision, Some(start.elapsed()), Some(kind))?;
+            return Ok(None);
+        }
+    }
+
+    fn time(
+        &mut self,
+        request: u64,
+        seat: Seat,
+        decision: Decision,
+        took: Option<Duration>,
+        fault: Option<FaultKind>,
+    ) -> anyhow::Result<()> {
+        self.timings.write(&Timing {
+            request,
+            seat,
+            decision,
+            micros: took.map_or(0, |d| d.as_micros() as u64),
+            fault,
+        })
+    }
+}
+
+enum Reply {
+    Action(Action),
+    Stale(u64),
+    Fault(Fault),
+}
+
+/// Interprets one line from the bot asked for request `id`.
+fn read_reply(bytes: &[u8], id: u64, decision: Decision, game: &Game) -> Reply {
+    let Ok(text) = std::str::from_utf8(bytes) else {
+        return Reply::Fault(Fault::new(
+            FaultKind::Malformed,
+            format!("not UTF-8: {}", quote(bytes)),
+        ));
+    };
+    let msg = match serde_json::from_str::<FromBot>(text) {
+        Ok(msg) => msg,
+        Err(e) => {
+            return Reply::Fault(Fault::new(
+                FaultKind::Malformed,
+                format!("not a protocol message ({e}): {}", quote(bytes)),
+            ))
+        }
+    };
+    match msg {
+        FromBot::Reply { id: other, .. } if other != id => Reply::Stale(other),
+        FromBot::Reply { action, .. } => match parse_action(decision, &action) {
+            Err(e) => Reply::Fault(Fault::new(FaultKind::Malformed, e.0)),
+            Ok(action) => {
+                // The engine is the judge: try the action on a copy.
+                let mut trial = game.clone();
+                match trial.apply_into(action, &mut Vec::new()) {
+                    Ok(()) => Reply::Action(action),
+                    Err(e) => Reply::Fault(Fault::new(
+                        FaultKind::Illegal,
+                        format!("{e} (sent {})", quote(bytes)),
+                    )),
+                }
+            }
+        },
+        FromBot::Hello { .. } => Reply::Fault(Fault::new(
+            FaultKind::Malformed,
+            "a hello in the middle of a game",
+        )),
+    }
+}

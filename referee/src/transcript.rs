@@ -1,0 +1,147 @@
+//! The transcript: one JSON object per line. First a `header`, then the engine's
+//! events interleaved with `fault` lines, last a `result`. No wall-clock data: the
+//! same seed and the same bot behaviour give a byte-identical file. Per-decision
+//! timings go to a sidecar file (`*.timings.jsonl`).
+//!
+//! Files are written under a `.partial` name and renamed when the game is complete,
+//! so a file with the final name is always a whole game.
+
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+use serde::{Deserialize, Serialize};
+
+use schmier_protocol::rules::{EndReason, Event, RulesConfig};
+use schmier_protocol::{Seat, Team};
+
+use crate::fault::FaultKind;
+
+pub const FORMAT: &str = "schmier-transcript/1";
+
+/// A seat's player as recorded.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SeatInfo {
+    pub seat: Seat,
+    /// The name the bot gave in `hello` (or a placeholder if it never did).
+    pub name: String,
+    /// The command as given to the referee (built-in bots: `referee bot NAME`).
+    pub command: String,
+}
+
+/// Time control in force, recorded so a result can be judged.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TimeControlRecord {
+    pub startup_ms: Option<u64>,
+    pub decision_ms: Option<u64>,
+    pub grace_ms: u64,
+    pub max_line_bytes: usize,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Header {
+    pub format: String,
+    pub protocol: String,
+    pub referee: String,
+    /// The seed given to `referee play`; `seed` is this game's, derived from it.
+    pub match_seed: u64,
+    /// Game number within the match, from 1.
+    pub game: u32,
+    pub seed: u64,
+    pub rules: RulesConfig,
+    pub time_control: TimeControlRecord,
+    pub seats: Vec<SeatInfo>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FaultRecord {
+    pub seat: Seat,
+    /// The request being answered, if any.
+    pub request: Option<u64>,
+    pub fault: FaultKind,
+    pub detail: String,
+    /// The seat's decisions are made by the fallback for the rest of the game.
+    pub replaced: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ResultRecord {
+    pub winner: Option<Team>,
+    pub scores: [i32; 3],
+    pub deals: u32,
+    pub reason: EndReason,
+    /// Faults per seat.
+    pub faults: [u32; 6],
+}
+
+/// One transcript line.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Line {
+    Header(Header),
+    Fault(FaultRecord),
+    Result(ResultRecord),
+    #[serde(untagged)]
+    Event(Event),
+}
+
+/// Writes JSON lines to `PATH.partial`, renamed to `PATH` by [`JsonlWriter::finish`].
+pub struct JsonlWriter {
+    path: PathBuf,
+    partial: PathBuf,
+    out: BufWriter<File>,
+}
+
+impl JsonlWriter {
+    pub fn create(path: &Path) -> anyhow::Result<JsonlWriter> {
+        let mut partial = path.as_os_str().to_owned();
+        partial.push(".partial");
+        let partial = PathBuf::from(partial);
+        let file = File::create(&partial)
+            .with_context(|| format!("failed to create {}", partial.display()))?;
+        Ok(JsonlWriter {
+            path: path.to_owned(),
+            partial,
+            out: BufWriter::new(file),
+        })
+    }
+
+    pub fn write<T: Serialize>(&mut self, line: &T) -> anyhow::Result<()> {
+        serde_json::to_writer(&mut self.out, line).context("failed to encode a transcript line")?;
+        self.out
+            .write_all(b"\n")
+            .with_context(|| format!("failed to write {}", self.partial.display()))
+    }
+
+    /// Flushes and gives the file its final name.
+    pub fn finish(mut self) -> anyhow::Result<PathBuf> {
+        self.out
+            .flush()
+            .with_context(|| format!("failed to write {}", self.partial.display()))?;
+        std::fs::rename(&self.partial, &self.path).with_context(|| {
+            format!(
+                "failed to rename {} to {}",
+                self.partial.display(),
+                self.path.display()
+            )
+        })?;
+        Ok(self.path)
+    }
+}
+
+/// One decision's timing, for the sidecar file.
+#[derive(Clone, Debug, Serialize)]
+pub struct Timing {
+    pub request: u64,
+    pub seat: Seat,
+    pub decision: schmier_protocol::rules::Decision,
+    /// From the request's last byte written to the reply's newline read.
+    pub micros: u64,
+    pub fault: Option<FaultKind>,
+}
