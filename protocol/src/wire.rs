@@ -2,7 +2,8 @@
 //! author reads; this file is the one the referee and the Rust bots compile).
 //!
 //! One JSON object per line, UTF-8, each with a `"type"`. Referee -> bot messages
-//! are [`ToBot`]; bot -> referee messages are [`FromBot`].
+//! are [`ToBot`]; bot -> referee messages are [`FromBot`]. None of these types
+//! rejects unknown fields: later revisions may add fields without breaking bots.
 
 use serde::{Deserialize, Serialize};
 
@@ -16,7 +17,6 @@ pub const PROTOCOL: &str = "schmier/1";
 
 /// Limits announced in the referee's `hello`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
 pub struct Limits {
     /// Time to answer `hello`, in milliseconds (`null`: no limit).
     pub startup_ms: Option<u64>,
@@ -76,7 +76,6 @@ impl From<&Legal> for LegalWire {
 
 /// A decision request: everything needed to answer it, with no other state.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
 pub struct Request {
     /// Echo this in the reply. Unique within the session, increasing.
     pub id: u64,
@@ -89,7 +88,6 @@ pub struct Request {
 
 /// A fault, as announced to every seat.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
 pub struct FaultNotice {
     pub seat: Seat,
     /// `timeout`, `crash`, `malformed`, `illegal`, `oversized`, `stale` or `closed`.
@@ -101,7 +99,7 @@ pub struct FaultNotice {
 
 /// Referee -> bot.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+#[serde(tag = "type", rename_all = "snake_case")]
 pub enum ToBot {
     Hello {
         protocol: String,

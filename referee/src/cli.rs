@@ -10,7 +10,7 @@ use clap::{Args, Parser, Subcommand};
 use schmier_protocol::rules::RulesConfig;
 
 use crate::bot::ResourceLimits;
-use crate::config::{BotSpec, Output, PlayConfig, TimeControl};
+use crate::config::{BotSpec, Clock, FaultPolicy, Output, PlayConfig, TimeControl};
 
 #[derive(Parser, Debug)]
 #[command(
@@ -45,7 +45,7 @@ pub enum Command {
     },
 }
 
-#[derive(Args, Debug, Default)]
+#[derive(Args, Debug)]
 pub struct PlayArgs {
     /// A team's bot command; the first --team sits in seats 0 and 3, the second in
     /// 1 and 4, the third in 2 and 5, each seat its own process. The command is
@@ -94,6 +94,33 @@ pub struct PlayArgs {
     #[arg(long)]
     pub no_timeouts: bool,
 
+    /// Per-game time bank per seat, in milliseconds: a decision that takes longer
+    /// than --decision-ms draws the excess from it (chess-style).
+    #[arg(long, default_value_t = 0, value_name = "MS")]
+    pub time_bank_ms: u64,
+
+    /// The clock decisions are timed on: `wall` (elapsed time) or `cpu` (CPU time
+    /// the bot's processes used, so a busy host cannot make a bot lose on time;
+    /// Linux only, with a wall-clock backstop of ten times the limit).
+    #[arg(long, value_enum, default_value_t = Clock::Wall)]
+    pub clock: Clock,
+
+    /// Fault policy: `competition` (a team with any faulted seat forfeits the game
+    /// and is ranked last; a seat is replaced by the fallback after 3 faults) or
+    /// `lenient` (no forfeits; replaced only after a crash or closed pipe).
+    #[arg(long, value_enum, default_value_t = PolicyName::Competition)]
+    pub policy: PolicyName,
+
+    /// Faults a seat may commit in one game before the fallback plays for it for
+    /// the rest of the game (overrides the policy's; 0 = never).
+    #[arg(long, value_name = "N")]
+    pub max_faults: Option<u32>,
+
+    /// Do not restart a bot that crashed or closed its pipes for the next game
+    /// (by default it is restarted; within a game the fallback plays for it).
+    #[arg(long)]
+    pub no_restart: bool,
+
     /// Longest line accepted from a bot, in bytes.
     #[arg(long, default_value_t = 64 * 1024, value_name = "BYTES")]
     pub max_line_bytes: usize,
@@ -134,6 +161,27 @@ pub struct PlayArgs {
     /// Print only the final result.
     #[arg(long, short)]
     pub quiet: bool,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum PolicyName {
+    #[default]
+    Competition,
+    Lenient,
+}
+
+impl PlayArgs {
+    fn policy(&self) -> FaultPolicy {
+        let mut p = match self.policy {
+            PolicyName::Competition => FaultPolicy::COMPETITION,
+            PolicyName::Lenient => FaultPolicy::LENIENT,
+        };
+        if let Some(m) = self.max_faults {
+            p.max_faults = (m > 0).then_some(m);
+        }
+        p.restart = !self.no_restart;
+        p
+    }
 }
 
 /// A random seed for a run that was not given one.
@@ -216,6 +264,8 @@ impl PlayArgs {
         let scale = |ms: u64| Duration::from_secs_f64(ms as f64 * self.time_scale / 1000.0);
         let limited = |ms: u64| (!self.no_timeouts).then(|| scale(ms));
         let time = TimeControl {
+            clock: self.clock,
+            bank: scale(self.time_bank_ms),
             startup: limited(self.startup_ms),
             decision: limited(self.decision_ms),
             grace: scale(self.grace_ms),
@@ -248,6 +298,7 @@ impl PlayArgs {
                 ..RulesConfig::default()
             },
             time,
+            policy: self.policy(),
             limits: ResourceLimits {
                 memory_bytes: self.limit_memory_mb.map(|m| m << 20),
                 cpu_seconds: self.limit_cpu_s,

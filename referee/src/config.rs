@@ -48,11 +48,27 @@ impl BotSpec {
     }
 }
 
+/// Which clock a decision's time is measured on.
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize, clap::ValueEnum,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum Clock {
+    /// Elapsed (monotonic) time from the request's last byte to the reply's newline.
+    Wall,
+    /// CPU time the bot's processes used in that interval (Linux `/proc`), with a
+    /// wall-clock backstop of ten times the limit.
+    Cpu,
+}
+
 /// Time limits. `None` means no limit (`--no-timeouts`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TimeControl {
+    pub clock: Clock,
     pub startup: Option<Duration>,
     pub decision: Option<Duration>,
+    /// Per-game budget drawn on when a decision takes longer than `decision`.
+    pub bank: Duration,
     /// Allowance added to every deadline for pipe and scheduling latency; the bot
     /// is told the limit without it.
     pub grace: Duration,
@@ -66,6 +82,8 @@ pub struct TimeControl {
 impl TimeControl {
     pub fn record(&self) -> TimeControlRecord {
         TimeControlRecord {
+            clock: self.clock,
+            time_bank_ms: self.bank.as_millis() as u64,
             startup_ms: self.startup.map(|d| d.as_millis() as u64),
             decision_ms: self.decision.map(|d| d.as_millis() as u64),
             grace_ms: self.grace.as_millis() as u64,
@@ -113,6 +131,33 @@ impl Output {
     }
 }
 
+/// What happens to a seat, its team and its process after faults.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct FaultPolicy {
+    /// Faults a seat may commit in a game before the fallback plays for it for the
+    /// rest of that game (`None`: never, except after a crash or closed pipe).
+    pub max_faults: Option<u32>,
+    /// A team with a faulted seat forfeits the game: it is ranked last.
+    pub forfeit: bool,
+    /// A bot that crashed or closed its pipes is started again for the next game.
+    pub restart: bool,
+}
+
+impl FaultPolicy {
+    /// Competition defaults: forfeit on any fault, replaced after 3 faults.
+    pub const COMPETITION: FaultPolicy = FaultPolicy {
+        max_faults: Some(3),
+        forfeit: true,
+        restart: true,
+    };
+    /// For developing a bot: no forfeits, never replaced for ordinary faults.
+    pub const LENIENT: FaultPolicy = FaultPolicy {
+        max_faults: None,
+        forfeit: false,
+        restart: true,
+    };
+}
+
 #[derive(Clone, Debug)]
 pub struct PlayConfig {
     /// Lineup slot `i` sits at seat `i` in the first game (see `rotate`).
@@ -121,6 +166,7 @@ pub struct PlayConfig {
     pub seed: u64,
     pub rules: RulesConfig,
     pub time: TimeControl,
+    pub policy: FaultPolicy,
     pub limits: ResourceLimits,
     /// Move every slot one seat to the left after each game, so that each team
     /// plays every seat position over a match.

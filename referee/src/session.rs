@@ -25,8 +25,11 @@ pub struct Slot {
     pub name: String,
     pub process: Option<BotProcess>,
     /// Set once the bot can no longer play (failed startup, crash, closed pipe):
-    /// the fallback plays for it from then on.
+    /// the fallback plays for it from then on (until restarted, if the policy
+    /// restarts bots).
     pub gone: Option<Fault>,
+    /// How many times its process was started.
+    pub starts: u32,
 }
 
 /// What a finished session reports.
@@ -79,6 +82,9 @@ pub async fn run(cfg: &PlayConfig) -> anyhow::Result<MatchSummary> {
     };
     let mut failure = None;
     for g in 0..cfg.games {
+        if g > 0 {
+            restart_gone(cfg, &stderr_dir, &mut slots).await?;
+        }
         match table::play_game(cfg, g, &mut slots, &mut next_id).await {
             Ok(record) => {
                 let GameRecord {
@@ -87,7 +93,7 @@ pub async fn run(cfg: &PlayConfig) -> anyhow::Result<MatchSummary> {
                     result,
                     hands,
                 } = record;
-                let winner = result.winner.map(|t: Team| cfg.slot_at(t.index(), g) % 3);
+                let winner = credited_winner(&result).map(|t| cfg.slot_at(t.index(), g) % 3);
                 match winner {
                     Some(w) => summary.wins[w] += 1,
                     None => summary.no_winner += 1,
@@ -129,34 +135,51 @@ pub async fn run(cfg: &PlayConfig) -> anyhow::Result<MatchSummary> {
 
 /// Spawns the six processes and runs the handshake, all against one deadline.
 async fn start_bots(cfg: &PlayConfig, stderr_dir: &std::path::Path) -> anyhow::Result<Vec<Slot>> {
-    let mut slots = Vec::with_capacity(6);
-    for (i, spec) in cfg.lineup.iter().enumerate() {
-        let argv = spec.argv()?;
-        let program = argv.first().cloned().unwrap_or_default();
-        let spawn = Spawn {
-            argv,
-            max_line: cfg.time.max_line,
-            limits: cfg.limits,
-            stderr_log: Some(stderr_dir.join(format!("player{i}.log"))),
-            stderr_cap: cfg.stderr_cap,
-        };
-        let (process, gone) = match BotProcess::spawn(&spawn) {
-            Ok(p) => (Some(p), None),
-            Err(e) => (
-                None,
-                Some(Fault::new(
-                    FaultKind::Crash,
-                    format!("failed to start {program:?}: {e}"),
-                )),
-            ),
-        };
-        slots.push(Slot {
+    let mut slots: Vec<Slot> = cfg
+        .lineup
+        .iter()
+        .map(|spec| Slot {
             spec: spec.clone(),
             name: default_name(spec),
-            process,
-            gone,
-        });
+            process: None,
+            gone: None,
+            starts: 0,
+        })
+        .collect();
+    let all: Vec<usize> = (0..slots.len()).collect();
+    start(cfg, stderr_dir, &mut slots, &all).await?;
+    Ok(slots)
+}
+
+/// Restarts the bots that crashed or closed their pipes, if the policy says so.
+async fn restart_gone(
+    cfg: &PlayConfig,
+    stderr_dir: &std::path::Path,
+    slots: &mut [Slot],
+) -> anyhow::Result<()> {
+    if !cfg.policy.restart {
+        return Ok(());
     }
+    let gone: Vec<usize> = (0..slots.len())
+        .filter(|&i| slots[i].gone.is_some())
+        .collect();
+    for &i in &gone {
+        if let Some(p) = slots[i].process.take() {
+            p.shutdown(Duration::ZERO).await;
+        }
+        slots[i].gone = None;
+    }
+    start(cfg, stderr_dir, slots, &gone).await
+}
+
+/// Spawns the processes of `which` slots and runs their handshake against one
+/// deadline. A bot that fails is marked gone (the fallback plays for it).
+async fn start(
+    cfg: &PlayConfig,
+    stderr_dir: &std::path::Path,
+    slots: &mut [Slot],
+    which: &[usize],
+) -> anyhow::Result<()> {
     let hello = ToBot::Hello {
         protocol: PROTOCOL.to_owned(),
         referee: REFEREE.to_owned(),
@@ -166,15 +189,40 @@ async fn start_bots(cfg: &PlayConfig, stderr_dir: &std::path::Path) -> anyhow::R
             max_line_bytes: cfg.time.max_line,
         },
     };
-    let line = serde_json::to_vec(&hello).expect("messages serialize");
-    for slot in slots.iter_mut() {
-        if let Some(p) = slot.process.as_mut() {
-            p.queue(&line);
-            if p.flush(Some(cfg.time.write)).await.is_err() {
+    let hello = serde_json::to_vec(&hello).expect("messages serialize");
+    for &i in which {
+        let slot = &mut slots[i];
+        let argv = slot.spec.argv()?;
+        let program = argv.first().cloned().unwrap_or_default();
+        // A restarted bot's stderr goes to a new file, so nothing is overwritten.
+        let log = match slot.starts {
+            0 => format!("player{i}.log"),
+            n => format!("player{i}.restart{n}.log"),
+        };
+        slot.starts += 1;
+        let spawn = Spawn {
+            argv,
+            max_line: cfg.time.max_line,
+            limits: cfg.limits,
+            stderr_log: Some(stderr_dir.join(log)),
+            stderr_cap: cfg.stderr_cap,
+        };
+        match BotProcess::spawn(&spawn) {
+            Ok(mut p) => {
+                p.queue(&hello);
+                if p.flush(Some(cfg.time.write)).await.is_err() {
+                    slot.gone = Some(Fault::new(
+                        FaultKind::Closed,
+                        "could not send hello: the bot is not reading its stdin",
+                    ));
+                }
+                slot.process = Some(p);
+            }
+            Err(e) => {
                 slot.gone = Some(Fault::new(
-                    FaultKind::Closed,
-                    "could not send hello: the bot is not reading its stdin",
-                ));
+                    FaultKind::Crash,
+                    format!("failed to start {program:?}: {e}"),
+                ))
             }
         }
     }
@@ -182,7 +230,8 @@ async fn start_bots(cfg: &PlayConfig, stderr_dir: &std::path::Path) -> anyhow::R
         .time
         .startup
         .map(|d| Instant::now() + d + cfg.time.grace);
-    for slot in slots.iter_mut() {
+    for &i in which {
+        let slot = &mut slots[i];
         if slot.gone.is_some() {
             continue;
         }
@@ -210,7 +259,7 @@ async fn start_bots(cfg: &PlayConfig, stderr_dir: &std::path::Path) -> anyhow::R
             },
             Some(Incoming::Oversized { len, .. }) => Some(Fault::new(
                 FaultKind::Oversized,
-                format!("hello line over {len} bytes"),
+                format!("a hello line of {len} bytes and more"),
             )),
             Some(Incoming::Eof { .. }) | Some(Incoming::Error { .. }) => {
                 let status = p.exit_status(Duration::from_millis(200)).await;
@@ -230,7 +279,16 @@ async fn start_bots(cfg: &PlayConfig, stderr_dir: &std::path::Path) -> anyhow::R
             slot.gone = Some(f);
         }
     }
-    Ok(slots)
+    Ok(())
+}
+
+/// The team a match credits with a game: the first-ranked team, if it did not
+/// forfeit, and if the game had a winner or a forfeit decided it (a capped game
+/// with no forfeit has no winner).
+fn credited_winner(result: &crate::transcript::ResultRecord) -> Option<Team> {
+    let first = result.ranking[0];
+    let decided = result.winner.is_some() || !result.forfeited.is_empty();
+    (decided && !result.forfeited.contains(&first)).then_some(first)
 }
 
 fn default_name(spec: &BotSpec) -> String {

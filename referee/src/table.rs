@@ -13,14 +13,14 @@ use tokio::time::Instant;
 use schmier_protocol::rules::{first_legal, Action, Decision, Event, Game, HandScore, SeatEvent};
 use schmier_protocol::shuffle::derive_seed;
 use schmier_protocol::wire::{parse_action, FaultNotice, FromBot, LegalWire, Request, ToBot};
-use schmier_protocol::Seat;
+use schmier_protocol::{Seat, Team};
 
-use crate::bot::{Incoming, WriteError};
-use crate::config::{Output, PlayConfig};
+use crate::bot::{tree_cpu_time, Incoming, WriteError};
+use crate::config::{Clock, Output, PlayConfig};
 use crate::fault::{quote, Fault, FaultKind};
 use crate::session::{Slot, REFEREE};
 use crate::transcript::{
-    FaultRecord, Header, JsonlWriter, Line, ResultRecord, SeatInfo, Timing, FORMAT,
+    ranking, FaultRecord, Header, JsonlWriter, Line, ResultRecord, SeatInfo, Timing, FORMAT,
 };
 
 pub struct GameRecord {
@@ -38,6 +38,10 @@ struct Table<'a> {
     transcript: JsonlWriter,
     timings: JsonlWriter,
     faults: [u32; 6],
+    /// Seats the fallback plays for, for the rest of this game.
+    replaced: [bool; 6],
+    /// Time bank left per seat.
+    bank: [Duration; 6],
 }
 
 /// Plays game `g` (0-based) of the match and writes its transcript.
@@ -57,6 +61,8 @@ pub async fn play_game(
         slots,
         seat_slot,
         faults: [0; 6],
+        replaced: [false; 6],
+        bank: [cfg.time.bank; 6],
     };
     let header = Header {
         format: FORMAT.into(),
@@ -67,6 +73,7 @@ pub async fn play_game(
         seed,
         rules: cfg.rules,
         time_control: cfg.time.record(),
+        fault_policy: cfg.policy,
         seats: Seat::all()
             .map(|s| {
                 let slot = &table.slots[seat_slot[s.index()]];
@@ -83,7 +90,7 @@ pub async fn play_game(
     // Seats whose bot is already gone start the game replaced.
     for seat in Seat::all() {
         if let Some(f) = table.slot(seat).gone.clone() {
-            table.record_fault(seat, None, f, true)?;
+            table.record_fault(seat, None, f)?;
         }
     }
     let players: Vec<String> = Seat::all().map(|s| table.slot(s).name.clone()).collect();
@@ -130,12 +137,22 @@ pub async fn play_game(
     else {
         unreachable!("a finished game ends with GameEnd");
     };
+    let forfeited: Vec<Team> = if cfg.policy.forfeit {
+        Team::all()
+            .filter(|t| t.seats().iter().any(|s| table.faults[s.index()] > 0))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let ranking = ranking(winner, scores, &forfeited);
     let result = ResultRecord {
         winner,
         scores,
         deals,
         reason,
         faults: table.faults,
+        forfeited,
+        ranking,
     };
     table.transcript.write(&Line::Result(result.clone()))?;
     table.timings.finish()?;
@@ -156,6 +173,11 @@ impl Table<'_> {
     fn listening(&mut self, seat: Seat) -> bool {
         let slot = self.slot(seat);
         slot.gone.is_none() && slot.process.is_some()
+    }
+
+    /// Whether the bot at `seat` is asked for its decisions (not replaced).
+    fn playing(&mut self, seat: Seat) -> bool {
+        !self.replaced[seat.index()] && self.listening(seat)
     }
 
     fn queue(&mut self, seat: Seat, msg: &ToBot) {
@@ -206,20 +228,36 @@ impl Table<'_> {
         Ok(())
     }
 
+    /// Records a fault, tells the table, and applies the policy: after a crash or
+    /// closed pipe, or `max_faults` faults in this game, the fallback plays for
+    /// the seat for the rest of the game.
     fn record_fault(
         &mut self,
         seat: Seat,
         request: Option<u64>,
         fault: Fault,
-        replaced: bool,
     ) -> anyhow::Result<()> {
         tracing::info!("{seat}: {} fault: {}", fault.kind, fault.detail);
-        self.faults[seat.index()] += 1;
+        let i = seat.index();
+        self.faults[i] += 1;
+        if fault.kind.is_fatal() {
+            let slot = self.slot(seat);
+            if slot.gone.is_none() {
+                slot.gone = Some(fault.clone());
+            }
+        }
+        let over_limit = self
+            .cfg
+            .policy
+            .max_faults
+            .is_some_and(|m| self.faults[i] >= m);
+        let replaced = self.replaced[i] || over_limit || !self.listening(seat);
+        self.replaced[i] = replaced;
         self.transcript.write(&Line::Fault(FaultRecord {
             seat,
             request,
             fault: fault.kind,
-            detail: fault.detail.clone(),
+            detail: fault.detail,
             replaced,
         }))?;
         let notice = ToBot::Fault(FaultNotice {
@@ -230,12 +268,8 @@ impl Table<'_> {
         for s in Seat::all() {
             self.queue(s, &notice);
         }
-        if fault.kind.is_fatal() || replaced {
-            let slot = self.slot(seat);
-            if slot.gone.is_none() {
-                slot.gone = Some(fault);
-            }
-            if let Some(p) = slot.process.as_mut() {
+        if !self.listening(seat) {
+            if let Some(p) = self.slot(seat).process.as_mut() {
                 p.discard_queue();
             }
         }
@@ -243,90 +277,164 @@ impl Table<'_> {
     }
 
     /// Asks `seat` for its decision. `Some(action)`: a legal action from the bot.
-    /// `None`: the fallback must play (the bot is gone, or faulted — recorded).
+    /// `None`: the fallback must play (the bot is replaced, or faulted — recorded).
     async fn ask(
         &mut self,
         game: &Game,
         seat: Seat,
         next_id: &mut u64,
     ) -> anyhow::Result<Option<Action>> {
-        if !self.listening(seat) {
+        if !self.playing(seat) {
             return Ok(None);
         }
         let decision = game.decision().expect("a decision is due");
         let legal = game.legal().expect("a decision is due");
         let id = *next_id;
         *next_id += 1;
+        let time = self.cfg.time;
+        // What the bot may use: the per-decision limit plus its bank.
+        let allowed = time.decision.map(|d| d + self.bank[seat.index()]);
         let request = Request {
             id,
             decision,
             legal: LegalWire::from(&legal),
-            time_ms: self.cfg.time.decision.map(|d| d.as_millis() as u64),
+            time_ms: allowed.map(|d| d.as_millis() as u64),
             view: game.view(seat),
         };
         self.queue(seat, &ToBot::Request(request));
         if let Some(fault) = self.flush(seat).await {
-            let replaced = fault.kind.is_fatal();
-            self.record_fault(seat, Some(id), fault.clone(), replaced)?;
-            self.time(id, seat, decision, None, Some(fault.kind))?;
+            let kind = fault.kind;
+            self.record_fault(seat, Some(id), fault)?;
+            self.time(id, seat, decision, None, Some(kind))?;
             return Ok(None);
         }
+        // The clock starts now that the request's last byte is written.
         let start = Instant::now();
-        let deadline = self
-            .cfg
-            .time
-            .decision
-            .map(|d| start + d + self.cfg.time.grace);
-        loop {
+        let pid = self
+            .slot(seat)
+            .process
+            .as_ref()
+            .expect("a listening bot has a process")
+            .pid();
+        let cpu_start = match time.clock {
+            Clock::Cpu => tree_cpu_time(pid),
+            Clock::Wall => None,
+        };
+        let used = |at: Instant| -> Duration {
+            match (time.clock, cpu_start) {
+                (Clock::Cpu, Some(c0)) => {
+                    tree_cpu_time(pid).map_or(at - start, |c| c.saturating_sub(c0))
+                }
+                _ => at - start,
+            }
+        };
+        // One fixed deadline per decision (partial output never extends it). On the
+        // CPU clock that is a wall-clock backstop, and the CPU time is checked at
+        // each tick in between.
+        let (deadline, tick) = match (allowed, time.clock) {
+            (None, _) => (None, None),
+            (Some(a), Clock::Wall) => (Some(start + a + time.grace), None),
+            (Some(a), Clock::Cpu) => (
+                Some(start + (a * 10).max(a + Duration::from_secs(1)) + time.grace),
+                Some((a / 4).max(Duration::from_millis(5))),
+            ),
+        };
+        let over = |used: Duration| allowed.is_some_and(|a| used > a + time.grace);
+        let timeout = |used: Duration| {
+            Fault::new(
+                FaultKind::Timeout,
+                format!(
+                    "no reply within {} ms ({} clock; {} ms used)",
+                    allowed.unwrap_or_default().as_millis(),
+                    if time.clock == Clock::Cpu {
+                        "CPU"
+                    } else {
+                        "wall"
+                    },
+                    used.as_millis()
+                ),
+            )
+        };
+        let fault = loop {
+            let wake = match (deadline, tick) {
+                (Some(d), Some(t)) => Some(d.min(Instant::now() + t)),
+                (d, _) => d,
+            };
             let p = self
                 .slot(seat)
                 .process
                 .as_mut()
                 .expect("a listening bot has a process");
-            let fault = match p.next_line(deadline).await {
-                None => Fault::new(
-                    FaultKind::Timeout,
-                    format!(
-                        "no reply within {} ms",
-                        self.cfg.time.decision.unwrap_or_default().as_millis()
-                    ),
-                ),
+            let next = p.next_line(wake).await;
+            let now = Instant::now();
+            match next {
+                None if deadline.is_some_and(|d| now >= d) || over(used(now)) => {
+                    break timeout(used(now))
+                }
+                None => continue, // a CPU-clock tick with time left
                 Some(Incoming::Line { bytes, at }) => {
                     match read_reply(&bytes, id, decision, game) {
                         Reply::Action(action) => {
-                            self.time(id, seat, decision, Some(at - start), None)?;
+                            let took = used(at);
+                            if over(took) {
+                                break timeout(took);
+                            }
+                            let i = seat.index();
+                            if let Some(d) = time.decision {
+                                self.bank[i] = self.bank[i].saturating_sub(took.saturating_sub(d));
+                            }
+                            self.time(id, seat, decision, Some(took), None)?;
                             return Ok(Some(action));
                         }
                         Reply::Stale(other) => {
                             let f = Fault::new(
                                 FaultKind::Stale,
-                                format!("reply to request {other} while {id} is pending; ignored"),
+                                format!(
+                                    "a reply to request {other} while {id} is pending; ignored"
+                                ),
                             );
-                            self.record_fault(seat, Some(id), f, false)?;
+                            self.record_fault(seat, Some(id), f)?;
+                            if !self.playing(seat) {
+                                self.time(
+                                    id,
+                                    seat,
+                                    decision,
+                                    Some(used(at)),
+                                    Some(FaultKind::Stale),
+                                )?;
+                                return Ok(None);
+                            }
                             continue;
                         }
-                        Reply::Fault(f) => f,
+                        Reply::Fault(f) => break f,
                     }
                 }
-                Some(Incoming::Oversized { len, .. }) => Fault::new(
-                    FaultKind::Oversized,
-                    format!(
-                        "a line of more than {} bytes (cut off at {len})",
-                        self.cfg.time.max_line
-                    ),
-                ),
-                Some(Incoming::Eof { .. }) => self.ended(seat, "closed its stdout".into()).await,
+                Some(Incoming::Oversized { len, .. }) => {
+                    break Fault::new(
+                        FaultKind::Oversized,
+                        format!(
+                            "a line longer than {} bytes ({len} bytes and counting)",
+                            time.max_line
+                        ),
+                    )
+                }
+                Some(Incoming::Eof { .. }) => {
+                    break self.ended(seat, "closed its stdout".into()).await
+                }
                 Some(Incoming::Error { message, .. }) => {
-                    self.ended(seat, format!("reading its stdout failed: {message}"))
+                    break self
+                        .ended(seat, format!("reading its stdout failed: {message}"))
                         .await
                 }
-            };
-            let replaced = fault.kind.is_fatal();
-            let kind = fault.kind;
-            self.record_fault(seat, Some(id), fault, replaced)?;
-            self.time(id, seat, decision, Some(start.elapsed()), Some(kind))?;
-            return Ok(None);
+            }
+        };
+        let kind = fault.kind;
+        if kind == FaultKind::Timeout {
+            self.bank[seat.index()] = Duration::ZERO;
         }
+        self.record_fault(seat, Some(id), fault)?;
+        self.time(id, seat, decision, Some(used(Instant::now())), Some(kind))?;
+        Ok(None)
     }
 
     fn time(

@@ -35,6 +35,8 @@ pub struct SeatInfo {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TimeControlRecord {
+    pub clock: crate::config::Clock,
+    pub time_bank_ms: u64,
     pub startup_ms: Option<u64>,
     pub decision_ms: Option<u64>,
     pub grace_ms: u64,
@@ -54,6 +56,7 @@ pub struct Header {
     pub seed: u64,
     pub rules: RulesConfig,
     pub time_control: TimeControlRecord,
+    pub fault_policy: crate::config::FaultPolicy,
     pub seats: Vec<SeatInfo>,
 }
 
@@ -78,6 +81,25 @@ pub struct ResultRecord {
     pub reason: EndReason,
     /// Faults per seat.
     pub faults: [u32; 6],
+    /// Teams that forfeited (a faulted seat under a forfeit policy).
+    pub forfeited: Vec<Team>,
+    /// Teams from first to last: non-forfeited first (the rules' winner, then by
+    /// score, then team number), forfeited after them in the same order.
+    pub ranking: [Team; 3],
+}
+
+/// The ranking rule of [`ResultRecord::ranking`].
+pub fn ranking(winner: Option<Team>, scores: [i32; 3], forfeited: &[Team]) -> [Team; 3] {
+    let mut teams = [Team::new(0), Team::new(1), Team::new(2)];
+    teams.sort_by_key(|t| {
+        (
+            forfeited.contains(t),
+            Some(*t) != winner,
+            std::cmp::Reverse(scores[t.index()]),
+            t.index(),
+        )
+    });
+    teams
 }
 
 /// One transcript line.

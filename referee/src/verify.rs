@@ -8,7 +8,10 @@ use std::path::Path;
 
 use schmier_protocol::rules::{Event, Game};
 
-use crate::transcript::{Line, ResultRecord, FORMAT};
+use schmier_protocol::Team;
+
+use crate::config::FaultPolicy;
+use crate::transcript::{ranking, Line, ResultRecord, FORMAT};
 
 /// A transcript that does not check out: where and why.
 #[derive(Debug, thiserror::Error)]
@@ -35,6 +38,7 @@ pub fn verify_file(path: &Path) -> Result<Verified, Inconsistency> {
 
 pub fn verify(input: impl BufRead) -> Result<Verified, Inconsistency> {
     let mut game: Option<Game> = None;
+    let mut policy: Option<FaultPolicy> = None;
     let mut expected: VecDeque<Event> = VecDeque::new();
     let mut faults = [0u32; 6];
     let mut result: Option<(usize, ResultRecord)> = None;
@@ -56,6 +60,7 @@ pub fn verify(input: impl BufRead) -> Result<Verified, Inconsistency> {
                 if h.seats.len() != 6 {
                     return Err(fail(format!("{} seats listed, not 6", h.seats.len())));
                 }
+                policy = Some(h.fault_policy);
                 let (g, events) = Game::new(h.seed, h.rules);
                 game = Some(g);
                 expected.extend(events);
@@ -123,6 +128,23 @@ pub fn verify(input: impl BufRead) -> Result<Verified, Inconsistency> {
                     return Err(fail(format!(
                         "result counts faults {:?} but the fault lines say {faults:?}",
                         r.faults
+                    )));
+                }
+                let forfeit = policy.is_some_and(|p| p.forfeit);
+                let forfeited: Vec<Team> = Team::all()
+                    .filter(|t| forfeit && t.seats().iter().any(|s| faults[s.index()] > 0))
+                    .collect();
+                if r.forfeited != forfeited {
+                    return Err(fail(format!(
+                        "result says teams {:?} forfeited; the fault lines and policy give {forfeited:?}",
+                        r.forfeited
+                    )));
+                }
+                let want = ranking(r.winner, r.scores, &forfeited);
+                if r.ranking != want {
+                    return Err(fail(format!(
+                        "result ranks teams {:?}; the ranking rule gives {want:?}",
+                        r.ranking
                     )));
                 }
                 result = Some((n, r));

@@ -1,1 +1,7 @@
-mod placeholder {}
+//! End-to-end tests of the `referee` binary with real bot processes. One test
+//! binary, a module per feature; `support.rs` has the small builder they share.
+
+mod play;
+mod sample_bots;
+mod support;
+mod verify;

@@ -57,7 +57,6 @@ impl fmt::Display for Call {
 
 /// A card and the seat that played it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
 pub struct Played {
     pub seat: Seat,
     pub card: Card,
@@ -75,7 +74,6 @@ pub enum EndReason {
 
 /// The scoring of one played hand.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
 pub struct HandScore {
     pub deal: u32,
     pub bidder: Seat,

@@ -7,7 +7,6 @@ use crate::seat::Team;
 /// Who won each of the six points of a hand. `None` means nobody: always the case
 /// for a tied Game, never (by RULES.md §18) for the other five.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
 pub struct Points {
     pub high: Option<Team>,
     pub low: Option<Team>,

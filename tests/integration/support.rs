@@ -1,0 +1,118 @@
+//! A tiny builder for running `referee play` in a scratch directory.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+pub const REFEREE: &str = env!("CARGO_BIN_EXE_referee");
+
+/// The repository root (sample bots live there).
+pub fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+pub struct Run {
+    pub dir: tempfile::TempDir,
+    args: Vec<String>,
+}
+
+/// `referee play` with the given extra arguments, transcript in a fresh directory.
+pub fn play() -> Run {
+    Run {
+        dir: tempfile::tempdir().expect("a temp dir"),
+        args: vec!["play".into()],
+    }
+}
+
+pub struct Done {
+    pub output: Output,
+    pub dir: PathBuf,
+}
+
+impl Run {
+    pub fn arg(mut self, a: impl Into<String>) -> Run {
+        self.args.push(a.into());
+        self
+    }
+
+    pub fn args<I: IntoIterator<Item = S>, S: Into<String>>(mut self, a: I) -> Run {
+        self.args.extend(a.into_iter().map(Into::into));
+        self
+    }
+
+    pub fn team(self, cmd: &str) -> Run {
+        self.arg("--team").arg(cmd)
+    }
+
+    pub fn seed(self, seed: u64) -> Run {
+        self.arg("--seed").arg(seed.to_string())
+    }
+
+    /// Runs it from the repository root and asserts it succeeded.
+    pub fn ok(self) -> Done {
+        let done = self.run();
+        assert!(
+            done.output.status.success(),
+            "referee failed: {}\nstdout:\n{}\nstderr:\n{}",
+            done.output.status,
+            String::from_utf8_lossy(&done.output.stdout),
+            String::from_utf8_lossy(&done.output.stderr)
+        );
+        done
+    }
+
+    pub fn run(self) -> Done {
+        let out = self.dir.path().join("out");
+        let output = Command::new(REFEREE)
+            .args(&self.args)
+            .arg("--transcript")
+            .arg(&out)
+            .current_dir(root())
+            .output()
+            .expect("the referee runs");
+        // Keep the directory alive for inspection through `Done`.
+        let dir = self.dir.keep();
+        Done {
+            output,
+            dir: dir.join("out"),
+        }
+    }
+}
+
+impl Done {
+    pub fn transcript(&self, game: u32) -> PathBuf {
+        self.dir.join(format!("game-{game:04}.jsonl"))
+    }
+
+    pub fn text(&self, game: u32) -> String {
+        std::fs::read_to_string(self.transcript(game)).expect("the transcript exists")
+    }
+
+    pub fn lines(&self, game: u32) -> Vec<serde_json::Value> {
+        self.text(game)
+            .lines()
+            .map(|l| serde_json::from_str(l).expect("JSON lines"))
+            .collect()
+    }
+
+    pub fn stdout(&self) -> String {
+        String::from_utf8_lossy(&self.output.stdout).into_owned()
+    }
+}
+
+impl Drop for Done {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(self.dir.parent().unwrap());
+    }
+}
+
+/// `referee verify FILES...`.
+pub fn verify(files: &[&Path]) -> Output {
+    Command::new(REFEREE)
+        .arg("verify")
+        .args(files)
+        .output()
+        .expect("the referee runs")
+}
