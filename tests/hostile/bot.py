@@ -1,0 +1,133 @@
+#!/usr/bin/env python3
+"""A deliberately misbehaving Schmier bot, one way per MODE, for the referee's tests.
+
+    python3 tests/hostile/bot.py MODE [--tag TOKEN]
+
+Outside its misbehaviour it plays correctly: it answers each request with the first
+legal action. `--tag` is ignored; tests put a unique token there to find leftover
+processes by their command line.
+"""
+import json
+import os
+import signal
+import sys
+import time
+
+MODE = sys.argv[1] if len(sys.argv) > 1 else "instant"
+out = sys.stdout.buffer
+
+
+def send(obj):
+    out.write((json.dumps(obj, separators=(",", ":")) + "\n").encode())
+    out.flush()
+
+
+def first_legal(req):
+    legal = req["legal"]
+    if isinstance(legal, dict):
+        need = legal["min"] - 0
+        return legal["must"] + legal["from"][:need]
+    return legal[0]
+
+
+def reply(req, action=None):
+    send({"type": "reply", "id": req["id"], "action": first_legal(req) if action is None else action})
+
+
+def hang():
+    while True:
+        time.sleep(3600)
+
+
+def main():
+    if MODE == "exit-at-start":
+        sys.exit(3)
+    requests = 0
+    for raw in sys.stdin.buffer:
+        msg = json.loads(raw)
+        kind = msg.get("type")
+        if kind == "hello":
+            if MODE == "wrong-protocol":
+                send({"type": "hello", "name": "old", "protocol": "schmier/0"})
+                continue
+            send({"type": "hello", "name": "hostile-" + MODE, "protocol": "schmier/1"})
+            if MODE == "preempt":
+                send({"type": "reply", "id": 0, "action": "pass"})
+            if MODE == "deaf":
+                hang()
+            if MODE == "close-stdout":
+                out.flush()
+                os.close(1)
+                hang()
+            if MODE == "stderr-flood":
+                chunk = b"e" * (1 << 20)
+                for _ in range(100):
+                    sys.stderr.buffer.write(chunk)
+                sys.stderr.buffer.flush()
+            if MODE == "fork-grandchild":
+                if os.fork() == 0:
+                    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+                    # Stay in the bot's process group, holding no pipes.
+                    for fd in (0, 1, 2):
+                        os.close(fd)
+                    hang()
+            continue
+        if kind == "bye":
+            return
+        if kind != "request":
+            continue
+        requests += 1
+        if MODE == "silent":
+            continue
+        if MODE == "late" and requests == 1:
+            time.sleep(msg["time_ms"] * 2 / 1000)
+        if MODE == "sleep":
+            time.sleep(msg["time_ms"] * float(os.environ["SLEEP_FRACTION"]) / 1000)
+        if MODE in ("crash-mid-hand", "signal") and requests == 10:
+            if MODE == "signal":
+                os.kill(os.getpid(), signal.SIGKILL)
+            sys.exit(7)
+        if MODE == "garbage" and requests == 1:
+            out.write(b"this is not json\n")
+            out.flush()
+            continue
+        if MODE == "bad-utf8" and requests == 1:
+            out.write(b'{"type":"reply","id":1,"action":"\xff\xfe"}\n')
+            out.flush()
+            continue
+        if MODE == "huge-line" and requests == 1:
+            out.write(b"x" * (10 << 20))
+            out.flush()
+            time.sleep(0.2)
+            out.write(b"\n")
+            out.flush()
+            continue
+        if MODE == "endless" and requests == 1:
+            chunk = b"x" * (1 << 20)
+            for _ in range(int(os.environ.get("ENDLESS_MB", "300"))):
+                out.write(chunk)
+            out.flush()
+            hang()
+        if MODE == "illegal" and msg["decision"] == "play":
+            # A real card, but not one of the legal plays.
+            reply(msg, next(r + s for s in "SHDC" for r in "23456789TJQKA" if r + s not in msg["legal"]))
+            continue
+        if MODE == "wrong-id" and requests == 1:
+            send({"type": "reply", "id": msg["id"] + 1000, "action": first_legal(msg)})
+        if MODE == "split":
+            line = (json.dumps({"type": "reply", "id": msg["id"], "action": first_legal(msg)}) + "\n").encode()
+            for i in range(0, len(line), 3):
+                out.write(line[i:i + 3])
+                out.flush()
+                time.sleep(0.001)
+            continue
+        reply(msg)
+        if MODE == "double":
+            reply(msg)
+
+
+if __name__ == "__main__":
+    try:
+        main()
+    except (BrokenPipeError, KeyboardInterrupt):
+        pass

@@ -1,0 +1,319 @@
+//! Bots that misbehave, one way each: the exact fault is recorded, the game still
+//! completes and verifies, and no process outlives the referee.
+
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use crate::support::{play, verify, Done, Run};
+
+/// A token unique to this test run, put on the hostile bot's command line.
+fn tag(mode: &str) -> String {
+    static N: AtomicU32 = AtomicU32::new(0);
+    format!(
+        "hostile-{}-{}-{mode}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    )
+}
+
+/// Processes whose command line contains `token`.
+pub fn processes_with(token: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(cmd) = std::fs::read(entry.path().join("cmdline")) else {
+            continue;
+        };
+        let cmd = String::from_utf8_lossy(&cmd).replace('\0', " ");
+        if cmd.contains(token) {
+            found.push(format!("{}: {cmd}", entry.file_name().to_string_lossy()));
+        }
+    }
+    found
+}
+
+/// Runs a game with the hostile bot in seat 1 and the built-in bots elsewhere.
+fn hostile(mode: &str, extra: &[&str]) -> (Done, Vec<serde_json::Value>) {
+    hostile_run(mode, play().seed(17).args(extra.iter().copied()))
+}
+
+fn hostile_run(mode: &str, run: Run) -> (Done, Vec<serde_json::Value>) {
+    let token = tag(mode);
+    let done = run
+        .args(["--decision-ms", "300", "--startup-ms", "3000"])
+        .arg("--seat")
+        .arg(format!(
+            "1=python3 tests/hostile/bot.py {mode} --tag {token}"
+        ))
+        .ok();
+    let leftovers = processes_with(&token);
+    assert!(
+        leftovers.is_empty(),
+        "{mode}: processes outlived the referee: {leftovers:?}"
+    );
+    let lines = done.lines(1);
+    assert_eq!(
+        lines.last().unwrap()["type"],
+        "result",
+        "{mode}: the game completed"
+    );
+    let v = verify(&[&done.transcript(1)]);
+    assert!(
+        v.status.success(),
+        "{mode}: {}",
+        String::from_utf8_lossy(&v.stdout)
+    );
+    let faults = lines
+        .iter()
+        .filter(|l| l["type"] == "fault")
+        .cloned()
+        .collect();
+    (done, faults)
+}
+
+fn kinds(faults: &[serde_json::Value]) -> Vec<&str> {
+    faults
+        .iter()
+        .map(|f| f["fault"].as_str().unwrap())
+        .collect()
+}
+
+/// Every fault is the hostile seat's, and the first one is `kind`.
+fn first_fault_is(mode: &str, faults: &[serde_json::Value], kind: &str) {
+    assert!(!faults.is_empty(), "{mode}: a fault is recorded");
+    assert!(
+        faults.iter().all(|f| f["seat"] == 1),
+        "{mode}: only seat 1 faults: {faults:?}"
+    );
+    assert_eq!(faults[0]["fault"], kind, "{mode}: {faults:?}");
+}
+
+#[test]
+fn never_answers() {
+    let (done, faults) = hostile("silent", &[]);
+    first_fault_is("silent", &faults, "timeout");
+    // Competition policy: replaced after 3 faults, and the team forfeits.
+    assert_eq!(kinds(&faults), ["timeout", "timeout", "timeout"]);
+    assert_eq!(faults[2]["replaced"], true);
+    let result = done.lines(1).pop().unwrap();
+    assert_eq!(result["forfeited"], serde_json::json!([1]));
+    assert_eq!(
+        result["ranking"][2], 1,
+        "the forfeiting team is ranked last"
+    );
+}
+
+#[test]
+fn answers_after_the_deadline_then_correctly() {
+    let (_, faults) = hostile("late", &[]);
+    first_fault_is("late", &faults, "timeout");
+    // The late answer is discarded by id when it turns up, never applied.
+    assert_eq!(kinds(&faults), ["timeout", "stale"], "{faults:?}");
+    assert_eq!(faults[1]["replaced"], false);
+}
+
+#[test]
+fn exits_at_startup() {
+    let (_, faults) = hostile("exit-at-start", &[]);
+    first_fault_is("exit-at-start", &faults, "crash");
+    assert!(
+        faults[0]["detail"]
+            .as_str()
+            .unwrap()
+            .contains("exit status: 3"),
+        "{faults:?}"
+    );
+    assert_eq!(faults[0]["request"], serde_json::Value::Null);
+    assert_eq!(faults[0]["replaced"], true);
+}
+
+#[test]
+fn speaks_another_protocol_version() {
+    let (_, faults) = hostile("wrong-protocol", &[]);
+    first_fault_is("wrong-protocol", &faults, "malformed");
+    let detail = faults[0]["detail"].as_str().unwrap();
+    assert!(
+        detail.contains("schmier/0") && detail.contains("schmier/1"),
+        "{detail}"
+    );
+}
+
+#[test]
+fn crashes_mid_hand() {
+    let (_, faults) = hostile("crash-mid-hand", &[]);
+    first_fault_is("crash-mid-hand", &faults, "crash");
+    assert!(
+        faults[0]["detail"]
+            .as_str()
+            .unwrap()
+            .contains("exit status: 7"),
+        "{faults:?}"
+    );
+    assert_eq!(
+        faults.len(),
+        1,
+        "a crashed bot is replaced at once: {faults:?}"
+    );
+}
+
+#[test]
+fn killed_by_a_signal() {
+    let (_, faults) = hostile("signal", &[]);
+    first_fault_is("signal", &faults, "crash");
+    assert!(
+        faults[0]["detail"].as_str().unwrap().contains("SIGKILL"),
+        "{faults:?}"
+    );
+}
+
+#[test]
+fn prints_non_json() {
+    let (_, faults) = hostile("garbage", &[]);
+    first_fault_is("garbage", &faults, "malformed");
+    assert!(
+        faults[0]["detail"]
+            .as_str()
+            .unwrap()
+            .contains("this is not json"),
+        "{faults:?}"
+    );
+    assert_eq!(faults.len(), 1);
+}
+
+#[test]
+fn prints_invalid_utf8() {
+    let (_, faults) = hostile("bad-utf8", &[]);
+    first_fault_is("bad-utf8", &faults, "malformed");
+    assert!(
+        faults[0]["detail"].as_str().unwrap().contains("not UTF-8"),
+        "{faults:?}"
+    );
+}
+
+#[test]
+fn prints_a_10_mb_line() {
+    let (_, faults) = hostile("huge-line", &[]);
+    first_fault_is("huge-line", &faults, "oversized");
+    assert_eq!(
+        faults.len(),
+        1,
+        "after the newline the bot plays on: {faults:?}"
+    );
+}
+
+#[test]
+fn floods_stderr_with_100_mb() {
+    let (done, faults) = hostile("stderr-flood", &[]);
+    assert!(faults.is_empty(), "{faults:?}");
+    let log = std::fs::metadata(done.dir.join("stderr/player1.log"))
+        .unwrap()
+        .len();
+    assert!(log < (1 << 20) + 200, "the log is capped at 1 MiB: {log}");
+    let text = std::fs::read_to_string(done.dir.join("stderr/player1.log")).unwrap();
+    assert!(
+        text.contains("stderr cap of 1048576 bytes reached"),
+        "the log says it was cut"
+    );
+}
+
+#[test]
+fn stops_reading_its_stdin() {
+    let (_, faults) = hostile("deaf", &[]);
+    first_fault_is("deaf", &faults, "timeout");
+    assert!(faults.iter().any(|f| f["replaced"] == true), "{faults:?}");
+}
+
+#[test]
+fn answers_with_an_illegal_card() {
+    let (_, faults) = hostile("illegal", &[]);
+    first_fault_is("illegal", &faults, "illegal");
+    let detail = faults[0]["detail"].as_str().unwrap();
+    assert!(
+        detail.contains("not in seat 1's hand") || detail.contains("does not follow suit"),
+        "{detail}"
+    );
+}
+
+#[test]
+fn answers_another_requests_id() {
+    let (_, faults) = hostile("wrong-id", &[]);
+    first_fault_is("wrong-id", &faults, "stale");
+    assert_eq!(
+        faults.len(),
+        1,
+        "the right reply that follows is accepted: {faults:?}"
+    );
+}
+
+#[test]
+fn replies_twice_to_one_request() {
+    let (_, faults) = hostile("double", &["--policy", "lenient"]);
+    first_fault_is("double", &faults, "stale");
+    assert!(
+        faults
+            .iter()
+            .all(|f| f["fault"] == "stale" && f["replaced"] == false),
+        "{faults:?}"
+    );
+}
+
+#[test]
+fn replies_before_being_asked() {
+    let (_, faults) = hostile("preempt", &[]);
+    first_fault_is("preempt", &faults, "stale");
+    assert!(
+        faults[0]["detail"].as_str().unwrap().contains("request 0"),
+        "{faults:?}"
+    );
+}
+
+#[test]
+fn forks_a_grandchild_that_ignores_sigterm() {
+    // The leftover-process check in `hostile_run` is the point of this test.
+    let (_, faults) = hostile("fork-grandchild", &[]);
+    assert!(faults.is_empty(), "{faults:?}");
+}
+
+#[test]
+fn closes_stdout_but_keeps_running() {
+    let (_, faults) = hostile("close-stdout", &[]);
+    first_fault_is("close-stdout", &faults, "closed");
+    assert_eq!(faults.len(), 1);
+}
+
+#[test]
+fn splits_each_reply_into_many_small_writes() {
+    let (_, faults) = hostile("split", &[]);
+    assert!(faults.is_empty(), "{faults:?}");
+}
+
+#[test]
+fn replies_instantly() {
+    let (_, faults) = hostile("instant", &[]);
+    assert!(faults.is_empty(), "{faults:?}");
+}
+
+#[test]
+fn a_crashed_bot_is_restarted_for_the_next_game() {
+    let token = tag("restart");
+    let done = play()
+        .seed(4)
+        .args(["--games", "2", "--no-rotate", "--decision-ms", "300"])
+        .arg("--seat")
+        .arg(format!(
+            "1=python3 tests/hostile/bot.py crash-mid-hand --tag {token}"
+        ))
+        .ok();
+    assert!(processes_with(&token).is_empty());
+    for g in 1..=2 {
+        let faults: Vec<_> = done
+            .lines(g)
+            .into_iter()
+            .filter(|l| l["type"] == "fault")
+            .collect();
+        assert_eq!(
+            kinds(&faults),
+            ["crash"],
+            "game {g}: the restarted bot crashes again at its 10th request"
+        );
+    }
+    assert!(done.dir.join("stderr/player1.restart1.log").exists());
+}
