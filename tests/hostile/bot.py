@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A deliberately misbehaving Schmier bot, one way per MODE, for the referee's tests.
 
-    python3 tests/hostile/bot.py MODE [--tag TOKEN]
+    python3 tests/hostile/bot.py MODE [KEY=VALUE ...] [--tag TOKEN]
 
 Outside its misbehaviour it plays correctly: it answers each request with the first
 legal action. `--tag` is ignored; tests put a unique token there to find leftover
@@ -14,6 +14,8 @@ import sys
 import time
 
 MODE = sys.argv[1] if len(sys.argv) > 1 else "instant"
+# Settings as KEY=VALUE words after the mode (e.g. FRACTION=0.8 FIRST=20).
+SETTINGS = dict(a.split("=", 1) for a in sys.argv[2:] if "=" in a)
 out = sys.stdout.buffer
 
 
@@ -42,6 +44,9 @@ def hang():
 def main():
     if MODE == "exit-at-start":
         sys.exit(3)
+    if MODE == "hog":
+        hog = bytearray(300 << 20)  # fails under --limit-memory-mb below 300
+        hog[-1] = 1
     requests = 0
     for raw in sys.stdin.buffer:
         msg = json.loads(raw)
@@ -81,8 +86,15 @@ def main():
             continue
         if MODE == "late" and requests == 1:
             time.sleep(msg["time_ms"] * 2 / 1000)
-        if MODE == "sleep":
-            time.sleep(msg["time_ms"] * float(os.environ["SLEEP_FRACTION"]) / 1000)
+        if MODE in ("sleep", "spin") and requests <= int(SETTINGS.get("FIRST", "1000000")):
+            # Take FRACTION of the time allowed: asleep (no CPU) or busy (all CPU).
+            seconds = int(SETTINGS["LIMIT_MS"]) * float(SETTINGS["FRACTION"]) / 1000
+            if MODE == "sleep":
+                time.sleep(seconds)
+            else:
+                end = time.process_time() + seconds
+                while time.process_time() < end:
+                    pass
         if MODE in ("crash-mid-hand", "signal") and requests == 10:
             if MODE == "signal":
                 os.kill(os.getpid(), signal.SIGKILL)
@@ -104,7 +116,7 @@ def main():
             continue
         if MODE == "endless" and requests == 1:
             chunk = b"x" * (1 << 20)
-            for _ in range(int(os.environ.get("ENDLESS_MB", "300"))):
+            for _ in range(int(SETTINGS.get("MB", "300"))):
                 out.write(chunk)
             out.flush()
             hang()

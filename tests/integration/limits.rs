@@ -1,0 +1,328 @@
+//! Time control, resource limits and the referee's own exit: clocks, time bank,
+//! bounded memory under an endless line, rlimits, SIGTERM and SIGKILL.
+
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::hostile::processes_with;
+use crate::support::{play, root, Done, REFEREE};
+
+fn seat_faults(done: &Done, seat: u64) -> Vec<serde_json::Value> {
+    done.lines(1)
+        .into_iter()
+        .filter(|l| l["type"] == "fault" && l["seat"] == seat)
+        .collect()
+}
+
+/// Response times (µs) of one seat's answered decisions, from the timings sidecar.
+fn timings(done: &Done, seat: u64) -> Vec<u64> {
+    let text = std::fs::read_to_string(done.dir.join("game-0001.timings.jsonl")).unwrap();
+    text.lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .filter(|t| t["seat"] == seat && t["fault"].is_null())
+        .map(|t| t["micros"].as_u64().unwrap())
+        .collect()
+}
+
+/// Two tables at once on this 2-core machine; in each, seat 1 sleeps 80% of the
+/// 200 ms limit and seat 2 sleeps 150% of it, for their first 15 decisions. The
+/// 80% bot must never be flagged, the 150% bot always.
+#[test]
+fn eighty_percent_is_never_flagged_and_150_percent_always_is() {
+    let table = |seed: u64| {
+        std::thread::spawn(move || {
+            play()
+                .seed(seed)
+                .args([
+                    "--decision-ms",
+                    "200",
+                    "--grace-ms",
+                    "20",
+                    "--policy",
+                    "lenient",
+                ])
+                .arg("--seat")
+                .arg("1=python3 tests/hostile/bot.py sleep FRACTION=0.8 FIRST=15 LIMIT_MS=200")
+                .arg("--seat")
+                .arg("2=python3 tests/hostile/bot.py sleep FRACTION=1.5 FIRST=15 LIMIT_MS=200")
+                .ok()
+        })
+    };
+    let (a, b) = (table(1), table(2));
+    for done in [a.join().unwrap(), b.join().unwrap()] {
+        assert!(
+            seat_faults(&done, 1).is_empty(),
+            "80%: {:?}",
+            seat_faults(&done, 1)
+        );
+        let slow = seat_faults(&done, 2);
+        assert!(
+            slow.iter()
+                .all(|f| f["fault"] == "timeout" || f["fault"] == "stale"),
+            "{slow:?}"
+        );
+        let timeouts = slow.iter().filter(|f| f["fault"] == "timeout").count();
+        assert_eq!(
+            timeouts, 15,
+            "150%: every slow decision is flagged: {slow:?}"
+        );
+        // Timing error: measured response time minus the 160 ms the bot slept.
+        let mut err: Vec<i64> = timings(&done, 1)
+            .iter()
+            .take(15)
+            .map(|&us| us as i64 - 160_000)
+            .collect();
+        err.sort();
+        eprintln!(
+            "timing error of the 80% bot (µs): min {} median {} max {} over {} decisions",
+            err[0],
+            err[err.len() / 2],
+            err[err.len() - 1],
+            err.len()
+        );
+        assert!(
+            err[0] >= 0,
+            "measured time can't be shorter than the sleep: {err:?}"
+        );
+    }
+}
+
+#[test]
+fn the_cpu_clock_charges_cpu_not_sleep() {
+    // Sleeping 150% of the limit costs no CPU: not flagged on the CPU clock.
+    let done = play()
+        .seed(3)
+        .args(["--decision-ms", "100", "--clock", "cpu"])
+        .arg("--seat")
+        .arg("1=python3 tests/hostile/bot.py sleep FRACTION=1.5 FIRST=5 LIMIT_MS=100")
+        .ok();
+    assert!(
+        seat_faults(&done, 1).is_empty(),
+        "{:?}",
+        seat_faults(&done, 1)
+    );
+    assert_eq!(done.lines(1)[0]["time_control"]["clock"], "cpu");
+    // Spinning 300% of it is flagged, and early: at a CPU-time check well before
+    // the wall-clock backstop (1 s), not when the bot finally answers.
+    let done = play()
+        .seed(3)
+        .args([
+            "--decision-ms",
+            "100",
+            "--clock",
+            "cpu",
+            "--policy",
+            "lenient",
+        ])
+        .arg("--seat")
+        .arg("1=python3 tests/hostile/bot.py spin FRACTION=3 FIRST=1 LIMIT_MS=100")
+        .ok();
+    let faults = seat_faults(&done, 1);
+    assert_eq!(faults[0]["fault"], "timeout", "{faults:?}");
+    let detail = faults[0]["detail"].as_str().unwrap();
+    assert!(detail.contains("CPU clock"), "{detail}");
+    let used: u64 = detail
+        .split("; ")
+        .nth(1)
+        .unwrap()
+        .split(' ')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(
+        (150..300).contains(&used),
+        "flagged after {used} ms of CPU: {detail}"
+    );
+}
+
+#[test]
+fn the_time_bank_absorbs_a_few_slow_decisions() {
+    let slow = "1=python3 tests/hostile/bot.py sleep FRACTION=2 FIRST=3 LIMIT_MS=100";
+    // Three decisions 100 ms over the limit: 300 ms of a 1000 ms bank.
+    let done = play()
+        .seed(9)
+        .args(["--decision-ms", "100", "--time-bank-ms", "1000"])
+        .arg("--seat")
+        .arg(slow)
+        .ok();
+    assert!(
+        seat_faults(&done, 1).is_empty(),
+        "{:?}",
+        seat_faults(&done, 1)
+    );
+    assert_eq!(done.lines(1)[0]["time_control"]["time_bank_ms"], 1000);
+    // Without a bank the same bot times out.
+    let done = play()
+        .seed(9)
+        .args(["--decision-ms", "100", "--policy", "lenient"])
+        .arg("--seat")
+        .arg(slow)
+        .ok();
+    assert_eq!(
+        seat_faults(&done, 1)
+            .iter()
+            .filter(|f| f["fault"] == "timeout")
+            .count(),
+        3
+    );
+}
+
+/// The referee's peak RSS stays small while a bot streams 400 MB without a newline.
+#[test]
+fn memory_stays_bounded_under_an_endless_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = Command::new(REFEREE)
+        .args([
+            "play",
+            "--seed",
+            "1",
+            "--decision-ms",
+            "2000",
+            "--policy",
+            "lenient",
+            "--max-faults",
+            "1",
+        ])
+        .arg("--seat")
+        .arg("1=python3 tests/hostile/bot.py endless MB=400")
+        .arg("--transcript")
+        .arg(dir.path())
+        .current_dir(root())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let status_file = format!("/proc/{}/status", child.id());
+    let mut peak_kb = 0u64;
+    while child.try_wait().unwrap().is_none() {
+        if let Ok(status) = std::fs::read_to_string(&status_file) {
+            if let Some(line) = status.lines().find(|l| l.starts_with("VmHWM:")) {
+                peak_kb = line.split_whitespace().nth(1).unwrap().parse().unwrap();
+            }
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    eprintln!("referee peak RSS while a bot streamed 400 MB in one line: {peak_kb} KiB");
+    assert!(peak_kb > 0 && peak_kb < 64 * 1024, "peak RSS {peak_kb} KiB");
+    let transcript = std::fs::read_to_string(dir.path().join("game-0001.jsonl")).unwrap();
+    assert!(transcript.contains(r#""fault":"oversized""#));
+}
+
+#[test]
+fn a_memory_limit_stops_a_hungry_bot() {
+    let done = play()
+        .seed(2)
+        .args(["--limit-memory-mb", "100"])
+        .arg("--seat")
+        .arg("1=python3 tests/hostile/bot.py hog")
+        .ok();
+    let faults = seat_faults(&done, 1);
+    assert_eq!(faults[0]["fault"], "crash", "{faults:?}");
+    // Without the limit the same bot plays a clean game.
+    let done = play()
+        .seed(2)
+        .arg("--seat")
+        .arg("1=python3 tests/hostile/bot.py hog")
+        .ok();
+    assert!(seat_faults(&done, 1).is_empty());
+}
+
+/// Starts a referee whose seat-1 bot never answers (so the game is slow), and
+/// gives it time to start its bots.
+fn slow_referee(token: &str, dir: &std::path::Path) -> std::process::Child {
+    let child = Command::new(REFEREE)
+        .args([
+            "play",
+            "--seed",
+            "1",
+            "--decision-ms",
+            "5000",
+            "--policy",
+            "lenient",
+        ])
+        .arg("--seat")
+        .arg(format!(
+            "1=python3 tests/hostile/bot.py silent --tag {token}"
+        ))
+        .arg("--seat")
+        .arg(format!(
+            "2=python3 tests/hostile/bot.py fork-grandchild --tag {token}"
+        ))
+        .arg("--transcript")
+        .arg(dir)
+        .current_dir(root())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    // Both bots and the grandchild (plus the referee itself, whose argv holds the token).
+    while processes_with(token).len() < 4 && start.elapsed() < Duration::from_secs(10) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!(
+        processes_with(token).len(),
+        4,
+        "{:?}",
+        processes_with(token)
+    );
+    child
+}
+
+fn wait_until_gone(token: &str) -> Vec<String> {
+    let start = Instant::now();
+    while !processes_with(token).is_empty() && start.elapsed() < Duration::from_secs(5) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    processes_with(token)
+}
+
+#[test]
+fn sigterm_to_the_referee_kills_every_bot_and_keeps_the_partial_transcript() {
+    let dir = tempfile::tempdir().unwrap();
+    let token = format!("sigterm-{}", std::process::id());
+    let mut child = slow_referee(&token, dir.path());
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(child.id() as i32),
+        nix::sys::signal::Signal::SIGTERM,
+    )
+    .unwrap();
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(143));
+    assert!(
+        wait_until_gone(&token).is_empty(),
+        "{:?}",
+        processes_with(&token)
+    );
+    assert!(dir.path().join("game-0001.jsonl.partial").exists());
+    assert!(
+        !dir.path().join("game-0001.jsonl").exists(),
+        "an unfinished game never gets the final name"
+    );
+}
+
+#[test]
+fn sigkill_to_the_referee_still_takes_the_bots_down() {
+    let dir = tempfile::tempdir().unwrap();
+    let token = format!("sigkill-{}", std::process::id());
+    let mut child = slow_referee(&token, dir.path());
+    child.kill().unwrap();
+    child.wait().unwrap();
+    // The bots die with their parent (PR_SET_PDEATHSIG). A grandchild is not a
+    // child of the referee: it is orphaned, which is the one thing a SIGKILLed
+    // referee cannot clean up; it must not hold the game up, and here it is only
+    // checked that the direct children die.
+    let left: Vec<String> = wait_until_gone(&token)
+        .into_iter()
+        .filter(|p| !p.contains("fork-grandchild"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+    for p in processes_with(&token) {
+        let pid: i32 = p.split(':').next().unwrap().parse().unwrap();
+        let _ = nix::sys::signal::kill(
+            nix::unistd::Pid::from_raw(pid),
+            nix::sys::signal::Signal::SIGKILL,
+        );
+    }
+}
