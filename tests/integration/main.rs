@@ -2,6 +2,7 @@
 //! binary, a module per feature; `support.rs` has the small builder they share.
 
 mod hostile;
+mod leaks;
 mod limits;
 mod play;
 mod sample_bots;
