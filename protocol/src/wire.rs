@@ -22,8 +22,19 @@ pub struct Limits {
     pub startup_ms: Option<u64>,
     /// Time per decision before any time bank is drawn on (`null`: no limit).
     pub decision_ms: Option<u64>,
+    /// Per-game time bank: a decision may take longer than `decision_ms` by what
+    /// is left of it (0: no bank).
+    #[serde(default)]
+    pub time_bank_ms: u64,
+    /// `"wall"` (elapsed time) or `"cpu"` (CPU time of the bot's processes).
+    #[serde(default = "wall")]
+    pub clock: String,
     /// Longest line the referee accepts from a bot, newline included.
     pub max_line_bytes: usize,
+}
+
+fn wall() -> String {
+    "wall".to_owned()
 }
 
 /// The complete set of legal answers to a request, in the shape the bot echoes.

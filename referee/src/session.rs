@@ -186,6 +186,11 @@ async fn start(
         limits: Limits {
             startup_ms: cfg.time.startup.map(|d| d.as_millis() as u64),
             decision_ms: cfg.time.decision.map(|d| d.as_millis() as u64),
+            time_bank_ms: cfg.time.bank.as_millis() as u64,
+            clock: match cfg.time.clock {
+                crate::config::Clock::Wall => "wall".into(),
+                crate::config::Clock::Cpu => "cpu".into(),
+            },
             max_line_bytes: cfg.time.max_line,
         },
     };
