@@ -3,7 +3,7 @@
 
 use std::sync::atomic::{AtomicU32, Ordering};
 
-use crate::support::{play, verify, Done, Run};
+use crate::support::{exclusive, play, verify, Done, Run};
 
 /// A token unique to this test run, put on the hostile bot's command line.
 fn tag(mode: &str) -> String {
@@ -190,6 +190,7 @@ fn prints_invalid_utf8() {
 
 #[test]
 fn prints_a_10_mb_line() {
+    let _alone = exclusive();
     let (_, faults) = hostile("huge-line", &[]);
     first_fault_is("huge-line", &faults, "oversized");
     assert_eq!(
@@ -201,6 +202,7 @@ fn prints_a_10_mb_line() {
 
 #[test]
 fn floods_stderr_with_100_mb() {
+    let _alone = exclusive();
     let (done, faults) = hostile("stderr-flood", &[]);
     assert!(faults.is_empty(), "{faults:?}");
     let log = std::fs::metadata(done.dir.join("stderr/player1.log"))

@@ -40,7 +40,10 @@ fn no_seat_ever_sees_a_hidden_card() {
     for slot in 0..6 {
         let bot = if slot % 3 == 0 { "heuristic" } else { "random" };
         let capture = tmp.path().join(format!("slot{slot}.in"));
-        run = run.arg("--seat").arg(format!("{slot}=sh -c 'tee {} | {REFEREE} bot {bot}'", capture.display()));
+        run = run.arg("--seat").arg(format!(
+            "{slot}=sh -c 'tee {} | {REFEREE} bot {bot}'",
+            capture.display()
+        ));
     }
     let done = run.ok();
     let transcripts: Vec<Vec<Value>> = (1..=GAMES).map(|g| done.lines(g)).collect();
@@ -74,11 +77,17 @@ fn no_seat_ever_sees_a_hidden_card() {
                         // The dealer holds the stock now: the next dealer_discard
                         // line of the transcript names the pickup.
                         let t = game.unwrap();
-                        let dd = t[next_event..].iter().find(|l| l["type"] == "dealer_discard").unwrap();
+                        let dd = t[next_event..]
+                            .iter()
+                            .find(|l| l["type"] == "dealer_discard")
+                            .unwrap();
                         allowed.extend(strings(&dd["picked_up"]));
                     }
                     let leaked: Vec<_> = seen.difference(&allowed).collect();
-                    assert!(leaked.is_empty(), "slot {slot} (seat {seat}) saw {leaked:?} in {line}");
+                    assert!(
+                        leaked.is_empty(),
+                        "slot {slot} (seat {seat}) saw {leaked:?} in {line}"
+                    );
                 }
                 event => {
                     let t = game.unwrap();
@@ -87,24 +96,37 @@ fn no_seat_ever_sees_a_hidden_card() {
                     }
                     let truth = &t[next_event];
                     next_event += 1;
-                    assert_eq!(truth["type"], event, "slot {slot}: events arrive in transcript order");
+                    assert_eq!(
+                        truth["type"], event,
+                        "slot {slot}: events arrive in transcript order"
+                    );
                     // What this event makes known to this seat, per the transcript.
                     match event {
                         "deal" => {
                             known.clear();
                             known.extend(strings(&truth["hands"][seat as usize]));
                         }
-                        "exchange" if truth["seat"] == seat => known.extend(strings(&truth["drawn"])),
-                        "dealer_discard" if truth["seat"] == seat => known.extend(strings(&truth["picked_up"])),
+                        "exchange" if truth["seat"] == seat => {
+                            known.extend(strings(&truth["drawn"]))
+                        }
+                        "dealer_discard" if truth["seat"] == seat => {
+                            known.extend(strings(&truth["picked_up"]))
+                        }
                         "play" => known.extend(strings(&truth["card"])),
                         _ => {}
                     }
                     let leaked: Vec<_> = seen.difference(&known).collect();
-                    assert!(leaked.is_empty(), "slot {slot} (seat {seat}) saw {leaked:?} in {line}");
+                    assert!(
+                        leaked.is_empty(),
+                        "slot {slot} (seat {seat}) saw {leaked:?} in {line}"
+                    );
                 }
             }
         }
         assert_eq!(games_seen, GAMES as usize, "slot {slot} saw every game");
     }
-    assert!(checked_messages > 10_000, "{checked_messages} messages checked");
+    assert!(
+        checked_messages > 10_000,
+        "{checked_messages} messages checked"
+    );
 }

@@ -5,7 +5,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::hostile::processes_with;
-use crate::support::{play, root, Done, REFEREE};
+use crate::support::{exclusive, play, root, Done, REFEREE};
 
 fn seat_faults(done: &Done, seat: u64) -> Vec<serde_json::Value> {
     done.lines(1)
@@ -29,6 +29,7 @@ fn timings(done: &Done, seat: u64) -> Vec<u64> {
 /// 80% bot must never be flagged, the 150% bot always.
 #[test]
 fn eighty_percent_is_never_flagged_and_150_percent_always_is() {
+    let _alone = exclusive();
     let table = |seed: u64| {
         std::thread::spawn(move || {
             play()
@@ -89,6 +90,7 @@ fn eighty_percent_is_never_flagged_and_150_percent_always_is() {
 
 #[test]
 fn the_cpu_clock_charges_cpu_not_sleep() {
+    let _alone = exclusive();
     // Sleeping 150% of the limit costs no CPU: not flagged on the CPU clock.
     let done = play()
         .seed(3)
@@ -138,6 +140,7 @@ fn the_cpu_clock_charges_cpu_not_sleep() {
 
 #[test]
 fn the_time_bank_absorbs_a_few_slow_decisions() {
+    let _alone = exclusive();
     let slow = "1=python3 tests/hostile/bot.py sleep FRACTION=2 FIRST=3 LIMIT_MS=100";
     // Three decisions 100 ms over the limit: 300 ms of a 1000 ms bank.
     let done = play()
@@ -171,6 +174,7 @@ fn the_time_bank_absorbs_a_few_slow_decisions() {
 /// The referee's peak RSS stays small while a bot streams 400 MB without a newline.
 #[test]
 fn memory_stays_bounded_under_an_endless_line() {
+    let _alone = exclusive();
     let dir = tempfile::tempdir().unwrap();
     let mut child = Command::new(REFEREE)
         .args([
@@ -230,6 +234,7 @@ fn a_memory_limit_stops_a_hungry_bot() {
 
 /// Starts a referee whose seat-1 bot never answers (so the game is slow), and
 /// gives it time to start its bots.
+/// Returns once the game is under way (its `.partial` transcript exists).
 fn slow_referee(token: &str, dir: &std::path::Path) -> std::process::Child {
     let child = Command::new(REFEREE)
         .args([
@@ -258,7 +263,10 @@ fn slow_referee(token: &str, dir: &std::path::Path) -> std::process::Child {
         .unwrap();
     let start = Instant::now();
     // Both bots and the grandchild (plus the referee itself, whose argv holds the token).
-    while processes_with(token).len() < 4 && start.elapsed() < Duration::from_secs(10) {
+    let partial = dir.join("game-0001.jsonl.partial");
+    while (processes_with(token).len() < 4 || !partial.exists())
+        && start.elapsed() < Duration::from_secs(10)
+    {
         std::thread::sleep(Duration::from_millis(20));
     }
     assert_eq!(
@@ -325,4 +333,30 @@ fn sigkill_to_the_referee_still_takes_the_bots_down() {
             nix::sys::signal::Signal::SIGKILL,
         );
     }
+}
+
+#[test]
+fn no_timeouts_and_time_scale_change_the_limits() {
+    let slow = "1=python3 tests/hostile/bot.py sleep FRACTION=3 FIRST=2 LIMIT_MS=100";
+    // 300 ms decisions: fine without limits...
+    let done = play()
+        .seed(6)
+        .args(["--decision-ms", "100", "--no-timeouts"])
+        .arg("--seat")
+        .arg(slow)
+        .ok();
+    assert!(seat_faults(&done, 1).is_empty());
+    assert_eq!(
+        done.lines(1)[0]["time_control"]["decision_ms"],
+        serde_json::Value::Null
+    );
+    // ...and with the limit scaled by 4 (100 ms -> 400 ms).
+    let done = play()
+        .seed(6)
+        .args(["--decision-ms", "100", "--time-scale", "4"])
+        .arg("--seat")
+        .arg(slow)
+        .ok();
+    assert!(seat_faults(&done, 1).is_empty());
+    assert_eq!(done.lines(1)[0]["time_control"]["decision_ms"], 400);
 }

@@ -116,3 +116,11 @@ pub fn verify(files: &[&Path]) -> Output {
         .output()
         .expect("the referee runs")
 }
+
+/// Held by the timing-sensitive tests and by the tests that load the machine
+/// (hundreds of MB through a pipe), so the former never run beside the latter on
+/// CI's two cores.
+pub fn exclusive() -> std::sync::MutexGuard<'static, ()> {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    LOCK.lock().unwrap_or_else(|e| e.into_inner())
+}

@@ -163,6 +163,12 @@ impl BotProcess {
         if status.is_none() {
             status = self.child.wait().await.ok();
         }
+        // SIGKILL is delivered asynchronously: wait (briefly) until the whole group,
+        // grandchildren included, is gone, so nothing outlives the referee's exit.
+        let start = Instant::now();
+        while unix::group_alive(self.pid) && start.elapsed() < Duration::from_secs(2) {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
         unix::unregister(self.pid);
         if let Some(task) = self.stderr_task.take() {
             // The group is dead, so stderr reaches EOF promptly; don't wait on a

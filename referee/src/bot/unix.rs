@@ -52,6 +52,11 @@ pub fn signal_group(pid: u32, signal: Signal) {
     let _ = killpg(Pid::from_raw(pid as i32), signal);
 }
 
+/// Whether any process of the group led by `pid` still exists.
+pub fn group_alive(pid: u32) -> bool {
+    killpg(Pid::from_raw(pid as i32), None).is_ok()
+}
+
 /// Every bot process group alive, so that an interrupted or panicking referee can
 /// take them all down with it.
 static GROUPS: Mutex<BTreeSet<u32>> = Mutex::new(BTreeSet::new());
@@ -70,8 +75,15 @@ pub fn unregister(pid: u32) {
 /// SIGKILLs every registered group (Ctrl-C, SIGTERM, panic).
 pub fn kill_all_groups() {
     let groups = std::mem::take(&mut *GROUPS.lock().unwrap_or_else(|e| e.into_inner()));
-    for pid in groups {
+    for &pid in &groups {
         signal_group(pid, Signal::SIGKILL);
+    }
+    // Delivery is asynchronous; give the kernel a moment so nothing outlives us.
+    let start = std::time::Instant::now();
+    while groups.iter().any(|&pid| group_alive(pid))
+        && start.elapsed() < std::time::Duration::from_secs(1)
+    {
+        std::thread::sleep(std::time::Duration::from_millis(5));
     }
 }
 

@@ -29,8 +29,8 @@ pub trait Strategy {
 /// The strategies built in, by the name used on the command line.
 pub fn by_name(name: &str) -> Option<Box<dyn Strategy + Send>> {
     match name {
-        "random" => Some(Box::new(RandomBot::default())),
-        "heuristic" => Some(Box::new(Heuristic::default())),
+        "random" => Some(Box::new(RandomBot)),
+        "heuristic" => Some(Box::new(Heuristic)),
         _ => None,
     }
 }
