@@ -9,6 +9,83 @@ use crate::card::{Card, Rank, Suit};
 #[derive(Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct CardSet(u64);
 
+/// `EFFECTIVE_SUITS[trump][suit]`: the cards of `suit` while `trump` stands.
+const EFFECTIVE_SUITS: [[u64; 4]; 4] = {
+    let mut table = [[0; 4]; 4];
+    let mut t = 0;
+    while t < 4 {
+        let mut s = 0;
+        while s < 4 {
+            table[t][s] = effective_suit_bits(Suit::from_index(s), Suit::from_index(t));
+            s += 1;
+        }
+        t += 1;
+    }
+    table
+};
+
+const fn effective_suit_bits(suit: Suit, trump: Suit) -> u64 {
+    let left = CardSet::single(Card::left_bower(trump)).0;
+    if suit as u8 == trump as u8 {
+        CardSet::printed_suit(suit).0 | left | CardSet::single(Card::JOKER).0
+    } else {
+        CardSet::printed_suit(suit).0 & !left
+    }
+}
+
+/// `SUIT_OF[trump][card]`: the effective suit of the card, as a set.
+const SUIT_OF: [[u64; Card::COUNT]; 4] = {
+    let mut table = [[0; Card::COUNT]; 4];
+    let mut t = 0;
+    while t < 4 {
+        let trump = Suit::from_index(t);
+        let mut i = 0;
+        while i < Card::COUNT {
+            let card = Card::from_index(i);
+            let suit = card.effective_suit(trump);
+            table[t][i] = EFFECTIVE_SUITS[t][suit as usize];
+            i += 1;
+        }
+        t += 1;
+    }
+    table
+};
+
+/// `PROTECTED[trump]`: the trump A, 2, both bowers and the joker.
+const PROTECTED: [u64; 4] = {
+    let mut table = [0; 4];
+    let mut t = 0;
+    while t < 4 {
+        let trump = Suit::from_index(t);
+        table[t] = CardSet::single(Card::new(Rank::Ace, trump)).0
+            | CardSet::single(Card::new(Rank::Two, trump)).0
+            | CardSet::single(Card::right_bower(trump)).0
+            | CardSet::single(Card::left_bower(trump)).0
+            | CardSet::single(Card::JOKER).0;
+        t += 1;
+    }
+    table
+};
+
+/// `SELECT_IN_BYTE[b][k]`: the position of the `k`-th set bit of the byte `b`.
+const SELECT_IN_BYTE: [[u8; 8]; 256] = {
+    let mut table = [[0; 8]; 256];
+    let mut b = 0;
+    while b < 256 {
+        let mut k = 0;
+        let mut bit = 0;
+        while bit < 8 {
+            if b & (1 << bit) != 0 {
+                table[b][k] = bit as u8;
+                k += 1;
+            }
+            bit += 1;
+        }
+        b += 1;
+    }
+    table
+};
+
 impl CardSet {
     pub const EMPTY: CardSet = CardSet(0);
     pub const FULL: CardSet = CardSet((1 << Card::COUNT) - 1);
@@ -33,12 +110,7 @@ impl CardSet {
     /// The cards of `suit` while `trump` stands (RULES.md §12): trump gains the left
     /// bower and the joker; the suit of trump's colour loses its jack.
     pub const fn effective_suit(suit: Suit, trump: Suit) -> CardSet {
-        let left = CardSet::single(Card::left_bower(trump)).0;
-        if suit as u8 == trump as u8 {
-            CardSet(CardSet::printed_suit(suit).0 | left | CardSet::single(Card::JOKER).0)
-        } else {
-            CardSet(CardSet::printed_suit(suit).0 & !left)
-        }
+        CardSet(EFFECTIVE_SUITS[trump as usize][suit as usize])
     }
 
     pub const fn trumps(trump: Suit) -> CardSet {
@@ -47,13 +119,14 @@ impl CardSet {
 
     /// The five cards the dealer may never discard (RULES.md §16).
     pub const fn protected(trump: Suit) -> CardSet {
-        CardSet(
-            CardSet::single(Card::new(Rank::Ace, trump)).0
-                | CardSet::single(Card::new(Rank::Two, trump)).0
-                | CardSet::single(Card::right_bower(trump)).0
-                | CardSet::single(Card::left_bower(trump)).0
-                | CardSet::single(Card::JOKER).0,
-        )
+        CardSet(PROTECTED[trump as usize])
+    }
+
+    /// The effective suit (RULES.md §12) of the card `card` belongs to while `trump`
+    /// stands, as a set: the trumps for a trump, else its printed suit minus the
+    /// left bower.
+    pub(crate) const fn suit_of(card: Card, trump: Suit) -> CardSet {
+        CardSet(SUIT_OF[trump as usize][card.index()])
     }
 
     pub const fn len(self) -> u32 {
@@ -103,11 +176,81 @@ impl CardSet {
 
     /// The `n`-th card in index order (0-based), if the set has that many.
     pub fn nth(self, n: u32) -> Option<Card> {
-        let mut bits = self.0;
-        for _ in 0..n {
-            bits &= bits.wrapping_sub(1);
+        self.select(CardSet::byte_sums(self.0), n)
+    }
+
+    /// `self.nth(choose(self.len()))`, faster: `choose` must return less than
+    /// its argument (else `None`); the empty set gives `None` without calling it.
+    #[inline]
+    pub(crate) fn pick(self, choose: impl FnOnce(u32) -> u32) -> Option<Card> {
+        let x = self.0;
+        let len = x.count_ones();
+        if len == 0 {
+            return None;
         }
-        CardSet(bits).first()
+        if len <= 6 {
+            // A hand in the play phase. The positions of the (up to) six cards
+            // do not depend on `choose`, so they are found while it runs; what
+            // remains after it is one load.
+            let mut at = [0u8; 8];
+            let mut rest = x;
+            for slot in at.iter_mut().take(6) {
+                *slot = rest.trailing_zeros() as u8;
+                rest &= rest.wrapping_sub(1);
+            }
+            let n = choose(len);
+            return (n < len).then(|| Card::from_index(usize::from(at[n as usize & 7])));
+        }
+        self.select(CardSet::byte_sums(x), choose(len))
+    }
+
+    /// `n` cards drawn one by one without replacement, each as
+    /// `pick(choose)` would from the cards not yet drawn (so with the same
+    /// `choose` results, the same cards). Panics if the set has fewer than `n`.
+    #[inline]
+    pub(crate) fn pick_many(self, n: u32, mut choose: impl FnMut(u32) -> u32) -> CardSet {
+        let mut pool = self;
+        let mut sums = CardSet::byte_sums(pool.0);
+        let mut len = (sums >> 56) as u32;
+        assert!(n <= len, "not enough cards");
+        for _ in 0..n {
+            let c = pool.select(sums, choose(len)).expect("a card");
+            pool.remove(c);
+            // One card fewer in the byte holding it and in every later byte.
+            sums -= 0x0101_0101_0101_0101 << (c.index() & !7);
+            len -= 1;
+        }
+        self.difference(pool)
+    }
+
+    /// Byte `i` of the result: the number of set bits in bytes `0..=i` of `x`
+    /// (at most 53, so each fits in 7 bits).
+    #[inline]
+    const fn byte_sums(x: u64) -> u64 {
+        let mut s = x - ((x >> 1) & 0x5555_5555_5555_5555);
+        s = (s & 0x3333_3333_3333_3333) + ((s >> 2) & 0x3333_3333_3333_3333);
+        s = (s + (s >> 4)) & 0x0f0f_0f0f_0f0f_0f0f;
+        s.wrapping_mul(0x0101_0101_0101_0101)
+    }
+
+    /// Branch-free broadword select (Vigna, "Broadword implementation of
+    /// rank/select queries", 2008): a bytewise comparison of the prefix sums with
+    /// `n` finds the byte, a table the bit within it.
+    #[inline]
+    fn select(self, sums: u64, n: u32) -> Option<Card> {
+        const ONES: u64 = 0x0101_0101_0101_0101;
+        const MSBS: u64 = 0x8080_8080_8080_8080;
+        if u64::from(n) >= sums >> 56 {
+            return None;
+        }
+        let k = u64::from(n) * ONES;
+        // Byte i is 1 where sums[i] <= n: the bytes wholly before the card.
+        let below = ((((k | MSBS) - (sums & !MSBS)) ^ sums ^ k) & MSBS) >> 7;
+        let place = (below.wrapping_mul(ONES) >> 53) as u32 & !7;
+        let before = ((sums << 8) >> place) as u32 & 0xff;
+        let in_byte = ((self.0 >> place) & 0xff) as usize;
+        let bit = SELECT_IN_BYTE[in_byte][(n - before) as usize & 7];
+        Some(Card::from_index((place + u32::from(bit)) as usize))
     }
 
     pub fn iter(self) -> Iter {
@@ -211,6 +354,53 @@ mod tests {
                 12
             );
             assert_eq!(CardSet::protected(trump).len(), 5);
+        }
+    }
+
+    #[test]
+    fn nth_pick_and_suit_of_agree_with_the_plain_definitions() {
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        for _ in 0..2000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            // Dense sets (about 26 cards) and sparse ones (0 to about 8 cards).
+            let set = CardSet::from_bits(x);
+            let sparse = CardSet::from_bits(x & x.rotate_left(19) & x.rotate_left(41));
+            for set in [set, sparse] {
+                for (i, c) in set.iter().enumerate() {
+                    assert_eq!(set.nth(i as u32), Some(c));
+                    let picked = set.pick(|len| {
+                        assert_eq!(len, set.len());
+                        i as u32
+                    });
+                    assert_eq!(picked, Some(c));
+                }
+                assert_eq!(set.nth(set.len()), None);
+                assert_eq!(set.nth(u32::MAX), None);
+                assert_eq!(set.pick(|len| len), None);
+            }
+            assert_eq!(CardSet::EMPTY.pick(|_| unreachable!()), None);
+            let mut k = x;
+            let drawn = set.pick_many(set.len().min(9), |len| {
+                k = k.rotate_left(7);
+                (k % u64::from(len)) as u32
+            });
+            let mut k = x;
+            let mut pool = set;
+            for _ in 0..set.len().min(9) {
+                k = k.rotate_left(7);
+                let c = pool.nth((k % u64::from(pool.len())) as u32).unwrap();
+                pool.remove(c);
+            }
+            assert_eq!(drawn, set.difference(pool));
+        }
+        for trump in Suit::ALL {
+            for c in Card::all() {
+                let s = CardSet::suit_of(c, trump);
+                assert_eq!(s, CardSet::effective_suit(c.effective_suit(trump), trump));
+                assert!(s.contains(c));
+            }
         }
     }
 

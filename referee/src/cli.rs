@@ -31,7 +31,7 @@ pub struct Cli {
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Play one game or a match between six bot processes.
-    Play(PlayArgs),
+    Play(Box<PlayArgs>),
     /// Replay transcripts through the rules engine; exit 0 only if all are valid.
     Verify {
         /// Transcript files (*.jsonl) to check.

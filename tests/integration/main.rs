@@ -7,5 +7,6 @@ mod leaks;
 mod limits;
 mod play;
 mod sample_bots;
+mod snapshots;
 mod support;
 mod verify;

@@ -5,7 +5,7 @@
 //! changes the state and appends events, or returns a [`RuleError`] and leaves the
 //! state exactly as it was.
 
-use crate::card::{Card, Suit};
+use crate::card::{Card, Rank, Suit};
 use crate::cardset::CardSet;
 use crate::seat::{Seat, Team};
 use crate::shuffle;
@@ -30,6 +30,39 @@ pub(crate) enum Phase {
     DealerDiscard,
     Play,
     Over,
+}
+
+/// `ROTATION[s][n]`: the seat `n` places left of seat `s` (`Seat::plus` without
+/// the division).
+const ROTATION: [[Seat; 6]; 6] = {
+    let mut table = [[Seat::new(0); 6]; 6];
+    let mut s = 0;
+    while s < 6 {
+        let mut n = 0;
+        while n < 6 {
+            table[s][n] = Seat::new((s + n) % 6);
+            n += 1;
+        }
+        s += 1;
+    }
+    table
+};
+
+/// `GAME_VALUES[card]`: [`Card::game_value`] as a table.
+const GAME_VALUES: [u8; Card::COUNT] = {
+    let mut table = [0; Card::COUNT];
+    let mut i = 0;
+    while i < Card::COUNT {
+        table[i] = Card::from_index(i).game_value() as u8;
+        i += 1;
+    }
+    table
+};
+
+/// The seat `n` (< 6) places left of `seat`.
+#[inline]
+fn plus(seat: Seat, n: usize) -> Seat {
+    ROTATION[seat.index()][n]
 }
 
 /// A completed trick, as the state keeps it.
@@ -72,7 +105,8 @@ pub struct Game {
     pub(crate) trick_len: usize,
     pub(crate) tricks: [TrickRecord; 6],
     pub(crate) n_tricks: usize,
-    won_cards: [CardSet; 3],
+    /// Game count (RULES.md §23) of the tricks won so far, per team.
+    game_counts: [u32; 3],
     high: Option<Team>,
     low: Option<Team>,
     right: Option<Team>,
@@ -155,7 +189,7 @@ impl Game {
                 winner: nobody,
             }; 6],
             n_tricks: 0,
-            won_cards: [CardSet::EMPTY; 3],
+            game_counts: [0; 3],
             high: None,
             low: None,
             right: None,
@@ -167,11 +201,19 @@ impl Game {
 
     /// Deals from the seed: deck card `i` (0..36) goes to the seat `1 + i mod 6`
     /// places left of the dealer, one card at a time; the last 17 are the stock.
+    #[inline(never)]
     fn deal_from_seed(&mut self, out: &mut Vec<Event>) {
         let deck = shuffle::deck_order(self.seed, u64::from(self.deals));
+        // Round by round: card `6 * r + k` goes to seat dealer + 1 + k.
+        let mut by_position = [0u64; 6];
+        for round in deck[..36].chunks_exact(6) {
+            for (bits, &card) in by_position.iter_mut().zip(round) {
+                *bits |= 1 << card.index();
+            }
+        }
         let mut hands = [CardSet::EMPTY; 6];
-        for (i, &card) in deck[..36].iter().enumerate() {
-            hands[self.dealer.plus(1 + i % 6).index()].insert(card);
+        for (k, bits) in by_position.into_iter().enumerate() {
+            hands[plus(self.dealer, (1 + k) % 6).index()] = CardSet::from_bits(bits);
         }
         let mut stock = [Card::JOKER; STOCK_SIZE];
         stock.copy_from_slice(&deck[36..]);
@@ -192,7 +234,7 @@ impl Game {
         self.dealer_discard = None;
         self.trick_len = 0;
         self.n_tricks = 0;
-        self.won_cards = [CardSet::EMPTY; 3];
+        self.game_counts = [0; 3];
         self.high = None;
         self.low = None;
         self.right = None;
@@ -256,6 +298,7 @@ impl Game {
     }
 
     /// The kind of decision due, if any.
+    #[inline]
     pub fn decision(&self) -> Option<Decision> {
         Some(match self.phase {
             Phase::Bidding => Decision::Bid,
@@ -276,7 +319,6 @@ impl Game {
     /// Every legal choice for the decision due (`None` once the game is over).
     pub fn legal(&self) -> Option<Legal> {
         let hand = self.hands[self.turn.index()];
-        let trumps = CardSet::trumps(self.trump);
         Some(match self.phase {
             Phase::Bidding => Legal::Bid {
                 pass: !self.dealer_is_stuck(),
@@ -284,7 +326,7 @@ impl Game {
             },
             Phase::Trump => Legal::Trump,
             Phase::Exchange => {
-                let from = hand.difference(trumps);
+                let from = hand.difference(CardSet::trumps(self.trump));
                 Legal::Cards {
                     must: CardSet::EMPTY,
                     from,
@@ -293,6 +335,7 @@ impl Game {
                 }
             }
             Phase::DealerDiscard => {
+                let trumps = CardSet::trumps(self.trump);
                 let held_trumps = hand.intersection(trumps);
                 let others = hand.difference(trumps);
                 if held_trumps.len() as usize <= HAND_SIZE {
@@ -320,6 +363,7 @@ impl Game {
     }
 
     /// The cards the seat to act may play (empty outside the play phase).
+    #[inline]
     pub fn legal_plays(&self) -> CardSet {
         if self.phase != Phase::Play {
             return CardSet::EMPTY;
@@ -345,6 +389,9 @@ impl Game {
     /// Applies the decision of the seat to act. On success appends the resulting
     /// events to `out` (the action itself first); on error changes nothing.
     pub fn apply_into(&mut self, action: Action, out: &mut Vec<Event>) -> Result<(), RuleError> {
+        if let (Phase::Play, Action::Play(card)) = (self.phase, action) {
+            return self.play(card, out);
+        }
         let due = self.decision().ok_or(RuleError::GameOver)?;
         let got = match action {
             Action::Pass | Action::Bid(_) => Decision::Bid,
@@ -376,6 +423,10 @@ impl Game {
         }
     }
 
+    // `call`, `exchange`, `dealer_discards`, `finish_trick`, `score_hand` and
+    // `deal_from_seed` are kept out of line so that `apply_into` and `play`, which
+    // run for every card, stay small.
+    #[inline(never)]
     fn call(&mut self, call: Call, out: &mut Vec<Event>) -> Result<(), RuleError> {
         match call {
             Call::Pass if self.dealer_is_stuck() => return Err(RuleError::DealerMustBid),
@@ -419,6 +470,7 @@ impl Game {
         Ok(())
     }
 
+    #[inline(never)]
     fn exchange(&mut self, cards: CardSet, out: &mut Vec<Event>) -> Result<(), RuleError> {
         let seat = self.turn;
         let hand = self.hands[seat.index()];
@@ -458,6 +510,7 @@ impl Game {
         Ok(())
     }
 
+    #[inline(never)]
     fn dealer_discards(&mut self, cards: CardSet, out: &mut Vec<Event>) -> Result<(), RuleError> {
         let seat = self.turn;
         let hand = self.hands[seat.index()];
@@ -514,21 +567,32 @@ impl Game {
         self.trick[self.trick_len] = card;
         self.trick_len += 1;
         out.push(Event::Play { seat, card });
-        let strength = card.trump_strength(self.trump);
-        if strength == 15 {
+        if card == Card::new(Rank::Ace, self.trump) {
             self.high = Some(seat.team());
-        } else if strength == 2 {
+        } else if card == Card::new(Rank::Two, self.trump) {
             self.low = Some(seat.team());
         }
         if self.trick_len < 6 {
-            self.turn = seat.left();
-            return Ok(());
+            self.turn = plus(seat, 1);
+        } else {
+            self.finish_trick(out);
         }
+        Ok(())
+    }
 
-        let winner = self.leader.plus(trick_winner(&self.trick, self.trump));
+    /// The sixth card is down: the trick's winner, the points it carries, the
+    /// `Trick` event, and the hand's scoring after the sixth trick.
+    #[inline(never)]
+    fn finish_trick(&mut self, out: &mut Vec<Event>) {
+        let winner = plus(self.leader, trick_winner(&self.trick, self.trump));
         let team = winner.team();
-        let cards: CardSet = self.trick.iter().copied().collect();
-        self.won_cards[team.index()] = self.won_cards[team.index()].union(cards);
+        let mut cards = CardSet::EMPTY;
+        let mut count = 0;
+        for c in self.trick {
+            cards.insert(c);
+            count += u32::from(GAME_VALUES[c.index()]);
+        }
+        self.game_counts[team.index()] += count;
         if cards.contains(Card::right_bower(self.trump)) {
             self.right = Some(team);
         }
@@ -549,7 +613,7 @@ impl Game {
             number: self.n_tricks as u8,
             leader,
             cards: std::array::from_fn(|i| Played {
-                seat: leader.plus(i),
+                seat: plus(leader, i),
                 card: self.trick[i],
             }),
             winner,
@@ -560,13 +624,11 @@ impl Game {
         if self.n_tricks == 6 {
             self.score_hand(out);
         }
-        Ok(())
     }
 
+    #[inline(never)]
     fn score_hand(&mut self, out: &mut Vec<Event>) {
-        let game_counts = self
-            .won_cards
-            .map(|set| set.iter().map(Card::game_value).sum::<u32>());
+        let game_counts = self.game_counts;
         let points = Points {
             high: self.high,
             low: self.low,
@@ -578,8 +640,8 @@ impl Game {
         let bidder_team = self.bidder.team();
         let won = points.won();
         let delta = scoring::score_deltas(&points, bidder_team, self.high_bid);
-        for t in 0..3 {
-            self.scores[t] += delta[t];
+        for (score, d) in self.scores.iter_mut().zip(delta) {
+            *score += d;
         }
         out.push(Event::HandEnd(HandScore {
             deal: self.deals,

@@ -52,6 +52,11 @@ pub fn first_legal(game: &Game) -> Action {
 /// engine lists them; card subsets are drawn by size first, then cards).
 /// Panics if the game is over.
 pub fn random_legal(game: &Game, rng: &mut SeededRng) -> Action {
+    if game.decision() == Some(super::Decision::Play) {
+        // The common case, without building a `Legal`: same draw as below.
+        let cards = game.legal_plays();
+        return Action::Play(cards.pick(|n| rng.below(n)).expect("a legal card"));
+    }
     match game.legal().expect("the game is not over") {
         Legal::Bid { pass, lowest } => {
             let bids = 7u8.saturating_sub(lowest);
@@ -71,21 +76,13 @@ pub fn random_legal(game: &Game, rng: &mut SeededRng) -> Action {
             max,
         } => {
             let n = u32::from(min) + rng.below(u32::from(max - min) + 1);
-            let mut pool = from;
-            let mut cards = must;
-            for _ in 0..n {
-                let c = pool.nth(rng.below(pool.len())).expect("enough cards");
-                pool.remove(c);
-                cards.insert(c);
-            }
+            let cards = must.union(from.pick_many(n, |len| rng.below(len)));
             if game.decision() == Some(super::Decision::Discard) {
                 Action::Discard(cards)
             } else {
                 Action::Exchange(cards)
             }
         }
-        Legal::Play(cards) => {
-            Action::Play(cards.nth(rng.below(cards.len())).expect("a legal card"))
-        }
+        Legal::Play(cards) => Action::Play(cards.pick(|n| rng.below(n)).expect("a legal card")),
     }
 }

@@ -5,41 +5,61 @@ use crate::cardset::CardSet;
 
 /// The cards `hand` may play to a trick whose first card was `led` (`None` when
 /// leading: anything goes).
+#[inline]
 pub fn legal_plays(hand: CardSet, led: Option<Card>, trump: Suit, trump_anytime: bool) -> CardSet {
     let Some(led) = led else { return hand };
-    let led_suit = led.effective_suit(trump);
-    let follow = hand.intersection(CardSet::effective_suit(led_suit, trump));
-    if follow.is_empty() {
-        hand
-    } else if trump_anytime {
-        follow.union(hand.intersection(CardSet::trumps(trump)))
+    // Branch-free: which of the three answers applies depends on random cards.
+    let follow = hand.intersection(CardSet::suit_of(led, trump)).bits();
+    let extra = if trump_anytime {
+        hand.intersection(CardSet::trumps(trump)).bits()
     } else {
-        follow
-    }
+        0
+    };
+    let void = u64::from(follow == 0).wrapping_neg();
+    CardSet::from_bits((hand.bits() & void) | ((follow | extra) & !void))
 }
+
+/// `POWER[trump][card]`: how strongly a card wins a trick it is eligible for:
+/// 16 + its trump strength (17-31) for a trump, else 1 + its printed rank (1-13),
+/// which only counts when it follows the led suit.
+const POWER: [[u8; Card::COUNT]; 4] = {
+    let mut table = [[0; Card::COUNT]; 4];
+    let mut t = 0;
+    while t < 4 {
+        let trump = Suit::from_index(t);
+        let mut i = 0;
+        while i < Card::COUNT {
+            let card = Card::from_index(i);
+            let strength = card.trump_strength(trump);
+            table[t][i] = if strength > 0 {
+                16 + strength
+            } else {
+                1 + (i % 13) as u8
+            };
+            i += 1;
+        }
+        t += 1;
+    }
+    table
+};
 
 /// The winning position (0-based, in play order) among the cards of a trick: the
 /// highest trump; if no trump was played, the highest card of the led suit.
+/// `cards` holds 1 to 65,535 cards (a trick has six).
 pub fn trick_winner(cards: &[Card], trump: Suit) -> usize {
-    let led_suit = cards[0].effective_suit(trump);
-    let power = |c: Card| -> u16 {
-        let t = c.trump_strength(trump);
-        if t > 0 {
-            100 + u16::from(t)
-        } else if c.effective_suit(trump) == led_suit {
-            // Non-trump suits rank A..2 by printed rank.
-            1 + c.rank().map_or(0, |r| r.index() as u16)
-        } else {
-            0
-        }
-    };
-    let mut best = 0;
-    for (i, &c) in cards.iter().enumerate().skip(1) {
-        if power(c) > power(cards[best]) {
-            best = i;
-        }
+    // Only trumps and cards of the led suit can win; every other card has power
+    // 0. Eligible cards have distinct powers and the led card is eligible, so the
+    // highest `power << 16 | !position` is unique and names the winner; taking a
+    // maximum instead of branching on each comparison keeps random tricks from
+    // costing branch mispredictions.
+    let eligible = CardSet::trumps(trump).union(CardSet::suit_of(cards[0], trump));
+    let power = &POWER[trump.index()];
+    let mut best = 0u32;
+    for (i, &c) in cards.iter().enumerate() {
+        let p = u32::from(power[c.index()]) * u32::from(eligible.contains(c));
+        best = best.max(p << 16 | (0xffff - i as u32));
     }
-    best
+    0xffff - (best & 0xffff) as usize
 }
 
 #[cfg(test)]
@@ -99,6 +119,33 @@ mod tests {
         assert_eq!(trick_winner(&cards("5C AS KD 6C"), H), 3);
         // JC is an ordinary club under heart trump (JD is the left bower).
         assert_eq!(trick_winner(&cards("TC JC"), H), 1);
+    }
+
+    /// The table-driven winner agrees with RULES.md §21 spelled out directly.
+    #[test]
+    fn trick_winner_matches_the_rule_on_random_tricks() {
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for _ in 0..20_000 {
+            let trump = Suit::from_index(next() as usize % 4);
+            let mut deck: Vec<Card> = Card::all().collect();
+            let trick: Vec<Card> = (0..6)
+                .map(|_| deck.swap_remove(next() as usize % deck.len()))
+                .collect();
+            let led = trick[0].effective_suit(trump);
+            let rule = |c: Card| -> (bool, u8, bool, u8) {
+                let t = c.trump_strength(trump);
+                let follows = c.effective_suit(trump) == led;
+                (t > 0, t, follows, c.rank().map_or(0, |r| r.index() as u8))
+            };
+            let want = (0..6).max_by_key(|&i| rule(trick[i])).unwrap();
+            assert_eq!(trick_winner(&trick, trump), want, "{trick:?} {trump:?}");
+        }
     }
 
     #[test]
