@@ -87,12 +87,6 @@ pub async fn play_game(
     };
     table.transcript.write(&Line::Header(header))?;
 
-    // Seats whose bot is already gone start the game replaced.
-    for seat in Seat::all() {
-        if let Some(f) = table.slot(seat).gone.clone() {
-            table.record_fault(seat, None, f)?;
-        }
-    }
     let players: Vec<String> = Seat::all().map(|s| table.slot(s).name.clone()).collect();
     for seat in Seat::all() {
         let msg = ToBot::GameStart {
@@ -104,6 +98,13 @@ pub async fn play_game(
             rules: cfg.rules,
         };
         table.queue(seat, &msg);
+    }
+    // Seats whose bot is already gone start the game replaced (announced after
+    // game_start, so every bot hears of it within the game).
+    for seat in Seat::all() {
+        if let Some(f) = table.slot(seat).gone.clone() {
+            table.record_fault(seat, None, f)?;
+        }
     }
 
     let (mut game, events) = Game::new(seed, cfg.rules);
@@ -219,7 +220,8 @@ impl Table<'_> {
     /// Records engine events and tells every seat what it may see of them.
     fn publish(&mut self, events: &[Event]) -> anyhow::Result<()> {
         for e in events {
-            self.transcript.write(&Line::Event(e.clone()))?;
+            // `Line::Event` is untagged: an event is written exactly as itself.
+            self.transcript.write(e)?;
             for seat in Seat::all() {
                 let seen: SeatEvent = e.seen_by(seat);
                 self.queue(seat, &ToBot::Event(seen));
