@@ -26,7 +26,10 @@ pub enum Incoming {
 }
 
 /// Reads `src` until end of file, sending each line to `tx`. Memory stays bounded
-/// by `max_line` plus one read buffer whatever the bot writes.
+/// by `max_line` plus one read buffer plus the channel whatever the bot writes, and
+/// reading never stops: when the channel is full (a bot printing hundreds of lines
+/// nobody asked for), further lines are dropped, not waited on, so the bot never
+/// blocks on a full pipe. Only end of file is always delivered.
 pub async fn read_lines<R: AsyncRead + Unpin>(
     mut src: R,
     max_line: usize,
@@ -73,7 +76,7 @@ pub async fn read_lines<R: AsyncRead + Unpin>(
                 let len = line.len() + part.len();
                 line.clear();
                 line.shrink_to(256);
-                if tx.send(Incoming::Oversized { len, at }).await.is_err() {
+                if !deliver(&tx, Incoming::Oversized { len, at }) {
                     return;
                 }
             } else if !skipping {
@@ -87,17 +90,25 @@ pub async fn read_lines<R: AsyncRead + Unpin>(
             if line.last() == Some(&b'\r') {
                 line.pop();
             }
-            if tx
-                .send(Incoming::Line {
-                    bytes: std::mem::take(&mut line),
-                    at,
-                })
-                .await
-                .is_err()
-            {
+            let bytes = std::mem::take(&mut line);
+            if !deliver(&tx, Incoming::Line { bytes, at }) {
                 return;
             }
         }
+    }
+}
+
+/// Hands a message to the table without waiting; `false` once nobody listens.
+fn deliver(tx: &mpsc::Sender<Incoming>, msg: Incoming) -> bool {
+    match tx.try_send(msg) {
+        Ok(()) => true,
+        Err(mpsc::error::TrySendError::Full(_)) => {
+            tracing::warn!(
+                "a bot printed more unread lines than the referee buffers; dropping one"
+            );
+            true
+        }
+        Err(mpsc::error::TrySendError::Closed(_)) => false,
     }
 }
 
@@ -126,6 +137,26 @@ mod tests {
         assert_eq!(
             got,
             ["line ab", "oversized 10", "line cd", "line last", "eof"]
+        );
+    }
+
+    #[tokio::test]
+    async fn a_flood_of_lines_is_dropped_not_waited_on() {
+        let (tx, mut rx) = mpsc::channel(4);
+        let input = "x\n".repeat(1000);
+        let reader = tokio::spawn(async move { read_lines(input.as_bytes(), 100, tx).await });
+        // All 1000 lines are read although nobody reads the channel meanwhile;
+        // only end of file waits for room.
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        assert!(!reader.is_finished(), "end of file waits for the table");
+        let mut got = Vec::new();
+        while let Some(m) = rx.recv().await {
+            got.push(matches!(m, Incoming::Eof { .. }));
+        }
+        assert_eq!(
+            got,
+            [false, false, false, false, true],
+            "four lines kept, then end of file"
         );
     }
 
