@@ -22,16 +22,19 @@ pub enum Suit {
 impl Suit {
     pub const ALL: [Suit; 4] = [Suit::Spades, Suit::Hearts, Suit::Diamonds, Suit::Clubs];
 
+    #[inline]
     pub const fn index(self) -> usize {
         self as usize
     }
 
+    #[inline]
     pub const fn from_index(i: usize) -> Suit {
         Suit::ALL[i & 3]
     }
 
     /// The other suit of the same colour (spades <-> clubs, hearts <-> diamonds):
     /// its jack is the left bower when `self` is trump.
+    #[inline]
     pub const fn same_colour(self) -> Suit {
         Suit::from_index(3 - self.index())
     }
@@ -132,6 +135,7 @@ impl Rank {
         Rank::Ace,
     ];
 
+    #[inline]
     pub const fn index(self) -> usize {
         self as usize
     }
@@ -154,25 +158,30 @@ impl Card {
     /// Number of cards in the deck.
     pub const COUNT: usize = 53;
 
+    #[inline]
     pub const fn new(rank: Rank, suit: Suit) -> Card {
         Card(suit as u8 * 13 + rank as u8)
     }
 
     /// The card with internal index `i` (0..53). Panics on a larger index.
+    #[inline]
     pub const fn from_index(i: usize) -> Card {
         assert!(i < Card::COUNT, "card index out of range");
         Card(i as u8)
     }
 
+    #[inline]
     pub const fn index(self) -> usize {
         self.0 as usize
     }
 
+    #[inline]
     pub const fn is_joker(self) -> bool {
         self.0 == 52
     }
 
     /// Printed suit; `None` for the joker.
+    #[inline]
     pub const fn suit(self) -> Option<Suit> {
         if self.is_joker() {
             None
@@ -182,6 +191,7 @@ impl Card {
     }
 
     /// Printed rank; `None` for the joker.
+    #[inline]
     pub const fn rank(self) -> Option<Rank> {
         if self.is_joker() {
             None
@@ -196,6 +206,7 @@ impl Card {
     }
 
     /// Game-count value (RULES.md §23): A 4, K 3, Q 2, J 1, 10 10, joker 1, else 0.
+    #[inline]
     pub const fn game_value(self) -> u32 {
         if self.is_joker() {
             return 1;
@@ -211,17 +222,20 @@ impl Card {
     }
 
     /// The right bower: the jack of trump.
+    #[inline]
     pub const fn right_bower(trump: Suit) -> Card {
         Card::new(Rank::Jack, trump)
     }
 
     /// The left bower: the other jack of trump's colour.
+    #[inline]
     pub const fn left_bower(trump: Suit) -> Card {
         Card::new(Rank::Jack, trump.same_colour())
     }
 
     /// The suit this card belongs to while `trump` stands (RULES.md §12): the left
     /// bower and the joker are trump, every other card its printed suit.
+    #[inline]
     pub const fn effective_suit(self, trump: Suit) -> Suit {
         if self.is_joker() || self.0 == Card::left_bower(trump).0 {
             trump
@@ -230,12 +244,14 @@ impl Card {
         }
     }
 
+    #[inline]
     pub const fn is_trump(self, trump: Suit) -> bool {
         self.effective_suit(trump) as u8 == trump as u8
     }
 
     /// Strength within the trump suit (RULES.md §10), 15 for the ace down to 1 for
     /// the joker; 0 for a card that is not trump.
+    #[inline]
     pub const fn trump_strength(self, trump: Suit) -> u8 {
         if self.is_joker() {
             return 1;
@@ -257,6 +273,7 @@ impl Card {
 
     /// Whether the dealer may never discard this card (RULES.md §16): the trump A,
     /// both bowers, the trump 2 and the joker.
+    #[inline]
     pub const fn is_protected(self, trump: Suit) -> bool {
         matches!(self.trump_strength(trump), 15 | 12 | 11 | 2 | 1)
     }

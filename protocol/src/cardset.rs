@@ -90,34 +90,41 @@ impl CardSet {
     pub const EMPTY: CardSet = CardSet(0);
     pub const FULL: CardSet = CardSet((1 << Card::COUNT) - 1);
 
+    #[inline]
     pub const fn from_bits(bits: u64) -> CardSet {
         CardSet(bits & CardSet::FULL.0)
     }
 
+    #[inline]
     pub const fn bits(self) -> u64 {
         self.0
     }
 
+    #[inline]
     pub const fn single(card: Card) -> CardSet {
         CardSet(1 << card.index())
     }
 
     /// The 13 cards printed in `suit`.
+    #[inline]
     pub const fn printed_suit(suit: Suit) -> CardSet {
         CardSet(0x1fff << (suit as u64 * 13))
     }
 
     /// The cards of `suit` while `trump` stands (RULES.md §12): trump gains the left
     /// bower and the joker; the suit of trump's colour loses its jack.
+    #[inline]
     pub const fn effective_suit(suit: Suit, trump: Suit) -> CardSet {
         CardSet(EFFECTIVE_SUITS[trump as usize][suit as usize])
     }
 
+    #[inline]
     pub const fn trumps(trump: Suit) -> CardSet {
         CardSet::effective_suit(trump, trump)
     }
 
     /// The five cards the dealer may never discard (RULES.md §16).
+    #[inline]
     pub const fn protected(trump: Suit) -> CardSet {
         CardSet(PROTECTED[trump as usize])
     }
@@ -125,47 +132,58 @@ impl CardSet {
     /// The effective suit (RULES.md §12) of the card `card` belongs to while `trump`
     /// stands, as a set: the trumps for a trump, else its printed suit minus the
     /// left bower.
+    #[inline]
     pub(crate) const fn suit_of(card: Card, trump: Suit) -> CardSet {
         CardSet(SUIT_OF[trump as usize][card.index()])
     }
 
+    #[inline]
     pub const fn len(self) -> u32 {
         self.0.count_ones()
     }
 
+    #[inline]
     pub const fn is_empty(self) -> bool {
         self.0 == 0
     }
 
+    #[inline]
     pub const fn contains(self, card: Card) -> bool {
         self.0 & (1 << card.index()) != 0
     }
 
+    #[inline]
     pub const fn is_subset(self, other: CardSet) -> bool {
         self.0 & !other.0 == 0
     }
 
+    #[inline]
     pub fn insert(&mut self, card: Card) {
         self.0 |= 1 << card.index();
     }
 
+    #[inline]
     pub fn remove(&mut self, card: Card) {
         self.0 &= !(1 << card.index());
     }
 
+    #[inline]
     pub const fn union(self, other: CardSet) -> CardSet {
         CardSet(self.0 | other.0)
     }
 
+    #[inline]
     pub const fn intersection(self, other: CardSet) -> CardSet {
         CardSet(self.0 & other.0)
     }
 
+    #[inline]
     pub const fn difference(self, other: CardSet) -> CardSet {
         CardSet(self.0 & !other.0)
     }
 
     /// The lowest-index card, if any.
+    #[inline]
     pub const fn first(self) -> Option<Card> {
         if self.0 == 0 {
             None
@@ -175,6 +193,7 @@ impl CardSet {
     }
 
     /// The `n`-th card in index order (0-based), if the set has that many.
+    #[inline]
     pub fn nth(self, n: u32) -> Option<Card> {
         self.select(CardSet::byte_sums(self.0), n)
     }
@@ -253,6 +272,7 @@ impl CardSet {
         Some(Card::from_index((place + u32::from(bit)) as usize))
     }
 
+    #[inline]
     pub fn iter(self) -> Iter {
         Iter(self.0)
     }
@@ -282,6 +302,7 @@ pub struct Iter(u64);
 
 impl Iterator for Iter {
     type Item = Card;
+    #[inline]
     fn next(&mut self) -> Option<Card> {
         if self.0 == 0 {
             return None;

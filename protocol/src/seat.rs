@@ -12,11 +12,13 @@ impl Seat {
     pub const COUNT: usize = 6;
 
     /// Panics if `i >= 6`; use [`Seat::try_new`] for untrusted input.
+    #[inline]
     pub const fn new(i: usize) -> Seat {
         assert!(i < Seat::COUNT, "seat out of range");
         Seat(i as u8)
     }
 
+    #[inline]
     pub const fn try_new(i: u64) -> Option<Seat> {
         if i < Seat::COUNT as u64 {
             Some(Seat(i as u8))
@@ -25,25 +27,30 @@ impl Seat {
         }
     }
 
+    #[inline]
     pub const fn index(self) -> usize {
         self.0 as usize
     }
 
     /// The seat to the left, i.e. the next one clockwise.
+    #[inline]
     pub const fn left(self) -> Seat {
         Seat((self.0 + 1) % 6)
     }
 
     /// The seat `n` places clockwise.
+    #[inline]
     pub const fn plus(self, n: usize) -> Seat {
         Seat(((self.0 as usize + n) % 6) as u8)
     }
 
+    #[inline]
     pub const fn team(self) -> Team {
         Team(self.0 % 3)
     }
 
     /// The partner sits opposite.
+    #[inline]
     pub const fn partner(self) -> Seat {
         Seat((self.0 + 3) % 6)
     }
@@ -66,15 +73,18 @@ pub struct Team(u8);
 impl Team {
     pub const COUNT: usize = 3;
 
+    #[inline]
     pub const fn new(i: usize) -> Team {
         assert!(i < Team::COUNT, "team out of range");
         Team(i as u8)
     }
 
+    #[inline]
     pub const fn index(self) -> usize {
         self.0 as usize
     }
 
+    #[inline]
     pub const fn seats(self) -> [Seat; 2] {
         [Seat(self.0), Seat(self.0 + 3)]
     }

@@ -103,6 +103,14 @@ pub struct Game {
     pub(crate) leader: Seat,
     pub(crate) trick: [Card; 6],
     pub(crate) trick_len: usize,
+    /// The current trick's led suit (effective, RULES.md §12); empty while no
+    /// card is down. A seat holding one of these must play from `follow_with`.
+    follow: CardSet,
+    /// The led suit, plus trump under `trump_anytime` (RULES.md §20).
+    follow_with: CardSet,
+    /// In the play phase, the cards the seat to act may play: worked out once
+    /// when its turn comes, read by `legal_plays` and checked against by `play`.
+    playable: CardSet,
     pub(crate) tricks: [TrickRecord; 6],
     pub(crate) n_tricks: usize,
     /// Game count (RULES.md §23) of the tricks won so far, per team.
@@ -183,6 +191,9 @@ impl Game {
             leader: nobody,
             trick: [Card::JOKER; 6],
             trick_len: 0,
+            follow: CardSet::EMPTY,
+            follow_with: CardSet::EMPTY,
+            playable: CardSet::EMPTY,
             tricks: [TrickRecord {
                 leader: nobody,
                 cards: [Card::JOKER; 6],
@@ -233,6 +244,9 @@ impl Game {
         self.dealer_pickup = CardSet::EMPTY;
         self.dealer_discard = None;
         self.trick_len = 0;
+        self.follow = CardSet::EMPTY;
+        self.follow_with = CardSet::EMPTY;
+        self.playable = CardSet::EMPTY;
         self.n_tricks = 0;
         self.game_counts = [0; 3];
         self.high = None;
@@ -317,6 +331,7 @@ impl Game {
     }
 
     /// Every legal choice for the decision due (`None` once the game is over).
+    #[inline]
     pub fn legal(&self) -> Option<Legal> {
         let hand = self.hands[self.turn.index()];
         Some(match self.phase {
@@ -368,13 +383,28 @@ impl Game {
         if self.phase != Phase::Play {
             return CardSet::EMPTY;
         }
-        let led = (self.trick_len > 0).then(|| self.trick[0]);
-        legal_plays(
-            self.hands[self.turn.index()],
-            led,
-            self.trump,
-            self.config.trump_anytime,
-        )
+        debug_assert_eq!(
+            self.playable,
+            legal_plays(
+                self.hands[self.turn.index()],
+                (self.trick_len > 0).then(|| self.trick[0]),
+                self.trump,
+                self.config.trump_anytime
+            )
+        );
+        self.playable
+    }
+
+    /// Works out `playable` for the seat to act, in the play phase: what
+    /// `trick::legal_plays` gives, from the led suit kept since the trick's
+    /// first card (two ANDs and a select instead of table look-ups).
+    #[inline]
+    fn update_playable(&mut self) {
+        let hand = self.hands[self.turn.index()];
+        // Branch-free (whether the seat can follow depends on random cards): all
+        // of the hand if it holds none of the led suit, else what follows it.
+        let void = u64::from(hand.intersection(self.follow).is_empty()).wrapping_neg();
+        self.playable = hand.intersection(CardSet::from_bits(void | self.follow_with.bits()));
     }
 
     // ----- transitions -----
@@ -388,10 +418,18 @@ impl Game {
 
     /// Applies the decision of the seat to act. On success appends the resulting
     /// events to `out` (the action itself first); on error changes nothing.
+    #[inline]
     pub fn apply_into(&mut self, action: Action, out: &mut Vec<Event>) -> Result<(), RuleError> {
+        // Plays, 36 of a hand's ~49 decisions, go straight to `play`; the rest
+        // (and every mismatch) out of line.
         if let (Phase::Play, Action::Play(card)) = (self.phase, action) {
             return self.play(card, out);
         }
+        self.apply_other(action, out)
+    }
+
+    #[inline(never)]
+    fn apply_other(&mut self, action: Action, out: &mut Vec<Event>) -> Result<(), RuleError> {
         let due = self.decision().ok_or(RuleError::GameOver)?;
         let got = match action {
             Action::Pass | Action::Bid(_) => Decision::Bid,
@@ -404,8 +442,14 @@ impl Game {
             return Err(RuleError::WrongDecision { expected: due, got });
         }
         match action {
-            Action::Pass => self.call(Call::Pass, out),
-            Action::Bid(n) => self.call(Call::Bid(n), out),
+            Action::Pass | Action::Bid(_) => {
+                // One call site, so that `call` is inlined.
+                let call = match action {
+                    Action::Bid(n) => Call::Bid(n),
+                    _ => Call::Pass,
+                };
+                self.call(call, out)
+            }
             Action::Trump(suit) => {
                 self.trump = suit;
                 out.push(Event::Trump {
@@ -423,10 +467,10 @@ impl Game {
         }
     }
 
-    // `call`, `exchange`, `dealer_discards`, `finish_trick`, `score_hand` and
-    // `deal_from_seed` are kept out of line so that `apply_into` and `play`, which
-    // run for every card, stay small.
-    #[inline(never)]
+    // `call`, `exchange` and `dealer_discards` only run from `apply_other`, out
+    // of line already; `finish_trick`, `score_hand` and `deal_from_seed` are kept
+    // out of line so that `play`, which runs for every card, stays small.
+    #[inline]
     fn call(&mut self, call: Call, out: &mut Vec<Event>) -> Result<(), RuleError> {
         match call {
             Call::Pass if self.dealer_is_stuck() => return Err(RuleError::DealerMustBid),
@@ -470,7 +514,7 @@ impl Game {
         Ok(())
     }
 
-    #[inline(never)]
+    #[inline]
     fn exchange(&mut self, cards: CardSet, out: &mut Vec<Event>) -> Result<(), RuleError> {
         let seat = self.turn;
         let hand = self.hands[seat.index()];
@@ -510,7 +554,7 @@ impl Game {
         Ok(())
     }
 
-    #[inline(never)]
+    #[inline]
     fn dealer_discards(&mut self, cards: CardSet, out: &mut Vec<Event>) -> Result<(), RuleError> {
         let seat = self.turn;
         let hand = self.hands[seat.index()];
@@ -546,24 +590,29 @@ impl Game {
         self.phase = Phase::Play;
         self.leader = self.bidder;
         self.turn = self.bidder;
+        self.update_playable();
         Ok(())
     }
 
+    /// A card from the seat to act, in the play phase. Inlined into
+    /// `apply_into`'s fast path (saving a call and its register spills for
+    /// every card).
+    #[inline(always)]
     fn play(&mut self, card: Card, out: &mut Vec<Event>) -> Result<(), RuleError> {
         let seat = self.turn;
-        let hand = self.hands[seat.index()];
-        if !hand.contains(card) {
-            return Err(RuleError::NotInHand { seat, card });
-        }
-        let legal = self.legal_plays();
-        if !legal.contains(card) {
-            return Err(RuleError::MustFollow {
-                seat,
-                card,
-                led: legal,
-            });
+        // The legal cards are a subset of the hand: one test admits the card.
+        if !self.legal_plays().contains(card) {
+            return Err(self.play_error(card));
         }
         self.hands[seat.index()].remove(card);
+        if self.trick_len == 0 {
+            self.follow = CardSet::suit_of(card, self.trump);
+            self.follow_with = if self.config.trump_anytime {
+                self.follow.union(CardSet::trumps(self.trump))
+            } else {
+                self.follow
+            };
+        }
         self.trick[self.trick_len] = card;
         self.trick_len += 1;
         out.push(Event::Play { seat, card });
@@ -574,10 +623,27 @@ impl Game {
         }
         if self.trick_len < 6 {
             self.turn = plus(seat, 1);
+            self.update_playable();
         } else {
             self.finish_trick(out);
         }
         Ok(())
+    }
+
+    /// Why the seat to act may not play `card`: not in its hand, or not
+    /// following suit.
+    #[cold]
+    #[inline(never)]
+    fn play_error(&self, card: Card) -> RuleError {
+        let seat = self.turn;
+        if !self.hands[seat.index()].contains(card) {
+            return RuleError::NotInHand { seat, card };
+        }
+        RuleError::MustFollow {
+            seat,
+            card,
+            led: self.playable,
+        }
     }
 
     /// The sixth card is down: the trick's winner, the points it carries, the
@@ -619,8 +685,11 @@ impl Game {
             winner,
         });
         self.trick_len = 0;
+        self.follow = CardSet::EMPTY;
+        self.follow_with = CardSet::EMPTY;
         self.leader = winner;
         self.turn = winner;
+        self.playable = self.hands[winner.index()];
         if self.n_tricks == 6 {
             self.score_hand(out);
         }

@@ -3,7 +3,7 @@
 
 use crate::card::Suit;
 use crate::cardset::CardSet;
-use crate::shuffle::SeededRng;
+use crate::shuffle::Draw;
 
 use super::action::{Action, Legal};
 use super::game::Game;
@@ -49,14 +49,23 @@ pub fn first_legal(game: &Game) -> Action {
 }
 
 /// A uniformly random legal action (uniform over each decision's choices as the
-/// engine lists them; card subsets are drawn by size first, then cards).
-/// Panics if the game is over.
-pub fn random_legal(game: &Game, rng: &mut SeededRng) -> Action {
+/// engine lists them; card subsets are drawn by size first, then cards), drawn
+/// from `rng`: a [`crate::shuffle::SeededRng`] (ChaCha8), a
+/// any other [`Draw`] (the benchmark uses `fastrand`). The same draws give the
+/// same action whatever their source. Panics if the game is over.
+#[inline]
+pub fn random_legal<R: Draw + ?Sized>(game: &Game, rng: &mut R) -> Action {
     if game.decision() == Some(super::Decision::Play) {
         // The common case, without building a `Legal`: same draw as below.
         let cards = game.legal_plays();
         return Action::Play(cards.pick(|n| rng.below(n)).expect("a legal card"));
     }
+    random_other(game, rng)
+}
+
+/// [`random_legal`] for every decision but a play, out of line.
+#[inline(never)]
+fn random_other<R: Draw + ?Sized>(game: &Game, rng: &mut R) -> Action {
     match game.legal().expect("the game is not over") {
         Legal::Bid { pass, lowest } => {
             let bids = 7u8.saturating_sub(lowest);
