@@ -32,13 +32,13 @@ pub fn processes_with(token: &str) -> Vec<String> {
 
 /// Runs a game with the hostile bot in seat 1 and the built-in bots elsewhere.
 fn hostile(mode: &str, extra: &[&str]) -> (Done, Vec<serde_json::Value>) {
-    hostile_run(mode, play().seed(17).args(extra.iter().copied()))
+    hostile_run(mode, play().seed(17).args(extra.iter().copied()), "300")
 }
 
-fn hostile_run(mode: &str, run: Run) -> (Done, Vec<serde_json::Value>) {
+fn hostile_run(mode: &str, run: Run, decision_ms: &str) -> (Done, Vec<serde_json::Value>) {
     let token = tag(mode);
     let done = run
-        .args(["--decision-ms", "300", "--startup-ms", "3000"])
+        .args(["--decision-ms", decision_ms, "--startup-ms", "3000"])
         .arg("--seat")
         .arg(format!(
             "1=python3 tests/hostile/bot.py {mode} --tag {token}"
@@ -218,9 +218,24 @@ fn floods_stderr_with_100_mb() {
 
 #[test]
 fn stops_reading_its_stdin() {
-    let (_, faults) = hostile("deaf", &[]);
+    // Lenient, so the deaf bot is asked again and again: its stdin pipe fills up,
+    // and the referee's write times out instead of blocking the table.
+    let run = play().seed(17).args(["--policy", "lenient"]);
+    let (_, faults) = hostile_run("deaf", run, "50");
     first_fault_is("deaf", &faults, "timeout");
-    assert!(faults.iter().any(|f| f["replaced"] == true), "{faults:?}");
+    let last = faults.last().unwrap();
+    assert_eq!(last["fault"], "closed", "{faults:?}");
+    assert!(
+        last["detail"]
+            .as_str()
+            .unwrap()
+            .contains("stopped reading its stdin"),
+        "{last}"
+    );
+    assert_eq!(last["replaced"], true);
+    assert!(faults[..faults.len() - 1]
+        .iter()
+        .all(|f| f["fault"] == "timeout"));
 }
 
 #[test]
