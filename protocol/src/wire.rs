@@ -97,6 +97,25 @@ pub struct Request {
     pub view: SeatView,
 }
 
+impl Request {
+    /// The request for the decision due in `game`, built from the acting seat's
+    /// view only; `None` once the game is over.
+    pub fn for_decision(
+        game: &crate::rules::Game,
+        id: u64,
+        time_ms: Option<u64>,
+    ) -> Option<Request> {
+        let seat = game.to_act()?;
+        Some(Request {
+            id,
+            decision: game.decision()?,
+            legal: LegalWire::from(&game.legal()?),
+            time_ms,
+            view: game.view(seat),
+        })
+    }
+}
+
 /// A fault, as announced to every seat.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FaultNotice {

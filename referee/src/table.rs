@@ -12,7 +12,7 @@ use tokio::time::Instant;
 
 use schmier_protocol::rules::{first_legal, Action, Decision, Event, Game, HandScore, SeatEvent};
 use schmier_protocol::shuffle::derive_seed;
-use schmier_protocol::wire::{parse_action, FaultNotice, FromBot, LegalWire, Request, ToBot};
+use schmier_protocol::wire::{parse_action, FaultNotice, FromBot, Request, ToBot};
 use schmier_protocol::{Seat, Team};
 
 use crate::bot::{tree_cpu_time, Incoming, WriteError};
@@ -289,20 +289,14 @@ impl Table<'_> {
         if !self.playing(seat) {
             return Ok(None);
         }
-        let decision = game.decision().expect("a decision is due");
-        let legal = game.legal().expect("a decision is due");
         let id = *next_id;
         *next_id += 1;
         let time = self.cfg.time;
         // What the bot may use: the per-decision limit plus its bank.
         let allowed = time.decision.map(|d| d + self.bank[seat.index()]);
-        let request = Request {
-            id,
-            decision,
-            legal: LegalWire::from(&legal),
-            time_ms: allowed.map(|d| d.as_millis() as u64),
-            view: game.view(seat),
-        };
+        let request = Request::for_decision(game, id, allowed.map(|d| d.as_millis() as u64))
+            .expect("a decision is due");
+        let decision = request.decision;
         self.queue(seat, &ToBot::Request(request));
         if let Some(fault) = self.flush(seat).await {
             let kind = fault.kind;

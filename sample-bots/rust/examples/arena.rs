@@ -13,7 +13,7 @@
 use std::time::{Duration, Instant};
 
 use schmier_protocol::rules::{Game, RulesConfig};
-use schmier_protocol::wire::{LegalWire, Request};
+use schmier_protocol::wire::Request;
 use schmier_sample_bots::{by_name, Strategy, NAMES};
 
 /// `LINEUPS[i][team]`: which of the three strategies plays `team`.
@@ -59,13 +59,7 @@ fn main() {
         let mut id = 0;
         while let Some(seat) = game.to_act() {
             id += 1;
-            let request = Request {
-                id,
-                decision: game.decision().expect("a decision is due"),
-                legal: LegalWire::from(&game.legal().expect("the game is not over")),
-                time_ms: None,
-                view: game.view(seat),
-            };
+            let request = Request::for_decision(&game, id, None).expect("a decision is due");
             let team = seat.team().index();
             let started = Instant::now();
             let action = bots[team].decide(&request);

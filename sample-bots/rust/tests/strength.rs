@@ -6,7 +6,7 @@
 
 use schmier_protocol::rules::{Game, RulesConfig};
 use schmier_protocol::seat::Team;
-use schmier_protocol::wire::{LegalWire, Request};
+use schmier_protocol::wire::Request;
 use schmier_sample_bots::{Heuristic, RandomBot, Strategy};
 
 /// The result of one game.
@@ -24,13 +24,7 @@ fn play_game(seed: u64, config: RulesConfig, bots: &mut [Box<dyn Strategy>; 3]) 
     let mut id = 0;
     while let Some(seat) = game.to_act() {
         id += 1;
-        let request = Request {
-            id,
-            decision: game.decision().expect("a decision is due"),
-            legal: LegalWire::from(&game.legal().expect("the game is not over")),
-            time_ms: None,
-            view: game.view(seat),
-        };
+        let request = Request::for_decision(&game, id, None).expect("a decision is due");
         let bot = &mut bots[seat.team().index()];
         let action = bot.decide(&request);
         if let Err(e) = game.apply(action) {
