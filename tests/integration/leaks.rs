@@ -11,7 +11,7 @@ use std::collections::BTreeSet;
 
 use serde_json::Value;
 
-use crate::support::{play, REFEREE};
+use crate::support::{exclusive, play, REFEREE};
 
 const GAMES: u32 = 12;
 
@@ -35,6 +35,7 @@ fn strings(v: &Value) -> BTreeSet<String> {
 
 #[test]
 fn no_seat_ever_sees_a_hidden_card() {
+    let _alone = exclusive();
     let tmp = tempfile::tempdir().unwrap();
     let mut run = play().seed(99).args(["--games", &GAMES.to_string()]);
     for slot in 0..6 {
