@@ -81,9 +81,12 @@ fn eighty_percent_is_never_flagged_and_150_percent_always_is() {
             err[err.len() - 1],
             err.len()
         );
+        // The clock starts just after the write returns, and the bot may already
+        // be asleep by then if the referee was preempted in between: a slightly
+        // negative error is possible on a loaded machine, a large one is not.
         assert!(
-            err[0] >= 0,
-            "measured time can't be shorter than the sleep: {err:?}"
+            err[0] > -5_000,
+            "measured far shorter than the sleep: {err:?}"
         );
     }
 }
