@@ -131,7 +131,17 @@ pub fn first_dealer(seed: u64) -> Seat {
 /// tournament) from a parent seed, so seeds follow the schedule, never completion
 /// order. SplitMix64 finaliser over `parent + golden * (index + 1)`.
 pub fn derive_seed(parent: u64, index: u64) -> u64 {
-    let mut z = parent.wrapping_add(0x9e37_79b9_7f4a_7c15u64.wrapping_mul(index.wrapping_add(1)));
+    splitmix64(parent.wrapping_add(GOLDEN_GAMMA.wrapping_mul(index)))
+}
+
+/// SplitMix64's increment.
+const GOLDEN_GAMMA: u64 = 0x9e37_79b9_7f4a_7c15;
+
+/// One SplitMix64 output from state `z` (add the gamma, then mix). A tiny,
+/// well-mixed generator, enough for seeds and for a sample bot's choices; never
+/// used for deck orders.
+pub fn splitmix64(z: u64) -> u64 {
+    let mut z = z.wrapping_add(GOLDEN_GAMMA);
     z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
     z ^ (z >> 31)

@@ -203,11 +203,7 @@ pub fn parse_action(
             let cards = serde_json::from_value::<CardSet>(action.clone()).map_err(|e| {
                 ActionShapeError(format!("{}: {e}", err("an array of distinct cards").0))
             })?;
-            Ok(if decision == Decision::Exchange {
-                Action::Exchange(cards)
-            } else {
-                Action::Discard(cards)
-            })
+            Ok(Action::cards(decision, cards))
         }
         Decision::Play => serde_json::from_value::<Card>(action.clone())
             .map(Action::Play)

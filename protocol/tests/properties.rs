@@ -776,11 +776,12 @@ fn check_game(seed: u64, cfg: RulesConfig, probe_every: u32, probes: u32) -> (u3
                 let allowed = model.allows(action);
                 if let Some(legal @ Legal::Cards { .. }) = game.legal() {
                     if let Action::Exchange(c) | Action::Discard(c) = action {
-                        let kind_ok = legal.decision(model.phase == Phase::Discard)
-                            == match action {
-                                Action::Exchange(_) => Decision::Exchange,
-                                _ => Decision::Discard,
-                            };
+                        let due = if model.phase == Phase::Discard {
+                            Decision::Discard
+                        } else {
+                            Decision::Exchange
+                        };
+                        let kind_ok = Action::cards(due, c) == action;
                         assert_eq!(legal.allows_cards(c) && kind_ok, allowed, "{action:?}");
                     }
                 }

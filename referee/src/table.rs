@@ -364,10 +364,13 @@ impl Table<'_> {
             let next = p.next_line(wake).await;
             let now = Instant::now();
             match next {
-                None if deadline.is_some_and(|d| now >= d) || over(used(now)) => {
-                    break timeout(used(now))
+                None => {
+                    let spent = used(now);
+                    if deadline.is_some_and(|d| now >= d) || over(spent) {
+                        break timeout(spent);
+                    }
+                    continue; // a CPU-clock tick with time left
                 }
-                None => continue, // a CPU-clock tick with time left
                 Some(Incoming::Line { bytes, at }) => {
                     match read_reply(&bytes, id, decision, game) {
                         Reply::Action(action) => {

@@ -14,6 +14,13 @@ fn check(text: &str, dir: &Path) -> (bool, String) {
     )
 }
 
+/// `lines` (a whole transcript, edited) is rejected, naming 0-based line `at`.
+fn assert_rejected_at(lines: &[&str], at: usize, dir: &Path) {
+    let (ok, msg) = check(&(lines.join("\n") + "\n"), dir);
+    assert!(!ok, "{msg}");
+    assert!(msg.contains(&format!(":{}:", at + 1)), "{msg}");
+}
+
 fn line_index(lines: &[&str], pred: impl Fn(&serde_json::Value) -> bool) -> usize {
     lines
         .iter()
@@ -42,9 +49,7 @@ fn tampered_transcripts_are_rejected_at_the_right_line() {
         .replacen(&format!("\"{b}\""), &format!("\"{a}\""), 1)
         .replacen("\"XX\"", &format!("\"{b}\""), 1);
     edited[deal] = &swapped;
-    let (ok, msg) = check(&(edited.join("\n") + "\n"), dir.path());
-    assert!(!ok);
-    assert!(msg.contains(&format!(":{}:", deal + 1)), "{msg}");
+    assert_rejected_at(&edited, deal, dir.path());
 
     // 2. A changed score in a hand_end line.
     let mut edited = lines.clone();
@@ -53,17 +58,13 @@ fn tampered_transcripts_are_rejected_at_the_right_line() {
     v["scores"][0] = (v["scores"][0].as_i64().unwrap() + 1).into();
     let changed = v.to_string();
     edited[end] = &changed;
-    let (ok, msg) = check(&(edited.join("\n") + "\n"), dir.path());
-    assert!(!ok);
-    assert!(msg.contains(&format!(":{}:", end + 1)), "{msg}");
+    assert_rejected_at(&edited, end, dir.path());
 
     // 3. A removed play line: the next line no longer fits.
     let mut edited = lines.clone();
     let play_at = line_index(&lines, |v| v["type"] == "play");
     edited.remove(play_at);
-    let (ok, msg) = check(&(edited.join("\n") + "\n"), dir.path());
-    assert!(!ok);
-    assert!(msg.contains(&format!(":{}:", play_at + 1)), "{msg}");
+    assert_rejected_at(&edited, play_at, dir.path());
 
     // 4. A played card replaced by another card of the same hand (illegal or
     //    inconsistent with the trick that follows).
@@ -76,9 +77,7 @@ fn tampered_transcripts_are_rejected_at_the_right_line() {
     let other = if v["card"] == "2C" { "3C" } else { "2C" };
     let replaced = lines[last_play].replace(v["card"].as_str().unwrap(), other);
     edited[last_play] = &replaced;
-    let (ok, msg) = check(&(edited.join("\n") + "\n"), dir.path());
-    assert!(!ok, "{msg}");
-    assert!(msg.contains(&format!(":{}:", last_play + 1)), "{msg}");
+    assert_rejected_at(&edited, last_play, dir.path());
 
     // 5. A truncated file (no result line).
     let (ok, msg) = check(&(lines[..lines.len() - 1].join("\n") + "\n"), dir.path());

@@ -52,17 +52,19 @@ pub enum Legal {
     Play(CardSet),
 }
 
-impl Legal {
-    pub fn decision(&self, dealer_discard: bool) -> Decision {
-        match self {
-            Legal::Bid { .. } => Decision::Bid,
-            Legal::Trump => Decision::Trump,
-            Legal::Cards { .. } if dealer_discard => Decision::Discard,
-            Legal::Cards { .. } => Decision::Exchange,
-            Legal::Play(_) => Decision::Play,
+impl Action {
+    /// The card-set action answering `decision`: the dealer's discard for a
+    /// `Discard` decision, a non-dealer's exchange otherwise.
+    pub fn cards(decision: Decision, cards: CardSet) -> Action {
+        if decision == Decision::Discard {
+            Action::Discard(cards)
+        } else {
+            Action::Exchange(cards)
         }
     }
+}
 
+impl Legal {
     /// Bids allowed, in increasing order.
     pub fn bids(&self) -> impl Iterator<Item = u8> {
         let lowest = match self {

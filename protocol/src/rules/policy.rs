@@ -38,11 +38,7 @@ pub fn first_legal(game: &Game) -> Action {
         } => {
             let chosen: CardSet = from.iter().take(usize::from(min)).collect();
             let cards = must.union(chosen);
-            if game.decision() == Some(super::Decision::Discard) {
-                Action::Discard(cards)
-            } else {
-                Action::Exchange(cards)
-            }
+            Action::cards(game.decision().expect("a decision is due"), cards)
         }
         Legal::Play(cards) => Action::Play(cards.first().expect("a legal card")),
     }
@@ -86,11 +82,7 @@ fn random_other<R: Draw + ?Sized>(game: &Game, rng: &mut R) -> Action {
         } => {
             let n = u32::from(min) + rng.below(u32::from(max - min) + 1);
             let cards = must.union(from.pick_many(n, |len| rng.below(len)));
-            if game.decision() == Some(super::Decision::Discard) {
-                Action::Discard(cards)
-            } else {
-                Action::Exchange(cards)
-            }
+            Action::cards(game.decision().expect("a decision is due"), cards)
         }
         Legal::Play(cards) => Action::Play(cards.pick(|n| rng.below(n)).expect("a legal card")),
     }

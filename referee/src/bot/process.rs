@@ -130,11 +130,6 @@ impl BotProcess {
         Some(got.unwrap_or(Incoming::Eof { at: Instant::now() }))
     }
 
-    /// Anything already received, without waiting.
-    pub fn try_next_line(&mut self) -> Option<Incoming> {
-        self.lines.try_recv().ok()
-    }
-
     /// The exit status if the process has ended (waits up to `wait` for it).
     pub async fn exit_status(&mut self, wait: Duration) -> Option<ExitStatus> {
         if self.exit.is_none() {

@@ -38,7 +38,6 @@ use schmier_protocol::rules::{trick_winner, Action, Call, Decision, SeatView, Tr
 use schmier_protocol::seat::Seat;
 use schmier_protocol::wire::{LegalWire, Request};
 
-use crate::random::cards_action;
 use crate::Strategy;
 
 /// The heuristic strategy. It has no fields: everything it needs is in the request.
@@ -551,7 +550,7 @@ fn first_legal(req: &Request) -> Action {
             must, from, min, ..
         } => {
             let chosen: CardSet = from.iter().take(usize::from(*min)).collect();
-            cards_action(req.decision, must.union(chosen))
+            Action::cards(req.decision, must.union(chosen))
         }
         LegalWire::Play(cards) => Action::Play(cards.first().unwrap_or(Card::JOKER)),
     }

@@ -1,8 +1,8 @@
 //! A bot that picks uniformly among the legal actions. Its "randomness" is seeded
 //! from the request itself (id, seat and hand), so the same game replays the same.
 
-use schmier_protocol::cardset::CardSet;
-use schmier_protocol::rules::{Action, Call, Decision};
+use schmier_protocol::rules::{Action, Call};
+use schmier_protocol::shuffle::splitmix64;
 use schmier_protocol::wire::{LegalWire, Request};
 
 use crate::Strategy;
@@ -10,23 +10,16 @@ use crate::Strategy;
 #[derive(Default)]
 pub struct RandomBot;
 
-/// SplitMix64 step: a tiny, well-mixed generator, enough for choosing moves.
-pub(crate) fn mix(mut z: u64) -> u64 {
-    z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
-
 impl Strategy for RandomBot {
     fn name(&self) -> &str {
         "random"
     }
 
     fn decide(&mut self, req: &Request) -> Action {
-        let mut state = mix(req.id ^ (req.view.hand.bits() << 3) ^ req.view.seat.index() as u64);
+        let mut state =
+            splitmix64(req.id ^ (req.view.hand.bits() << 3) ^ req.view.seat.index() as u64);
         let mut below = |n: usize| -> usize {
-            state = mix(state);
+            state = splitmix64(state);
             (state % n as u64) as usize
         };
         match &req.legal {
@@ -51,7 +44,7 @@ impl Strategy for RandomBot {
                     pool.remove(c);
                     cards.insert(c);
                 }
-                cards_action(req.decision, cards)
+                Action::cards(req.decision, cards)
             }
             LegalWire::Play(cards) => Action::Play(
                 cards
@@ -59,14 +52,5 @@ impl Strategy for RandomBot {
                     .expect("a card"),
             ),
         }
-    }
-}
-
-/// The action for an exchange or a dealer's discard of `cards`.
-pub(crate) fn cards_action(decision: Decision, cards: CardSet) -> Action {
-    if decision == Decision::Discard {
-        Action::Discard(cards)
-    } else {
-        Action::Exchange(cards)
     }
 }
