@@ -5,6 +5,8 @@
 //! are [`ToBot`]; bot -> referee messages are [`FromBot`]. None of these types
 //! rejects unknown fields: later revisions may add fields without breaking bots.
 
+use std::borrow::Cow;
+
 use serde::{Deserialize, Serialize};
 
 use crate::card::{Card, Suit};
@@ -244,6 +246,99 @@ pub fn action_json(action: Action) -> serde_json::Value {
         Action::Exchange(c) | Action::Discard(c) => serde_json::json!(c),
         Action::Play(c) => serde_json::json!(c),
     }
+}
+
+/// The `"type"` of a message line without parsing the rest of it: read straight
+/// from the front when the line starts with `{"type":"` (as every message the
+/// referee and the Rust bots write does), else found by scanning the object.
+/// `None` if the line is not an object with a string `type`. Lets a reader pick
+/// the one struct to deserialise, instead of buffering the whole message as an
+/// internally tagged enum must.
+pub fn message_type(line: &str) -> Option<Cow<'_, str>> {
+    if let Some(rest) = line.strip_prefix("{\"type\":\"") {
+        if let Some(end) = rest.find('"') {
+            let kind = &rest[..end];
+            if !kind.contains('\\') {
+                return Some(Cow::Borrowed(kind));
+            }
+        }
+    }
+    #[derive(Deserialize)]
+    struct Tagged<'a> {
+        #[serde(rename = "type", borrow)]
+        kind: Cow<'a, str>,
+    }
+    serde_json::from_str::<Tagged>(line).ok().map(|t| t.kind)
+}
+
+/// A `reply` read without buffering: the id, and the action still as JSON text.
+#[derive(Deserialize)]
+struct RawReply<'a> {
+    id: u64,
+    #[serde(borrow)]
+    action: &'a serde_json::value::RawValue,
+}
+
+/// The quick reading of a bot's `reply` line for a `decision` request: `Some((id,
+/// Some(action)))` when it is a well-formed reply whose action has the decision's
+/// shape, `Some((id, None))` for a reply whose action does not, `None` when the
+/// line is not a readable reply at all. It accepts exactly what `FromBot` and
+/// [`parse_action`] accept; whoever gets less than an action falls back to those
+/// for the wording of the fault.
+pub fn quick_reply(line: &str, decision: Decision) -> Option<(u64, Option<Action>)> {
+    if message_type(line)? != "reply" {
+        return None;
+    }
+    let reply: RawReply = serde_json::from_str(line).ok()?;
+    let text = reply.action.get();
+    let action = match decision {
+        Decision::Bid => serde_json::from_str::<Call>(text).ok().map(|c| match c {
+            Call::Pass => Action::Pass,
+            Call::Bid(n) => Action::Bid(n),
+        }),
+        Decision::Trump => serde_json::from_str::<Suit>(text).ok().map(Action::Trump),
+        Decision::Exchange | Decision::Discard => serde_json::from_str::<CardSet>(text)
+            .ok()
+            .map(|cards| Action::cards(decision, cards)),
+        Decision::Play => serde_json::from_str::<Card>(text).ok().map(Action::Play),
+    };
+    Some((reply.id, action))
+}
+
+/// An action in the JSON form a bot sends it, serialised without building a
+/// `serde_json::Value` (the form [`action_json`] returns).
+#[derive(Clone, Copy, Debug)]
+pub struct ActionWire(pub Action);
+
+impl Serialize for ActionWire {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self.0 {
+            Action::Pass => s.serialize_str("pass"),
+            Action::Bid(n) => s.serialize_u8(n),
+            Action::Trump(suit) => suit.serialize(s),
+            Action::Exchange(c) | Action::Discard(c) => c.serialize(s),
+            Action::Play(c) => c.serialize(s),
+        }
+    }
+}
+
+/// Writes the line `{"type":"reply","id":ID,"action":ACTION}` and its newline to
+/// `out`: the bytes `FromBot::Reply` serialises to, without the `Value`.
+pub fn write_reply(out: &mut Vec<u8>, id: u64, action: Action) {
+    #[derive(Serialize)]
+    struct Reply {
+        #[serde(rename = "type")]
+        kind: &'static str,
+        id: u64,
+        action: ActionWire,
+    }
+    let reply = Reply {
+        kind: "reply",
+        id,
+        action: ActionWire(action),
+    };
+    serde_json::to_writer(&mut *out, &reply).expect("a reply serialises");
+    out.push(b'\n');
 }
 
 #[cfg(test)]

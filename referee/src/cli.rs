@@ -43,6 +43,112 @@ pub enum Command {
         /// `random` or `heuristic`.
         name: String,
     },
+    /// Measure the referee's cost per decision against a raw pipe round trip.
+    Bench(BenchArgs),
+    /// The trivial child `referee bench` measures a pipe round trip with.
+    #[command(hide = true)]
+    BenchEcho,
+}
+
+/// `referee bench`.
+#[derive(Args, Debug)]
+#[command(
+    long_about = "Measure the referee's cost per decision against a raw pipe round trip.\n\n\
+    In one run: the median and p99 round trip of a request-sized line through a pipe \
+    to a trivial child (before and after the games); the built-in bot's own handling \
+    of a game's lines, in process; then, for each --jobs value, complete games among \
+    six built-in bot processes per table, with games/s, decisions/s, bytes/s, the \
+    wall time per decision (median, p99), its ratio to the pipe round trip, where \
+    each decision's time went (measured by the table's own timers), and the \
+    referee's peak memory. Transcripts go to a scratch directory that is removed."
+)]
+pub struct BenchArgs {
+    /// Games per --jobs value, shared out among the tables.
+    #[arg(long, default_value_t = 200, value_name = "N")]
+    pub games: u32,
+
+    /// Tables playing at once (each with six bot processes, on its own thread);
+    /// a comma-separated list runs one games phase per value, e.g. `1,2`.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "1",
+        value_name = "N[,N...]"
+    )]
+    pub jobs: Vec<usize>,
+
+    /// Event delivery, as for `play` (`batched` is one write per decision).
+    #[arg(long, value_enum, default_value_t = DeliveryName::Batched)]
+    pub events: DeliveryName,
+
+    /// The built-in bot in every seat.
+    #[arg(long, default_value = "random", value_name = "NAME")]
+    pub bot: String,
+
+    /// Match seed of the first table (the others' are derived from it).
+    #[arg(long, default_value_t = 1, value_name = "N")]
+    pub seed: u64,
+
+    /// Time per decision, in milliseconds, as for `play` (a fault fails the
+    /// benchmark, so give slow builds room).
+    #[arg(long, default_value_t = 1000, value_name = "MS")]
+    pub decision_ms: u64,
+
+    /// Round trips in each pipe baseline.
+    #[arg(long, default_value_t = 5000, value_name = "N")]
+    pub trips: usize,
+
+    /// Print the figures as one JSON object instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+impl BenchArgs {
+    /// Stage two: the benchmark's configuration, with `play`'s defaults for
+    /// everything a table needs.
+    pub fn validate(&self) -> anyhow::Result<crate::bench::BenchConfig> {
+        if self.games == 0 {
+            bail!("--games must be at least 1");
+        }
+        if self.jobs.is_empty() || self.jobs.contains(&0) {
+            bail!(
+                "--jobs: every value must be at least 1, got {:?}",
+                self.jobs
+            );
+        }
+        if !schmier_sample_bots::NAMES.contains(&self.bot.as_str()) {
+            bail!(
+                "--bot: unknown built-in bot {:?}; the built-in bots are {:?}",
+                self.bot,
+                schmier_sample_bots::NAMES
+            );
+        }
+        if self.trips == 0 {
+            bail!("--trips must be at least 1");
+        }
+        let decision_ms = self.decision_ms.to_string();
+        let play = Cli::parse_from([
+            "referee",
+            "play",
+            "--quiet",
+            "--transcript",
+            "unused",
+            "--decision-ms",
+            &decision_ms,
+        ]);
+        let Some(Command::Play(args)) = play.command else {
+            unreachable!("play parses");
+        };
+        Ok(crate::bench::BenchConfig {
+            games: self.games,
+            jobs: self.jobs.clone(),
+            events: self.events.into(),
+            bot: self.bot.clone(),
+            seed: self.seed,
+            trips: self.trips,
+            play: args.validate()?,
+        })
+    }
 }
 
 #[derive(Args, Debug)]
@@ -193,6 +299,15 @@ impl From<ClockName> for Clock {
 pub enum DeliveryName {
     Live,
     Batched,
+}
+
+impl From<DeliveryName> for Delivery {
+    fn from(d: DeliveryName) -> Delivery {
+        match d {
+            DeliveryName::Live => Delivery::Live,
+            DeliveryName::Batched => Delivery::Batched,
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
@@ -348,10 +463,7 @@ impl PlayArgs {
             },
             rotate: !self.no_rotate,
             output,
-            events: match self.events {
-                DeliveryName::Live => Delivery::Live,
-                DeliveryName::Batched => Delivery::Batched,
-            },
+            events: self.events.into(),
             stderr_cap: self.stderr_cap,
             quiet: self.quiet,
         })

@@ -13,10 +13,13 @@
 //! - `transcript.rs`: the JSONL transcript format and its atomic writer.
 //! - `verify.rs`: replaying a transcript through the rules engine.
 //! - `report.rs`: the human summary printed at the end of a run.
+//! - `bench.rs` (`referee bench`) and `stats.rs` (the table's timers): where a
+//!   decision's time goes, measured against a raw pipe round trip.
 //! - `builtin.rs`: `referee bot NAME`, the built-in sample bots.
 //!
 //! The rules themselves live in the `schmier-protocol` crate (`rules`), pure.
 
+pub mod bench;
 pub mod bot;
 pub mod builtin;
 pub mod cli;
@@ -27,6 +30,7 @@ pub mod reply;
 pub mod report;
 pub mod session;
 pub mod slot;
+pub mod stats;
 pub mod table;
 pub mod transcript;
 pub mod verify;

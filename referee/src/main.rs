@@ -19,6 +19,10 @@ fn main() -> ExitCode {
         Command::Bot { name } => referee::builtin::run(&name).map(|()| ExitCode::SUCCESS),
         Command::Verify { files } => Ok(verify(&files)),
         Command::Play(args) => args.validate().and_then(play),
+        Command::Bench(args) => args.validate().and_then(|cfg| bench(&cfg, args.json)),
+        Command::BenchEcho => referee::bench::echo()
+            .map(|()| ExitCode::SUCCESS)
+            .map_err(|e| anyhow::anyhow!("failed to echo: {e}")),
     };
     result.unwrap_or_else(|e| {
         eprintln!("referee: {e:#}");
@@ -43,6 +47,16 @@ fn play(cfg: PlayConfig) -> anyhow::Result<ExitCode> {
         referee::session::run(&cfg).await
     })?;
     referee::report::print(&cfg, &summary);
+    Ok(ExitCode::SUCCESS)
+}
+
+fn bench(cfg: &referee::bench::BenchConfig, json: bool) -> anyhow::Result<ExitCode> {
+    let report = referee::bench::run(cfg)?;
+    if json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        print!("{}", report.text());
+    }
     Ok(ExitCode::SUCCESS)
 }
 

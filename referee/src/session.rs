@@ -44,6 +44,9 @@ pub struct GameSummary {
     pub faults: u32,
     #[serde(skip)]
     pub hands: Vec<schmier_protocol::rules::HandScore>,
+    /// Where the table's time went in this game (for `referee bench`).
+    #[serde(skip)]
+    pub stats: crate::stats::TableStats,
 }
 
 pub async fn run(cfg: &PlayConfig) -> anyhow::Result<MatchSummary> {
@@ -79,6 +82,7 @@ pub async fn run(cfg: &PlayConfig) -> anyhow::Result<MatchSummary> {
                     transcript,
                     result,
                     hands,
+                    stats,
                 } = record;
                 let winner = credited_winner(&result).map(|t| cfg.slot_at(t.index(), g) % 3);
                 match winner {
@@ -105,6 +109,7 @@ pub async fn run(cfg: &PlayConfig) -> anyhow::Result<MatchSummary> {
                     reason: result.reason,
                     faults: result.faults.iter().sum(),
                     hands,
+                    stats,
                 });
             }
             Err(e) => {

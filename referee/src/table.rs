@@ -21,6 +21,7 @@ use crate::config::{Delivery, Output, PlayConfig};
 use crate::fault::{Fault, FaultKind};
 use crate::reply::{read_reply, Reply};
 use crate::slot::Slot;
+use crate::stats::{nanos, TableStats};
 use crate::transcript::{
     ranking, FaultRecord, Header, JsonlWriter, Line, ResultRecord, SeatInfo, Timing, FORMAT,
 };
@@ -31,6 +32,8 @@ pub struct GameRecord {
     pub transcript: PathBuf,
     pub result: ResultRecord,
     pub hands: Vec<HandScore>,
+    /// Where the table's time went (for `referee bench`).
+    pub stats: TableStats,
 }
 
 struct Table<'a> {
@@ -44,6 +47,11 @@ struct Table<'a> {
     /// Seats the fallback plays for, for the rest of this game.
     replaced: [bool; 6],
     bank: TimeBank,
+    stats: TableStats,
+    /// One message serialised at a time, reused.
+    scratch: Vec<u8>,
+    /// When the pending request's last byte was written.
+    asked_at: std::time::Instant,
 }
 
 /// Plays game `g` (0-based) of the match and writes its transcript.
@@ -65,6 +73,9 @@ pub async fn play_game(
         faults: [0; 6],
         replaced: [false; 6],
         bank: TimeBank::new(&cfg.time),
+        stats: TableStats::default(),
+        scratch: Vec::with_capacity(1024),
+        asked_at: std::time::Instant::now(),
     };
     let header = Header {
         format: FORMAT.into(),
@@ -114,14 +125,19 @@ pub async fn play_game(
     let mut events = Vec::new();
     let mut hands = Vec::new();
     while let Some(seat) = game.to_act() {
+        let start = std::time::Instant::now();
         let action = match table.ask(&game, seat, next_id).await? {
             Some(action) => action,
             None => first_legal(&game),
         };
         events.clear();
+        let applying = std::time::Instant::now();
         game.apply_into(action, &mut events)
             .expect("ask() returns only legal actions");
+        table.stats.apply += applying.elapsed();
         table.publish(&events)?;
+        table.stats.decisions += 1;
+        table.stats.cycle_ns.push(nanos(start.elapsed()));
         hands.extend(events.iter().filter_map(|e| match e {
             Event::HandEnd(h) => Some(*h),
             _ => None,
@@ -166,6 +182,7 @@ pub async fn play_game(
         transcript,
         result,
         hands,
+        stats: table.stats,
     })
 }
 
@@ -189,10 +206,14 @@ impl Table<'_> {
             return;
         }
         // An in-process bot decides from its request alone; it is told nothing else.
+        let mut line = std::mem::take(&mut self.scratch);
         if let Some(p) = self.slot(seat).process.as_mut() {
-            let line = serde_json::to_vec(msg).expect("messages serialize");
+            line.clear();
+            serde_json::to_writer(&mut line, msg).expect("messages serialize");
             p.queue(&line);
+            self.stats.bytes_out += line.len() as u64 + 1;
         }
+        self.scratch = line;
     }
 
     /// Live delivery: hands every seat what is queued for it, as far as its pipe
@@ -244,13 +265,19 @@ impl Table<'_> {
     fn publish(&mut self, events: &[Event]) -> anyhow::Result<()> {
         for e in events {
             // `Line::Event` is untagged: an event is written exactly as itself.
+            let writing = std::time::Instant::now();
             self.transcript.write(e)?;
+            let telling = std::time::Instant::now();
+            self.stats.transcript += telling - writing;
             for seat in Seat::all() {
                 let seen: SeatEvent = e.seen_by(seat);
                 self.queue(seat, &ToBot::Event(seen));
             }
+            self.stats.fanout += telling.elapsed();
         }
+        let writing = std::time::Instant::now();
         self.deliver();
+        self.stats.write += writing.elapsed();
         Ok(())
     }
 
@@ -317,6 +344,7 @@ impl Table<'_> {
         }
         let id = *next_id;
         *next_id += 1;
+        let building = std::time::Instant::now();
         let time = self.cfg.time;
         let allowed = self.bank.allowed(seat.index(), &time);
         let request = Request::for_decision(game, id, allowed.map(|d| d.as_millis() as u64))
@@ -326,8 +354,13 @@ impl Table<'_> {
         }
         let decision = request.decision;
         self.queue(seat, &ToBot::Request(request));
+        let writing = std::time::Instant::now();
+        self.stats.request += writing - building;
         let by = Instant::now() + allowed.map_or(time.write, |a| a + time.grace);
-        if let Some(fault) = self.flush(seat, by).await {
+        let flushed = self.flush(seat, by).await;
+        self.asked_at = std::time::Instant::now();
+        self.stats.write += self.asked_at - writing;
+        if let Some(fault) = flushed {
             let kind = fault.kind;
             self.record_fault(seat, Some(id), fault)?;
             self.time(id, seat, decision, None, Some(kind))?;
@@ -342,7 +375,10 @@ impl Table<'_> {
             .pid();
         let clock = DecisionClock::start(&time, allowed, pid);
         match self.await_reply(game, seat, id, decision, &clock).await? {
-            Outcome::Answer(action) => Ok(Some(action)),
+            Outcome::Answer(action) => {
+                self.stats.answered += 1;
+                Ok(Some(action))
+            }
             Outcome::Recorded => Ok(None),
             Outcome::Fault(fault) => {
                 if fault.kind == FaultKind::Timeout {
@@ -410,7 +446,14 @@ impl Table<'_> {
                     (now, Fault::new(FaultKind::Timeout, clock.timeout_reason()))
                 }
                 Some(Incoming::Line { bytes, at }) => {
-                    match read_reply(&bytes, id, decision, game) {
+                    let reading = std::time::Instant::now();
+                    let arrived = at.into_std();
+                    self.stats.wait += arrived.saturating_duration_since(self.asked_at);
+                    self.stats.handoff += reading.saturating_duration_since(arrived);
+                    self.stats.bytes_in += bytes.len() as u64 + 1;
+                    let reply = read_reply(&bytes, id, decision, game);
+                    self.stats.reply += reading.elapsed();
+                    match reply {
                         Reply::Action(action) => {
                             let took = clock.used(at);
                             if clock.over(took) {
@@ -489,7 +532,8 @@ impl Table<'_> {
         took: Option<Duration>,
         fault: Option<FaultKind>,
     ) -> anyhow::Result<()> {
-        self.timings.write(&Timing {
+        let writing = std::time::Instant::now();
+        let written = self.timings.write(&Timing {
             request,
             seat,
             decision,
@@ -497,7 +541,9 @@ impl Table<'_> {
             wall_micros: None,
             fault,
             late: false,
-        })
+        });
+        self.stats.transcript += writing.elapsed();
+        written
     }
 
     /// The sidecar entry of a decision timed by `clock`, up to `at`.

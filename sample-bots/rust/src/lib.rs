@@ -13,7 +13,7 @@ mod stdio;
 
 pub use heuristic::Heuristic;
 pub use random::RandomBot;
-pub use stdio::run;
+pub use stdio::{respond, run, Step};
 
 use schmier_protocol::rules::Action;
 use schmier_protocol::wire::Request;
