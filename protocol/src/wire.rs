@@ -407,4 +407,111 @@ mod tests {
             assert_eq!(parse_action(d, &action_json(a)), Ok(a));
         }
     }
+
+    #[test]
+    fn the_type_is_read_from_the_front_or_found_anywhere() {
+        assert_eq!(
+            message_type(r#"{"type":"request","id":1}"#).as_deref(),
+            Some("request")
+        );
+        assert_eq!(
+            message_type(r#"{"id":1, "type" : "reply"}"#).as_deref(),
+            Some("reply")
+        );
+        // An escaped type is unescaped by the full reading, not cut at the backslash.
+        assert_eq!(
+            message_type(r#"{"type":"re\u0070ly"}"#).as_deref(),
+            Some("reply")
+        );
+        assert_eq!(message_type(r#"{"id":1}"#), None);
+        assert_eq!(message_type(r#"{"type":3}"#), None);
+        assert_eq!(message_type("not json"), None);
+    }
+
+    /// The quick reading against the full one (`FromBot` then `parse_action`),
+    /// which the referee used alone before: wherever the quick one gives an
+    /// answer, it is the full one's.
+    #[test]
+    fn the_quick_reply_agrees_with_the_full_reading() {
+        let lines = [
+            r#"{"type":"reply","id":7,"action":"pass"}"#,
+            r#"{"type":"reply","id":7,"action":4}"#,
+            r#"{"type":"reply","id":7,"action":"4"}"#,
+            r#"{"type":"reply","id":7,"action":"H"}"#,
+            r#"{"type":"reply","id":7,"action":"Hearts"}"#,
+            r#"{"type":"reply","id":7,"action":["AS","2C"]}"#,
+            r#"{"type":"reply","id":7,"action":["AS","AS"]}"#,
+            r#"{"type":"reply","id":7,"action":[]}"#,
+            r#"{"type":"reply","id":7,"action":"JK"}"#,
+            r#"{"type":"reply","id":7,"action":"1S"}"#,
+            r#"{"action":"QH","id":9,"type":"reply","extra":{"a":[1]}}"#,
+            r#"{"type":"reply","id":-1,"action":"QH"}"#,
+            r#"{"type":"reply","id":7}"#,
+            r#"{"type":"reply","action":"QH"}"#,
+            r#"{"type":"reply","id":7,"action":"QH"} trailing"#,
+            r#"{"type":"hello","name":"x","protocol":"schmier/1"}"#,
+            r#"{"type":"nonsense","id":7,"action":"QH"}"#,
+            r#"{"type":"reply","id":7,"action":"QH","id":8}"#,
+        ];
+        let decisions = [
+            Decision::Bid,
+            Decision::Trump,
+            Decision::Exchange,
+            Decision::Discard,
+            Decision::Play,
+        ];
+        let mut answered = 0;
+        for line in lines {
+            for d in decisions {
+                let full = match serde_json::from_str::<FromBot>(line) {
+                    Ok(FromBot::Reply { id, action }) => Some((id, parse_action(d, &action).ok())),
+                    _ => None,
+                };
+                match quick_reply(line, d) {
+                    Some((id, Some(action))) => {
+                        assert_eq!(full, Some((id, Some(action))), "{line} as {d:?}");
+                        answered += 1;
+                    }
+                    Some((id, None)) => {
+                        assert_eq!(
+                            full.map(|(i, a)| (i, a.is_none())),
+                            Some((id, true)),
+                            "{line}"
+                        )
+                    }
+                    None => assert!(
+                        !matches!(full, Some((_, Some(_)))),
+                        "{line} as {d:?}: the full reading gives {full:?}"
+                    ),
+                }
+            }
+        }
+        assert!(answered >= 8, "only {answered} quick answers checked");
+    }
+
+    #[test]
+    fn a_written_reply_is_the_bytes_of_from_bot_reply() {
+        let actions = [
+            Action::Pass,
+            Action::Bid(6),
+            Action::Trump(Suit::Diamonds),
+            Action::Exchange(CardSet::EMPTY),
+            Action::Discard([Card::JOKER].into_iter().collect()),
+            Action::Play(Card::JOKER),
+        ];
+        for a in actions {
+            let mut out = Vec::new();
+            write_reply(&mut out, 42, a);
+            let mut want = serde_json::to_vec(&FromBot::Reply {
+                id: 42,
+                action: action_json(a),
+            })
+            .unwrap();
+            want.push(b'\n');
+            assert_eq!(
+                String::from_utf8(out).unwrap(),
+                String::from_utf8(want).unwrap()
+            );
+        }
+    }
 }
