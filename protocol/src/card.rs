@@ -94,8 +94,27 @@ impl Serialize for Suit {
 
 impl<'de> Deserialize<'de> for Suit {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let s = <std::borrow::Cow<'de, str>>::deserialize(d)?;
-        s.parse().map_err(serde::de::Error::custom)
+        d.deserialize_str(ParsedStr(std::marker::PhantomData))
+    }
+}
+
+/// Reads a string and parses it with `FromStr`, without copying it into a
+/// `String` first (a request holds dozens of cards). Its errors are those of
+/// deserialising a `String` and then parsing it.
+pub(crate) struct ParsedStr<T>(pub(crate) std::marker::PhantomData<T>);
+
+impl<T: FromStr> serde::de::Visitor<'_> for ParsedStr<T>
+where
+    T::Err: fmt::Display,
+{
+    type Value = T;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a string")
+    }
+
+    fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<T, E> {
+        v.parse().map_err(E::custom)
     }
 }
 
@@ -337,8 +356,7 @@ impl Serialize for Card {
 
 impl<'de> Deserialize<'de> for Card {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let s = <std::borrow::Cow<'de, str>>::deserialize(d)?;
-        s.parse().map_err(serde::de::Error::custom)
+        d.deserialize_str(ParsedStr(std::marker::PhantomData))
     }
 }
 

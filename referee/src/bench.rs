@@ -130,9 +130,9 @@ pub struct TableRun {
 pub struct BotSide {
     pub requests: usize,
     pub events: usize,
-    /// Per request line: parse, decide, serialise the reply.
+    /// Per request line: parse, decide, serialise the reply (CPU time).
     pub request_us: f64,
-    /// Per event line: recognise and skip.
+    /// Per event line: recognise and skip (CPU time).
     pub event_us: f64,
 }
 
@@ -397,18 +397,25 @@ fn bot_side(bot: &str, sample: &Sample) -> anyhow::Result<BotSide> {
         .with_context(|| format!("failed to find the built-in bot {bot:?}"))?;
     let mut out = Vec::with_capacity(256);
     let rounds = 200;
-    let mut time = |lines: &[Vec<u8>]| -> f64 {
-        let start = Instant::now();
+    // On this thread's CPU clock: the figure is the work, not the host's load.
+    let cpu = || {
+        nix::time::clock_gettime(nix::time::ClockId::CLOCK_THREAD_CPUTIME_ID)
+            .map(Duration::from)
+            .context("failed to read this thread's CPU time")
+    };
+    let mut time = |lines: &[Vec<u8>]| -> anyhow::Result<f64> {
+        let start = cpu()?;
         for _ in 0..rounds {
             for l in lines {
                 out.clear();
                 let _ = schmier_sample_bots::respond(strategy.as_mut(), l, &mut out);
             }
         }
-        start.elapsed().as_secs_f64() * 1e6 / (rounds * lines.len().max(1)) as f64
+        let used = cpu()?.saturating_sub(start);
+        Ok(used.as_secs_f64() * 1e6 / (rounds * lines.len().max(1)) as f64)
     };
-    let request_us = time(&sample.requests);
-    let event_us = time(&sample.events);
+    let request_us = time(&sample.requests)?;
+    let event_us = time(&sample.events)?;
     Ok(BotSide {
         requests: sample.requests.len(),
         events: sample.events.len(),
@@ -436,7 +443,7 @@ impl BenchReport {
         let _ = writeln!(s, "pipe round trip after:  {}", b(&self.after));
         let _ = writeln!(
             s,
-            "bot side ({}, in process): {:.2} µs per request, {:.3} µs per event line",
+            "bot side ({}, in process, CPU time): {:.2} µs per request, {:.3} µs per event line",
             self.bot, self.bot_side.request_us, self.bot_side.event_us
         );
         for p in &self.phases {

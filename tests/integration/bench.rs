@@ -37,7 +37,7 @@ fn bench_counts_the_games_it_plays_and_its_figures_agree() {
         .args([
             "bench",
             "--games",
-            "3",
+            "2",
             "--jobs",
             "1,2",
             "--bot",

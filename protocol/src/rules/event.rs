@@ -29,20 +29,53 @@ impl Serialize for Call {
 }
 
 impl<'de> Deserialize<'de> for Call {
+    /// A visitor rather than an untagged enum, which would buffer the value and
+    /// build an error for every variant that does not match. Anything but a
+    /// number up to 255 or `"pass"` is read to its end and refused with one
+    /// message (the range 3–6 is the rules engine's to check).
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        #[derive(Deserialize)]
-        #[serde(untagged)]
-        enum Raw {
-            N(u64),
-            S(String),
+        use serde::de::{Error, IgnoredAny, MapAccess, SeqAccess, Visitor};
+        const WANT: &str = r#"a bid is "pass" or a number from 3 to 6"#;
+        struct CallVisitor;
+        impl<'de> Visitor<'de> for CallVisitor {
+            type Value = Call;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str(WANT)
+            }
+            fn visit_u64<E: Error>(self, n: u64) -> Result<Call, E> {
+                u8::try_from(n).map(Call::Bid).map_err(|_| E::custom(WANT))
+            }
+            fn visit_i64<E: Error>(self, n: i64) -> Result<Call, E> {
+                u64::try_from(n)
+                    .map_err(|_| E::custom(WANT))
+                    .and_then(|n| self.visit_u64(n))
+            }
+            fn visit_str<E: Error>(self, s: &str) -> Result<Call, E> {
+                if s == "pass" {
+                    Ok(Call::Pass)
+                } else {
+                    Err(E::custom(WANT))
+                }
+            }
+            fn visit_f64<E: Error>(self, _: f64) -> Result<Call, E> {
+                Err(E::custom(WANT))
+            }
+            fn visit_bool<E: Error>(self, _: bool) -> Result<Call, E> {
+                Err(E::custom(WANT))
+            }
+            fn visit_unit<E: Error>(self) -> Result<Call, E> {
+                Err(E::custom(WANT))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Call, A::Error> {
+                while seq.next_element::<IgnoredAny>()?.is_some() {}
+                Err(A::Error::custom(WANT))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Call, A::Error> {
+                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Err(A::Error::custom(WANT))
+            }
         }
-        match Raw::deserialize(d) {
-            Ok(Raw::N(n)) if n <= 255 => Ok(Call::Bid(n as u8)),
-            Ok(Raw::S(s)) if s == "pass" => Ok(Call::Pass),
-            _ => Err(serde::de::Error::custom(
-                r#"a bid is "pass" or a number from 3 to 6"#,
-            )),
-        }
+        d.deserialize_any(CallVisitor)
     }
 }
 
