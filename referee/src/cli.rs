@@ -10,7 +10,7 @@ use clap::{Args, Parser, Subcommand};
 use schmier_protocol::rules::RulesConfig;
 
 use crate::bot::ResourceLimits;
-use crate::config::{BotSpec, Clock, FaultPolicy, Output, PlayConfig, TimeControl};
+use crate::config::{BotSpec, Clock, FaultPolicy, Output, PlayConfig, TableSpec, TimeControl};
 
 #[derive(Parser, Debug)]
 #[command(
@@ -289,25 +289,27 @@ impl PlayArgs {
             None => Output::Dir(PathBuf::from(format!("schmier-out/seed-{seed}"))),
         };
         Ok(PlayConfig {
-            lineup,
+            table: TableSpec {
+                lineup,
+                rules: RulesConfig {
+                    stick_the_dealer: self.stick_the_dealer,
+                    trump_anytime: self.trump_anytime,
+                    ..RulesConfig::default()
+                },
+                time,
+                policy: self.policy(),
+                limits: ResourceLimits {
+                    memory_bytes: self.limit_memory_mb.map(|m| m << 20),
+                    cpu_seconds: self.limit_cpu_s,
+                    open_files: self.limit_files,
+                    processes: self.limit_procs,
+                },
+                stderr_cap: self.stderr_cap,
+            },
             games: self.games,
             seed,
-            rules: RulesConfig {
-                stick_the_dealer: self.stick_the_dealer,
-                trump_anytime: self.trump_anytime,
-                ..RulesConfig::default()
-            },
-            time,
-            policy: self.policy(),
-            limits: ResourceLimits {
-                memory_bytes: self.limit_memory_mb.map(|m| m << 20),
-                cpu_seconds: self.limit_cpu_s,
-                open_files: self.limit_files,
-                processes: self.limit_procs,
-            },
             rotate: !self.no_rotate,
             output,
-            stderr_cap: self.stderr_cap,
             quiet: self.quiet,
         })
     }

@@ -9,6 +9,8 @@
 //! - `fault.rs`: bot misbehaviour as data.
 //! - `transcript.rs`: the JSONL transcript format and its atomic writer.
 //! - `verify.rs`: replaying a transcript through the rules engine.
+//! - `shutdown.rs`: Ctrl-C / SIGTERM cancel one token that tables and the pool
+//!   watch, so a run always stops between records.
 //! - `report.rs`: the human summary printed at the end of a run.
 //! - `builtin.rs`: `referee bot NAME`, the built-in sample bots.
 //!
@@ -21,6 +23,7 @@ pub mod config;
 pub mod fault;
 pub mod report;
 pub mod session;
+pub mod shutdown;
 pub mod table;
 pub mod transcript;
 pub mod verify;

@@ -30,8 +30,10 @@ fn play(cfg: PlayConfig) -> anyhow::Result<ExitCode> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
+    let cancel = tokio_util::sync::CancellationToken::new();
     let summary = runtime.block_on(async {
         referee::bot::install_cleanup();
+        referee::shutdown::cancel_on_signals(cancel.clone());
         if !cfg.quiet {
             eprintln!(
                 "referee: seed {} — {} game(s), transcripts in {}",
@@ -40,8 +42,16 @@ fn play(cfg: PlayConfig) -> anyhow::Result<ExitCode> {
                 cfg.output.describe()
             );
         }
-        referee::session::run(&cfg).await
-    })?;
+        referee::session::run(&cfg, &cancel).await
+    });
+    let summary = match summary {
+        Err(e) if e.is::<referee::session::Interrupted>() => {
+            eprintln!("referee: interrupted; every bot process was ended. Completed games' transcripts are kept; the game in progress was left as *.partial.");
+            let code = referee::shutdown::signal_exit_code().unwrap_or(130);
+            return Ok(ExitCode::from(code));
+        }
+        other => other?,
+    };
     referee::report::print(&cfg, &summary);
     Ok(ExitCode::SUCCESS)
 }
