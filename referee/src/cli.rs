@@ -38,6 +38,17 @@ pub enum Command {
         #[arg(required = true)]
         files: Vec<PathBuf>,
     },
+    /// Run a bracket: many tables of three entrants, duplicate sets, standings.
+    Tournament(Box<crate::tournament::TournamentArgs>),
+    /// Combine the directories of a sharded tournament (--shard K/N) into one.
+    Merge {
+        /// The shard directories (each a tournament's --out).
+        #[arg(required = true)]
+        dirs: Vec<PathBuf>,
+        /// Where the merged tournament goes (must be empty or absent).
+        #[arg(long, value_name = "DIR")]
+        out: PathBuf,
+    },
     /// Run a built-in sample bot on stdin/stdout (what `builtin:NAME` starts).
     Bot {
         /// `random` or `heuristic`.
@@ -185,7 +196,7 @@ impl PlayArgs {
 }
 
 /// A random seed for a run that was not given one.
-fn fresh_seed() -> u64 {
+pub(crate) fn fresh_seed() -> u64 {
     use std::hash::{BuildHasher, Hasher};
     let mut h = std::collections::hash_map::RandomState::new().build_hasher();
     h.write_u128(
@@ -197,7 +208,7 @@ fn fresh_seed() -> u64 {
     h.finish() >> 11 // keep it short to type: 53 bits
 }
 
-fn parse_bot(text: &str, what: &str) -> anyhow::Result<BotSpec> {
+pub(crate) fn parse_bot(text: &str, what: &str) -> anyhow::Result<BotSpec> {
     if let Some(name) = text.strip_prefix("builtin:") {
         if !schmier_sample_bots::NAMES.contains(&name) {
             bail!(

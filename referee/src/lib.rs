@@ -12,6 +12,8 @@
 //! - `shutdown.rs`: Ctrl-C / SIGTERM cancel one token that tables and the pool
 //!   watch, so a run always stops between records.
 //! - `report.rs`: the human summary printed at the end of a run.
+//! - `tournament/`: `referee tournament` and `referee merge` — a layer above the
+//!   table: schedule, pool of tables, journal, standings, shards.
 //! - `builtin.rs`: `referee bot NAME`, the built-in sample bots.
 //!
 //! The rules themselves live in the `schmier-protocol` crate (`rules`), pure.
@@ -25,5 +27,6 @@ pub mod report;
 pub mod session;
 pub mod shutdown;
 pub mod table;
+pub mod tournament;
 pub mod transcript;
 pub mod verify;

@@ -377,7 +377,7 @@ async fn start(
 /// The team a match credits with a game: the first-ranked team, if it did not
 /// forfeit, and if the game had a winner or a forfeit decided it (a capped game
 /// with no forfeit has no winner).
-fn credited_winner(result: &crate::transcript::ResultRecord) -> Option<Team> {
+pub(crate) fn credited_winner(result: &crate::transcript::ResultRecord) -> Option<Team> {
     let first = result.ranking[0];
     let decided = result.winner.is_some() || !result.forfeited.is_empty();
     (decided && !result.forfeited.contains(&first)).then_some(first)
