@@ -9,4 +9,5 @@ mod play;
 mod sample_bots;
 mod snapshots;
 mod support;
+mod tournament;
 mod verify;

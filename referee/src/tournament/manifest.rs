@@ -57,7 +57,7 @@ impl Manifest {
         serde_json::from_str(&text).with_context(|| format!("failed to read {}", path.display()))
     }
 
-    /// The first top-level field in which `self` and `other` differ, if any.
+    /// The top-level fields in which `self` and `other` differ, if any.
     pub fn difference(&self, other: &Manifest) -> Option<String> {
         let a = serde_json::to_value(self).expect("manifests serialize");
         let b = serde_json::to_value(other).expect("manifests serialize");
@@ -67,12 +67,12 @@ impl Manifest {
         let mut keys: Vec<&String> = a.keys().chain(b.keys()).collect();
         keys.sort();
         keys.dedup();
-        keys.into_iter().find(|k| a.get(*k) != b.get(*k)).map(|k| {
-            format!(
-                "{k}: {} here, {} there",
-                a.get(k).map_or("absent".into(), |v| v.to_string()),
-                b.get(k).map_or("absent".into(), |v| v.to_string())
-            )
-        })
+        let shown = |v: Option<&serde_json::Value>| v.map_or("absent".into(), |v| v.to_string());
+        let diffs: Vec<String> = keys
+            .into_iter()
+            .filter(|k| a.get(*k) != b.get(*k))
+            .map(|k| format!("{k}: {} here, {} there", shown(a.get(k)), shown(b.get(k))))
+            .collect();
+        (!diffs.is_empty()).then(|| diffs.join("; "))
     }
 }
