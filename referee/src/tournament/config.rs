@@ -310,6 +310,7 @@ impl TournamentArgs {
                     PolicyName::Lenient => FaultPolicy::LENIENT,
                 },
                 limits: ResourceLimits::default(),
+                events: crate::config::Delivery::default(),
                 stderr_cap: 1 << 20,
             },
             out,

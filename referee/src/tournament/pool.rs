@@ -118,7 +118,8 @@ async fn play_table(
         let rel = transcript_name(key);
         let plan = GamePlan {
             match_seed: m.seed,
-            game,
+            // The header's game number is the set: see `Matchup::game_seed`.
+            game: m.set_of(game),
             seed: m.game_seed(game),
             seat_slot: m.seat_slot(game),
             transcript: dir.join(&rel),

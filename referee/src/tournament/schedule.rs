@@ -77,9 +77,17 @@ impl Matchup {
         })
     }
 
-    /// The seed of game `game` (from 1): the same for the six games of a set.
+    /// The duplicate set (from 1) that game `game` (from 1) belongs to.
+    pub fn set_of(&self, game: u32) -> u32 {
+        (game - 1) / SET + 1
+    }
+
+    /// The seed of game `game` (from 1): the same for the six games of a set. It
+    /// is derived exactly as `referee play` derives game `set` of a match seeded
+    /// with the matchup's seed, so a transcript records the matchup seed as its
+    /// `match_seed` and the set as its `game`, and `referee verify` can check it.
     pub fn game_seed(&self, game: u32) -> u64 {
-        derive_seed(self.seed, u64::from((game - 1) / SET))
+        derive_seed(self.seed, u64::from(self.set_of(game) - 1))
     }
 
     /// Which matchup entrant (0, 1, 2) sits at each team position in game `game`.
