@@ -10,7 +10,9 @@ use clap::{Args, Parser, Subcommand};
 use schmier_protocol::rules::RulesConfig;
 
 use crate::bot::ResourceLimits;
-use crate::config::{BotSpec, Clock, Delivery, FaultPolicy, Output, PlayConfig, TimeControl};
+use crate::config::{
+    BotSpec, Clock, Delivery, FaultPolicy, Output, PlayConfig, TableSpec, TimeControl,
+};
 
 #[derive(Parser, Debug)]
 #[command(
@@ -37,6 +39,17 @@ pub enum Command {
         /// Transcript files (*.jsonl) to check.
         #[arg(required = true)]
         files: Vec<PathBuf>,
+    },
+    /// Run a bracket: many tables of three entrants, duplicate sets, standings.
+    Tournament(Box<crate::tournament::TournamentArgs>),
+    /// Combine the directories of a sharded tournament (--shard K/N) into one.
+    Merge {
+        /// The shard directories (each a tournament's --out).
+        #[arg(required = true)]
+        dirs: Vec<PathBuf>,
+        /// Where the merged tournament goes (must be empty or absent).
+        #[arg(long, value_name = "DIR")]
+        out: PathBuf,
     },
     /// Run a built-in sample bot on stdin/stdout (what `builtin:NAME` starts).
     Bot {
@@ -217,7 +230,7 @@ impl PlayArgs {
 }
 
 /// A random seed for a run that was not given one.
-fn fresh_seed() -> u64 {
+pub(crate) fn fresh_seed() -> u64 {
     use std::hash::{BuildHasher, Hasher};
     let mut h = std::collections::hash_map::RandomState::new().build_hasher();
     h.write_u128(
@@ -229,7 +242,7 @@ fn fresh_seed() -> u64 {
     h.finish() >> 11 // keep it short to type: 53 bits
 }
 
-fn parse_bot(text: &str, what: &str) -> anyhow::Result<BotSpec> {
+pub(crate) fn parse_bot(text: &str, what: &str) -> anyhow::Result<BotSpec> {
     if let Some(name) = text.strip_prefix("inproc:") {
         if !schmier_sample_bots::NAMES.contains(&name) {
             bail!(
@@ -330,29 +343,31 @@ impl PlayArgs {
             None => Output::Dir(PathBuf::from(format!("schmier-out/seed-{seed}"))),
         };
         Ok(PlayConfig {
-            lineup,
+            table: TableSpec {
+                lineup,
+                rules: RulesConfig {
+                    stick_the_dealer: self.stick_the_dealer,
+                    trump_anytime: self.trump_anytime,
+                    ..RulesConfig::default()
+                },
+                time,
+                policy: self.policy(),
+                limits: ResourceLimits {
+                    memory_bytes: self.limit_memory_mb.map(|m| m << 20),
+                    cpu_seconds: self.limit_cpu_s,
+                    open_files: self.limit_files,
+                    processes: self.limit_procs,
+                },
+                events: match self.events {
+                    DeliveryName::Live => Delivery::Live,
+                    DeliveryName::Batched => Delivery::Batched,
+                },
+                stderr_cap: self.stderr_cap,
+            },
             games: self.games,
             seed,
-            rules: RulesConfig {
-                stick_the_dealer: self.stick_the_dealer,
-                trump_anytime: self.trump_anytime,
-                ..RulesConfig::default()
-            },
-            time,
-            policy: self.policy(),
-            limits: ResourceLimits {
-                memory_bytes: self.limit_memory_mb.map(|m| m << 20),
-                cpu_seconds: self.limit_cpu_s,
-                open_files: self.limit_files,
-                processes: self.limit_procs,
-            },
             rotate: !self.no_rotate,
             output,
-            events: match self.events {
-                DeliveryName::Live => Delivery::Live,
-                DeliveryName::Batched => Delivery::Batched,
-            },
-            stderr_cap: self.stderr_cap,
             quiet: self.quiet,
         })
     }

@@ -12,7 +12,11 @@
 //! - `fault.rs`: bot misbehaviour as data.
 //! - `transcript.rs`: the JSONL transcript format and its atomic writer.
 //! - `verify.rs`: replaying a transcript through the rules engine.
+//! - `shutdown.rs`: Ctrl-C / SIGTERM cancel one token that tables and the pool
+//!   watch, so a run always stops between records.
 //! - `report.rs`: the human summary printed at the end of a run.
+//! - `tournament/`: `referee tournament` and `referee merge` — a layer above the
+//!   table: schedule, pool of tables, journal, standings, shards.
 //! - `builtin.rs`: `referee bot NAME`, the built-in sample bots.
 //!
 //! The rules themselves live in the `schmier-protocol` crate (`rules`), pure.
@@ -26,8 +30,10 @@ pub mod fault;
 pub mod reply;
 pub mod report;
 pub mod session;
+pub mod shutdown;
 pub mod slot;
 pub mod table;
+pub mod tournament;
 pub mod transcript;
 pub mod verify;
 

@@ -10,4 +10,5 @@ mod play;
 mod sample_bots;
 mod snapshots;
 mod support;
+mod tournament;
 mod verify;
