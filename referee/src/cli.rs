@@ -43,6 +43,22 @@ pub enum Command {
         /// `random` or `heuristic`.
         name: String,
     },
+    /// Compare two transcripts (or two folders of them, paired by file name) in
+    /// game terms: the first divergence, then how the outcomes differ. Exit 0 when
+    /// the games are the same move for move, 1 when they differ.
+    Diff(DiffArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct DiffArgs {
+    /// The expected transcript or folder (e.g. a checked-in snapshot).
+    pub a: PathBuf,
+    /// The actual transcript or folder (e.g. a fresh run).
+    pub b: PathBuf,
+    /// Accept B: replace A's differing transcripts with B's (create A if it does
+    /// not exist yet), then exit 0.
+    #[arg(long)]
+    pub update: bool,
 }
 
 #[derive(Args, Debug)]

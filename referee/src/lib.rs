@@ -11,6 +11,8 @@
 //! - `verify.rs`: replaying a transcript through the rules engine.
 //! - `report.rs`: the human summary printed at the end of a run.
 //! - `builtin.rs`: `referee bot NAME`, the built-in sample bots.
+//! - `load.rs`: reading transcripts back for the tools below.
+//! - `diff.rs`: `referee diff`, two transcripts compared in game terms.
 //!
 //! The rules themselves live in the `schmier-protocol` crate (`rules`), pure.
 
@@ -18,7 +20,9 @@ pub mod bot;
 pub mod builtin;
 pub mod cli;
 pub mod config;
+pub mod diff;
 pub mod fault;
+pub mod load;
 pub mod report;
 pub mod session;
 pub mod table;

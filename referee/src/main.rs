@@ -19,6 +19,7 @@ fn main() -> ExitCode {
         Command::Bot { name } => referee::builtin::run(&name).map(|()| ExitCode::SUCCESS),
         Command::Verify { files } => Ok(verify(&files)),
         Command::Play(args) => args.validate().and_then(play),
+        Command::Diff(args) => diff(&args),
     };
     result.unwrap_or_else(|e| {
         eprintln!("referee: {e:#}");
@@ -69,4 +70,15 @@ fn verify(files: &[std::path::PathBuf]) -> ExitCode {
         eprintln!("referee: {bad} of {} transcript(s) invalid", files.len());
         ExitCode::FAILURE
     }
+}
+
+fn diff(args: &referee::cli::DiffArgs) -> anyhow::Result<ExitCode> {
+    let mut report = String::new();
+    let same = referee::diff::run(&args.a, &args.b, args.update, &mut report)?;
+    print!("{report}");
+    Ok(if same || args.update {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
 }
