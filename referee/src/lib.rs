@@ -13,6 +13,7 @@
 //! - `builtin.rs`: `referee bot NAME`, the built-in sample bots.
 //! - `load.rs`: reading transcripts back for the tools below.
 //! - `diff.rs`: `referee diff`, two transcripts compared in game terms.
+//! - `show/`: `referee show`, a transcript as a terminal account or a replay page.
 //!
 //! The rules themselves live in the `schmier-protocol` crate (`rules`), pure.
 
@@ -25,6 +26,7 @@ pub mod fault;
 pub mod load;
 pub mod report;
 pub mod session;
+pub mod show;
 pub mod table;
 pub mod transcript;
 pub mod verify;

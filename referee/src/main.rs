@@ -20,6 +20,7 @@ fn main() -> ExitCode {
         Command::Verify { files } => Ok(verify(&files)),
         Command::Play(args) => args.validate().and_then(play),
         Command::Diff(args) => diff(&args),
+        Command::Show(args) => show(&args),
     };
     result.unwrap_or_else(|e| {
         eprintln!("referee: {e:#}");
@@ -81,4 +82,35 @@ fn diff(args: &referee::cli::DiffArgs) -> anyhow::Result<ExitCode> {
     } else {
         ExitCode::FAILURE
     })
+}
+
+fn show(args: &referee::cli::ShowArgs) -> anyhow::Result<ExitCode> {
+    use std::io::Write;
+    let transcript = referee::load::Transcript::read(&args.file)?;
+    let replay = referee::show::Replay::new(&transcript)?;
+    if let Some(out) = &args.html {
+        let page = referee::show::html::render(&replay)?;
+        std::fs::write(out, page)
+            .map_err(|e| anyhow::anyhow!("failed to write {}: {e}", out.display()))?;
+        eprintln!("referee: wrote {}", out.display());
+        return Ok(ExitCode::SUCCESS);
+    }
+    let opts = referee::show::TextOptions {
+        seat: args.seat.map(|s| schmier_protocol::Seat::new(s as usize)),
+        deal: args.deal,
+    };
+    let text = referee::show::text::render(&replay, opts)?;
+    // anstream drops the colours unless stdout is a terminal that wants them
+    // (NO_COLOR set: plain).
+    let mut stdout = anstream::stdout();
+    match stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush())
+    {
+        // `referee show ... | head` is not a failure.
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            anyhow::bail!("failed to write to stdout: {e}")
+        }
+        _ => Ok(ExitCode::SUCCESS),
+    }
 }

@@ -8,6 +8,7 @@ mod leaks;
 mod limits;
 mod play;
 mod sample_bots;
+mod show;
 mod snapshots;
 mod support;
 mod verify;
