@@ -7,6 +7,7 @@ mod hostile;
 mod leaks;
 mod limits;
 mod play;
+mod replay_page;
 mod sample_bots;
 mod show;
 mod snapshots;
