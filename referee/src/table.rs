@@ -18,10 +18,11 @@ use schmier_protocol::{Seat, Team};
 use crate::bot::{tree_cpu_time, Incoming, WriteError};
 use crate::config::{Clock, Output, PlayConfig};
 use crate::fault::{quote, Fault, FaultKind};
-use crate::session::{Slot, REFEREE};
+use crate::slot::Slot;
 use crate::transcript::{
     ranking, FaultRecord, Header, JsonlWriter, Line, ResultRecord, SeatInfo, Timing, FORMAT,
 };
+use crate::REFEREE;
 
 pub struct GameRecord {
     pub seed: u64,
@@ -264,7 +265,8 @@ impl Table<'_> {
         }))?;
         let notice = ToBot::Fault(FaultNotice {
             seat,
-            fault: fault.kind.name().into(),
+            request,
+            fault: fault.kind,
             replaced,
         });
         for s in Seat::all() {

@@ -10,8 +10,7 @@ use schmier_protocol::rules::{Event, Game};
 
 use schmier_protocol::Team;
 
-use crate::config::FaultPolicy;
-use crate::transcript::{ranking, Line, ResultRecord, FORMAT};
+use crate::transcript::{ranking, FaultPolicy, Line, ResultRecord, FORMAT};
 
 /// A transcript that does not check out: where and why.
 #[derive(Debug, thiserror::Error)]
