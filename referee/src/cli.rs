@@ -51,6 +51,19 @@ pub enum Command {
     /// auction, trump, exchanges, tricks, points, scores), whole or as one seat saw
     /// it; or write a self-contained HTML page that replays it.
     Show(ShowArgs),
+    /// Write the JSON Schema of every protocol message and transcript line
+    /// (to-bot.json, from-bot.json, transcript-line.json, timings-line.json).
+    Schema(SchemaArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct SchemaArgs {
+    /// Folder to write the schema files into.
+    #[arg(default_value = "schema")]
+    pub dir: PathBuf,
+    /// Write nothing: exit 1 if the files in the folder differ from the code's.
+    #[arg(long)]
+    pub check: bool,
 }
 
 #[derive(Args, Debug)]

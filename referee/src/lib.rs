@@ -15,6 +15,7 @@
 //! - `load.rs`: reading transcripts back for the tools below.
 //! - `diff.rs`: `referee diff`, two transcripts compared in game terms.
 //! - `show/`: `referee show`, a transcript as a terminal account or a replay page.
+//! - `schema.rs`: `referee schema`, the JSON Schema of every message and line.
 //!
 //! The rules themselves live in the `schmier-protocol` crate (`rules`), pure.
 
@@ -26,6 +27,7 @@ pub mod diff;
 pub mod fault;
 pub mod load;
 pub mod report;
+pub mod schema;
 pub mod session;
 pub mod show;
 pub mod slot;

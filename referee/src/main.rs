@@ -21,6 +21,7 @@ fn main() -> ExitCode {
         Command::Play(args) => args.validate().and_then(play),
         Command::Diff(args) => diff(&args),
         Command::Show(args) => show(&args),
+        Command::Schema(args) => schema(&args),
     };
     result.unwrap_or_else(|e| {
         eprintln!("referee: {e:#}");
@@ -113,4 +114,26 @@ fn show(args: &referee::cli::ShowArgs) -> anyhow::Result<ExitCode> {
         }
         _ => Ok(ExitCode::SUCCESS),
     }
+}
+
+fn schema(args: &referee::cli::SchemaArgs) -> anyhow::Result<ExitCode> {
+    if !args.check {
+        referee::schema::write(&args.dir)?;
+        eprintln!("referee: wrote the schema files to {}", args.dir.display());
+        return Ok(ExitCode::SUCCESS);
+    }
+    let stale = referee::schema::check(&args.dir);
+    if stale.is_empty() {
+        println!("schema files in {} match the code", args.dir.display());
+        return Ok(ExitCode::SUCCESS);
+    }
+    for name in &stale {
+        println!("{}: missing or out of date", args.dir.join(name).display());
+    }
+    eprintln!(
+        "referee: {} schema file(s) differ from the code; run `referee schema {}`",
+        stale.len(),
+        args.dir.display()
+    );
+    Ok(ExitCode::FAILURE)
 }

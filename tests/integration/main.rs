@@ -9,6 +9,7 @@ mod limits;
 mod play;
 mod replay_page;
 mod sample_bots;
+mod schema;
 mod show;
 mod snapshots;
 mod support;
