@@ -125,13 +125,7 @@ async fn start_bots(cfg: &PlayConfig, stderr_dir: &std::path::Path) -> anyhow::R
     let mut slots: Vec<Slot> = cfg
         .lineup
         .iter()
-        .map(|spec| Slot {
-            spec: spec.clone(),
-            name: default_name(spec),
-            process: None,
-            gone: None,
-            starts: 0,
-        })
+        .map(|spec| Slot::new(spec.clone(), default_name(spec)))
         .collect();
     let all: Vec<usize> = (0..slots.len()).collect();
     start(cfg, stderr_dir, &mut slots, &all).await?;
@@ -181,6 +175,14 @@ async fn start(
     let hello = serde_json::to_vec(&hello).expect("messages serialize");
     for &i in which {
         let slot = &mut slots[i];
+        if let BotSpec::InProcess(name) = &slot.spec {
+            let strategy = schmier_sample_bots::by_name(name)
+                .with_context(|| format!("failed to find the built-in bot {name:?}"))?;
+            slot.name = strategy.name().to_owned();
+            slot.inline = Some(strategy);
+            slot.starts += 1;
+            continue;
+        }
         let argv = slot.spec.argv()?;
         let program = argv.first().cloned().unwrap_or_default();
         // A restarted bot's stderr goes to a new file, so nothing is overwritten.
@@ -221,7 +223,7 @@ async fn start(
         .map(|d| Instant::now() + d + cfg.time.grace);
     for &i in which {
         let slot = &mut slots[i];
-        if slot.gone.is_some() {
+        if slot.gone.is_some() || slot.inline.is_some() {
             continue;
         }
         let p = slot.process.as_mut().expect("a started bot");
@@ -251,7 +253,9 @@ async fn start(
                 format!("a hello line of {len} bytes and more"),
             )),
             Some(Incoming::Eof { .. }) | Some(Incoming::Error { .. }) => {
-                let status = p.exit_status(Duration::from_millis(200)).await;
+                // What the bot did, not how long the referee looked: it exited
+                // before the startup deadline (crash) or it did not (closed).
+                let status = p.exit_status_by(deadline).await;
                 Some(match status {
                     Some(s) => Fault::new(FaultKind::Crash, format!("exited before hello: {s}")),
                     None => Fault::new(FaultKind::Closed, "closed stdout before hello"),
@@ -282,7 +286,7 @@ fn credited_winner(result: &crate::transcript::ResultRecord) -> Option<Team> {
 
 fn default_name(spec: &BotSpec) -> String {
     match spec {
-        BotSpec::Builtin(name) => name.clone(),
+        BotSpec::Builtin(name) | BotSpec::InProcess(name) => name.clone(),
         BotSpec::Command { argv, .. } => argv.last().cloned().unwrap_or_default(),
     }
 }
