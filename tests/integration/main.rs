@@ -12,6 +12,7 @@ mod replay_page;
 mod sample_bots;
 mod schema;
 mod show;
+mod snapshot_example;
 mod snapshots;
 mod support;
 mod verify;
