@@ -9,6 +9,7 @@
 # REFEREE: the referee binary (default: `referee` on PATH)
 # BOT:     the bot command, run from this folder (default: python3 my_bot.py)
 # SNAPSHOTS: the snapshot folder (default: snapshots/ beside this script)
+# OUT:     keep the new games in this folder (default: a temporary one)
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -22,10 +23,16 @@ case "${1:-}" in
     *) echo "usage: $0 [--update]" >&2; exit 2 ;;
 esac
 
-out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT
+if [ -n "${OUT:-}" ]; then
+    mkdir -p "$OUT"
+    out=$(cd "$OUT" && pwd)
+else
+    out=$(mktemp -d)
+    trap 'rm -rf "$out"' EXIT
+fi
 cd "$here"
 for seed in 1 2; do
+    rm -rf "$out/seed-$seed" # an earlier run's games, when OUT is kept
     # Two games per seed: the lineup rotates, so the bot plays two seats.
     "$referee" play --quiet --seed "$seed" --games 2 \
         --team "$bot" --team builtin:random --team builtin:random \
