@@ -6,11 +6,28 @@
 use std::path::Path;
 
 use anyhow::Context;
-use schemars::{schema_for, Schema};
+use schemars::generate::SchemaSettings;
+use schemars::{JsonSchema, Schema};
 
 use schmier_protocol::wire::{FromBot, ToBot};
 
 use crate::transcript::{Line, Timing};
+
+/// The schema of what the referee writes (`skip_serializing_if` fields optional).
+fn written<T: JsonSchema>() -> Schema {
+    SchemaSettings::draft2020_12()
+        .for_serialize()
+        .into_generator()
+        .into_root_schema_for::<T>()
+}
+
+/// The schema of what the referee reads (fields with a default optional).
+fn read<T: JsonSchema>() -> Schema {
+    SchemaSettings::draft2020_12()
+        .for_deserialize()
+        .into_generator()
+        .into_root_schema_for::<T>()
+}
 
 /// The schema files: name and contents (pretty JSON, newline-terminated).
 pub fn files() -> Vec<(&'static str, String)> {
@@ -25,7 +42,7 @@ pub fn files() -> Vec<(&'static str, String)> {
         (
             "to-bot.json",
             with(
-                schema_for!(ToBot),
+                written::<ToBot>(),
                 "schmier/1: referee to bot",
                 "One line the referee writes to a bot's stdin (PROTOCOL.md).",
             ),
@@ -33,7 +50,7 @@ pub fn files() -> Vec<(&'static str, String)> {
         (
             "from-bot.json",
             with(
-                schema_for!(FromBot),
+                read::<FromBot>(),
                 "schmier/1: bot to referee",
                 "One line a bot writes to its stdout (PROTOCOL.md). Unknown fields are ignored.",
             ),
@@ -41,7 +58,7 @@ pub fn files() -> Vec<(&'static str, String)> {
         (
             "transcript-line.json",
             with(
-                schema_for!(Line),
+                written::<Line>(),
                 "schmier-transcript/1: one transcript line",
                 "One line of a game-NNNN.jsonl transcript: a header, an engine event, a fault, or the result (README.md, Transcripts).",
             ),
@@ -49,7 +66,7 @@ pub fn files() -> Vec<(&'static str, String)> {
         (
             "timings-line.json",
             with(
-                schema_for!(Timing),
+                written::<Timing>(),
                 "schmier-transcript/1: one timings line",
                 "One line of the *.timings.jsonl sidecar: a decision's response time (not deterministic).",
             ),

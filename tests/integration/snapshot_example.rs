@@ -50,14 +50,21 @@ fn the_checked_in_snapshot_matches() {
          REFEREE=target/debug/referee examples/snapshot-testing/plain/snapshot.sh --update\n{}",
         text(&out)
     );
-    assert!(text(&out).contains("equivalent: 4 transcript(s)"), "{}", text(&out));
+    assert!(
+        text(&out).contains("equivalent: 4 transcript(s)"),
+        "{}",
+        text(&out)
+    );
 }
 
 #[test]
 fn a_changed_bot_is_caught_and_update_accepts_it() {
     let dir = tempfile::tempdir().unwrap();
     let snap = dir.path().join("snapshots");
-    copy_dir(&root().join("examples/snapshot-testing/plain/snapshots"), &snap);
+    copy_dir(
+        &root().join("examples/snapshot-testing/plain/snapshots"),
+        &snap,
+    );
     let snap_env = snap.to_str().unwrap();
     // Plays the first legal answer like my_bot.py, except its 5th play with a choice.
     let deviant = format!(
@@ -70,7 +77,10 @@ fn a_changed_bot_is_caught_and_update_accepts_it() {
     assert_eq!(out.status.code(), Some(1), "{t}");
     assert!(t.contains("seed-1/game-0001.jsonl: DIFFERENT"), "{t}");
     let line = t.lines().find(|l| l.contains("first divergence")).unwrap();
-    assert!(line.contains(", trick ") && line.contains(" played "), "{line}");
+    assert!(
+        line.contains(", trick ") && line.contains(" played "),
+        "{line}"
+    );
 
     let out = script(&[("SNAPSHOTS", snap_env), ("BOT", &deviant)], &["--update"]);
     assert!(out.status.success(), "{}", text(&out));

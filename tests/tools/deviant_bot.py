@@ -5,6 +5,8 @@
     python3 deviant_bot.py play 3          # ... except at its 3rd play decision
                                            #     with a choice: the last legal card
     python3 deviant_bot.py bid 1           # ... or at its 1st bid with a choice
+    python3 deviant_bot.py echo            # copies every line in ("IN ...") and
+                                           # out ("OUT ...") to stderr
 
 When it deviates it writes one line to stderr, the test's oracle for where two
 games part:  DEVIATED game=G deal=D trick=T seat=S first=X chosen=Y
@@ -12,8 +14,10 @@ games part:  DEVIATED game=G deal=D trick=T seat=S first=X chosen=Y
 import json
 import sys
 
-kind = sys.argv[1] if len(sys.argv) > 2 else None
-at = int(sys.argv[2]) if len(sys.argv) > 2 else 0
+args = [a for a in sys.argv[1:] if a != "echo"]
+echo = len(args) < len(sys.argv) - 1
+kind = args[0] if len(args) > 1 else None
+at = int(args[1]) if len(args) > 1 else 0
 seen = 0
 game = 0
 
@@ -24,11 +28,20 @@ def first(decision, legal):
     return legal[0]
 
 
+def send(msg):
+    line = json.dumps(msg)
+    if echo:
+        print("OUT " + line, file=sys.stderr, flush=True)
+    print(line, flush=True)
+
+
 for line in sys.stdin:
+    if echo:
+        print("IN " + line.rstrip("\n"), file=sys.stderr, flush=True)
     msg = json.loads(line)
     t = msg.get("type")
     if t == "hello":
-        print(json.dumps({"type": "hello", "name": "deviant", "protocol": "schmier/1"}), flush=True)
+        send({"type": "hello", "name": "deviant", "protocol": "schmier/1"})
     elif t == "game_start":
         game = msg["game"]
     elif t == "request":
@@ -45,6 +58,6 @@ for line in sys.stdin:
                     file=sys.stderr,
                     flush=True,
                 )
-        print(json.dumps({"type": "reply", "id": msg["id"], "action": action}), flush=True)
+        send({"type": "reply", "id": msg["id"], "action": action})
     elif t == "bye":
         break

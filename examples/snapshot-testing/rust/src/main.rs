@@ -21,7 +21,9 @@ impl Strategy for FirstLegal {
                 Call::Bid(n) => Action::Bid(n),
             },
             LegalWire::Suits(suits) => Action::Trump(suits[0]),
-            LegalWire::Cards { must, from, min, .. } => {
+            LegalWire::Cards {
+                must, from, min, ..
+            } => {
                 let keep = from.iter().take(usize::from(*min));
                 let cards = must.iter().chain(keep).collect();
                 Action::cards(request.decision, cards)
