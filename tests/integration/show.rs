@@ -253,3 +253,31 @@ fn colour_on_a_terminal_only_and_never_with_no_color() {
     assert!(!plain_tty.contains('\x1b'), "NO_COLOR ignored: {plain_tty}");
     assert_eq!(plain_tty.replace("\r\n", "\n"), piped);
 }
+
+#[test]
+fn faults_and_forfeits_are_shown_where_they_happened() {
+    let done = play()
+        .seed(35)
+        .arg("--seat")
+        .arg("1=python3 tests/hostile/bot.py illegal")
+        .ok();
+    let lines = done.lines(1);
+    let text = String::from_utf8(show(&done.transcript(1), &[]).stdout).unwrap();
+    let faults: Vec<&serde_json::Value> = lines.iter().filter(|l| l["type"] == "fault").collect();
+    assert!(!faults.is_empty());
+    let mut at = 0;
+    for f in &faults {
+        let needle = format!("fault seat {}: {}", f["seat"], f["fault"].as_str().unwrap());
+        let found = text[at..]
+            .find(&needle)
+            .unwrap_or_else(|| panic!("{needle:?} after byte {at}:\n{text}"));
+        at += found + needle.len();
+    }
+    // The same faults in seat 4's account: every seat is told of them.
+    let seat4 = String::from_utf8(show(&done.transcript(1), &["--seat", "4"]).stdout).unwrap();
+    assert_eq!(seat4.matches("fault seat 1: ").count(), faults.len());
+    let result = lines.last().unwrap();
+    for t in result["forfeited"].as_array().unwrap() {
+        assert!(text.contains(&format!("forfeited: team {t}")), "{text}");
+    }
+}
