@@ -52,11 +52,26 @@ impl Transcript {
     }
 }
 
-/// Is `path` a transcript file name (`*.jsonl`, but not a `*.timings.jsonl`
-/// sidecar nor a `*.partial` game in progress)?
-pub fn is_transcript_name(path: &Path) -> bool {
+/// Is `path` a transcript: a `*.jsonl` file (not a `.partial` game in progress)
+/// whose first line is a transcript header? Timings sidecars, a tournament's
+/// journal and other JSON-lines files beside the games are not.
+pub fn is_transcript(path: &Path) -> bool {
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-    name.ends_with(".jsonl") && !name.ends_with(".timings.jsonl")
+    if !name.ends_with(".jsonl") {
+        return false;
+    }
+    let Ok(file) = std::fs::File::open(path) else {
+        return false;
+    };
+    let mut first = String::new();
+    if std::io::BufReader::new(file).read_line(&mut first).is_err() {
+        return false;
+    }
+    let header: serde_json::Value = serde_json::from_str(&first).unwrap_or_default();
+    header["type"] == "header"
+        && header["format"]
+            .as_str()
+            .is_some_and(|f| f.starts_with("schmier-transcript/"))
 }
 
 /// The transcripts under `dir` (recursively), as paths relative to it, sorted.
@@ -75,7 +90,7 @@ pub fn transcripts_in(dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
                 .with_context(|| format!("failed to inspect {}", dir.join(&rel).display()))?;
             if kind.is_dir() {
                 pending.push(rel);
-            } else if is_transcript_name(&rel) {
+            } else if is_transcript(&dir.join(&rel)) {
                 found.push(rel);
             }
         }

@@ -128,6 +128,13 @@ fn folders_pair_by_game_and_update_accepts_b() {
     let a = with_deviant("", 2);
     let b = with_deviant("play 30", 2);
     let (game, ..) = deviation(&b);
+    // JSON lines beside the games that are not transcripts (a timings folder, a
+    // tournament's journal) are not compared.
+    for d in [&a.dir, &b.dir] {
+        std::fs::create_dir_all(d.join("timings")).unwrap();
+        std::fs::write(d.join("timings/game-0001.jsonl"), "{\"request\":1}\n").unwrap();
+    }
+    std::fs::write(a.dir.join("journal.jsonl"), "{\"game\":1}\n").unwrap();
     let snap = tempfile::tempdir().unwrap();
     let snap = snap.path().join("snapshot");
     // The first --update creates the snapshot from A.
@@ -141,6 +148,7 @@ fn folders_pair_by_game_and_update_accepts_b() {
         );
     }
     assert!(!snap.join("game-0001.timings.jsonl").exists());
+    assert!(!snap.join("timings").exists() && !snap.join("journal.jsonl").exists());
 
     let out = diff(&[&snap, &b.dir], &[]);
     let text = stdout(&out);
