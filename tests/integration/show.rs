@@ -281,3 +281,40 @@ fn faults_and_forfeits_are_shown_where_they_happened() {
         assert!(text.contains(&format!("forfeited: team {t}")), "{text}");
     }
 }
+
+#[test]
+fn a_game_cut_short_shows_its_unfinished_trick() {
+    let done = play().seed(36).ok();
+    let text = done.text(1);
+    let lines: Vec<&str> = text.lines().collect();
+    let values = done.lines(1);
+    // Cut after the third card of some trick.
+    let third = (2..values.len())
+        .find(|&i| {
+            values[i]["type"] == "play"
+                && values[i - 1]["type"] == "play"
+                && values[i - 2]["type"] == "play"
+                && values[i - 3]["type"] != "play"
+        })
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let cut = dir.path().join("cut.jsonl");
+    std::fs::write(&cut, lines[..=third].join("\n") + "\n").unwrap();
+    let shown = String::from_utf8(show(&cut, &[]).stdout).unwrap();
+    let cards: Vec<String> = values[third - 2..=third]
+        .iter()
+        .map(|p| {
+            format!(
+                "s{} {}",
+                p["seat"],
+                crate::show::shown(p["card"].as_str().unwrap())
+            )
+        })
+        .collect();
+    let want = format!(
+        "unfinished trick (seat {} leads): {}",
+        values[third - 2]["seat"],
+        cards.join("  ")
+    );
+    assert!(shown.trim_end().ends_with(&want), "{want:?} in\n{shown}");
+}

@@ -138,6 +138,32 @@ pub fn render(replay: &Replay, opts: TextOptions) -> anyhow::Result<String> {
             }
         }
     }
+    // A game cut short (a `.partial` transcript) may stop inside a trick.
+    let last = replay
+        .steps
+        .iter()
+        .rev()
+        .find(|s| opts.deal.is_none() || opts.deal == Some(s.deal));
+    if let Some(step) = last {
+        if let Some(trick) = step
+            .game
+            .view(Seat::new(0))
+            .trick
+            .filter(|t| !t.cards.is_empty())
+        {
+            let list: Vec<String> = trick
+                .cards
+                .iter()
+                .map(|p| format!("s{} {}", p.seat.index(), card(p.card)))
+                .collect();
+            writeln!(
+                out,
+                "  unfinished trick (seat {} leads): {}",
+                trick.leader.index(),
+                list.join("  ")
+            )?;
+        }
+    }
     Ok(out)
 }
 
