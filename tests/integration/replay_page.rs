@@ -62,6 +62,28 @@ fn dom(page: &Path, fragment: &str) -> String {
     text
 }
 
+/// Keeps a picture of the page at `fragment` as a test artifact, in
+/// target/tmp/replay-page/NAME.
+fn screenshot(page: &Path, fragment: &str, name: &str) {
+    let shots = Path::new(env!("CARGO_TARGET_TMPDIR")).join("replay-page");
+    std::fs::create_dir_all(&shots).unwrap();
+    let png = shots.join(name);
+    let _ = std::fs::remove_file(&png);
+    let profile = tempfile::tempdir().unwrap();
+    let out = browser(profile.path())
+        .arg(format!("--screenshot={}", png.display()))
+        .arg(format!("file://{}#{fragment}", page.display()))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let bytes = std::fs::read(&png).expect("a screenshot");
+    assert!(bytes.starts_with(b"\x89PNG") && bytes.len() > 10_000);
+}
+
 /// The text between `start` (first occurrence) and the next `end`.
 fn between<'a>(text: &'a str, start: &str, end: &str) -> &'a str {
     let from = text
@@ -186,20 +208,7 @@ fn steps_through_a_deal_in_a_real_browser() {
         assert!(!hand.contains(card), "seat {seat} still holds {card}");
         assert_eq!(hand.len(), 5, "seat {seat}: {hand:?}");
     }
-    // Keep a picture of it (target/tmp/replay-page/).
-    let shots = Path::new(env!("CARGO_TARGET_TMPDIR")).join("replay-page");
-    std::fs::create_dir_all(&shots).unwrap();
-    let png = shots.join("trick-1.png");
-    let _ = std::fs::remove_file(&png);
-    let profile = tempfile::tempdir().unwrap();
-    let out = browser(profile.path())
-        .arg(format!("--screenshot={}", png.display()))
-        .arg(format!("file://{}#{fragment}", g.page.display()))
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    let bytes = std::fs::read(&png).expect("a screenshot");
-    assert!(bytes.starts_with(b"\x89PNG") && bytes.len() > 10_000);
+    screenshot(&g.page, &fragment, "trick-1.png");
 
     // One step back: the six cards are down but the trick is not yet taken.
     let d = dom(&g.page, &format!("{fragment}&prev=1"));
@@ -252,8 +261,10 @@ fn a_seat_view_shows_that_seat_its_cards_only() {
                 .collect();
         }
     }
-    let d = dom(&g.page, &format!("seat={me}&deal=1&next={}", step_of(at)));
+    let fragment = format!("seat={me}&deal=1&next={}", step_of(at));
+    let d = dom(&g.page, &fragment);
     assert_eq!(body_attr(&d, "data-view"), me.to_string());
+    screenshot(&g.page, &fragment, "seat-2-view.png");
     let table = between(&d, "<main", "</main>");
     // Its own hand face up; nobody else's card anywhere on the table.
     let shown: BTreeSet<String> = cards(seat_box(&d, me)).into_iter().collect();
