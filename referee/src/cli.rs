@@ -56,6 +56,55 @@ pub enum Command {
         /// `random` or `heuristic`.
         name: String,
     },
+    /// Compare two transcripts (or two folders of them, paired by file name) in
+    /// game terms: the first divergence, then how the outcomes differ. Exit 0 when
+    /// the games are the same move for move, 1 when they differ.
+    Diff(DiffArgs),
+    /// Show a transcript as a readable account (hands with suit symbols, the
+    /// auction, trump, exchanges, tricks, points, scores), whole or as one seat saw
+    /// it; or write a self-contained HTML page that replays it.
+    Show(ShowArgs),
+    /// Write the JSON Schema of every protocol message and transcript line
+    /// (to-bot.json, from-bot.json, transcript-line.json, timings-line.json).
+    Schema(SchemaArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct SchemaArgs {
+    /// Folder to write the schema files into.
+    #[arg(default_value = "schema")]
+    pub dir: PathBuf,
+    /// Write nothing: exit 1 if the files in the folder differ from the code's.
+    #[arg(long)]
+    pub check: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct ShowArgs {
+    /// The transcript (*.jsonl).
+    pub file: PathBuf,
+    /// Only what this seat (0-5) was told: its own cards, everyone's public moves.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u8).range(0..6))]
+    pub seat: Option<u8>,
+    /// Only deal K (deals count from 1, thrown-in deals included).
+    #[arg(long, value_name = "K")]
+    pub deal: Option<u32>,
+    /// Write a replay page to this file instead (one HTML file, no network): step
+    /// through the game, jump to a deal, switch to one seat's view.
+    #[arg(long, value_name = "OUT.html", conflicts_with_all = ["seat", "deal"])]
+    pub html: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub struct DiffArgs {
+    /// The expected transcript or folder (e.g. a checked-in snapshot).
+    pub a: PathBuf,
+    /// The actual transcript or folder (e.g. a fresh run).
+    pub b: PathBuf,
+    /// Accept B: replace A's differing transcripts with B's (create A if it does
+    /// not exist yet), then exit 0.
+    #[arg(long)]
+    pub update: bool,
 }
 
 #[derive(Args, Debug)]

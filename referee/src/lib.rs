@@ -18,6 +18,10 @@
 //! - `tournament/`: `referee tournament` and `referee merge` — a layer above the
 //!   table: schedule, pool of tables, journal, standings, shards.
 //! - `builtin.rs`: `referee bot NAME`, the built-in sample bots.
+//! - `load.rs`: reading transcripts back for the tools below.
+//! - `diff.rs`: `referee diff`, two transcripts compared in game terms.
+//! - `show/`: `referee show`, a transcript as a terminal account or a replay page.
+//! - `schema.rs`: `referee schema`, the JSON Schema of every message and line.
 //!
 //! The rules themselves live in the `schmier-protocol` crate (`rules`), pure.
 
@@ -26,11 +30,15 @@ pub mod builtin;
 pub mod cli;
 pub mod clock;
 pub mod config;
+pub mod diff;
 pub mod fault;
 pub mod reply;
+pub mod load;
 pub mod report;
+pub mod schema;
 pub mod session;
 pub mod shutdown;
+pub mod show;
 pub mod slot;
 pub mod table;
 pub mod tournament;

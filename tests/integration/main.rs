@@ -2,12 +2,17 @@
 //! binary, a module per feature; `support.rs` has the small builder they share.
 
 mod determinism;
+mod diff;
 mod docs;
 mod hostile;
 mod leaks;
 mod limits;
 mod play;
+mod replay_page;
 mod sample_bots;
+mod schema;
+mod show;
+mod snapshot_example;
 mod snapshots;
 mod support;
 mod tournament;
