@@ -11,6 +11,7 @@
 //! - `verify.rs`: replaying a transcript through the rules engine.
 //! - `report.rs`: the human summary printed at the end of a run.
 //! - `builtin.rs`: `referee bot NAME`, the built-in sample bots.
+//! - `safe_create.rs`: output files created without following symlinks.
 //!
 //! The rules themselves live in the `schmier-protocol` crate (`rules`), pure.
 
@@ -20,6 +21,7 @@ pub mod cli;
 pub mod config;
 pub mod fault;
 pub mod report;
+pub mod safe_create;
 pub mod session;
 pub mod table;
 pub mod transcript;

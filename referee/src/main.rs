@@ -33,9 +33,13 @@ fn play(cfg: PlayConfig) -> anyhow::Result<ExitCode> {
     let summary = runtime.block_on(async {
         referee::bot::install_cleanup();
         if !cfg.quiet {
+            // A drawn seed stays secret until the run ends: bots share the terminal.
+            let seed = match cfg.secret_seed {
+                true => "secret (printed at the end)".to_owned(),
+                false => cfg.seed.to_string(),
+            };
             eprintln!(
-                "referee: seed {} — {} game(s), transcripts in {}",
-                cfg.seed,
+                "referee: seed {seed} — {} game(s), transcripts in {}",
                 cfg.games,
                 cfg.output.describe()
             );
@@ -43,6 +47,9 @@ fn play(cfg: PlayConfig) -> anyhow::Result<ExitCode> {
         referee::session::run(&cfg).await
     })?;
     referee::report::print(&cfg, &summary);
+    if cfg.secret_seed && !cfg.quiet {
+        eprintln!("referee: the match seed was {}", cfg.seed);
+    }
     Ok(ExitCode::SUCCESS)
 }
 

@@ -4,8 +4,9 @@
 //! starts, so a bot never blocks on a full pipe; stderr goes to a log file up to a
 //! cap and is discarded past it.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{ExitStatus, Stdio};
+use std::sync::Arc;
 use std::time::Duration;
 
 use nix::sys::signal::Signal;
@@ -14,14 +15,21 @@ use tokio::process::{Child, ChildStdin, Command};
 use tokio::sync::mpsc;
 use tokio::time::{timeout, Instant};
 
+use super::launch::Launch;
 use super::lines::{read_lines, Incoming};
+use super::sandbox::Sandbox;
+use super::spawner;
 use super::unix::{self, ResourceLimits};
 
 /// How a bot process is started.
 #[derive(Clone, Debug)]
 pub struct Spawn {
-    /// Program and arguments (never run through a shell).
-    pub argv: Vec<String>,
+    /// Program, arguments and directory (never run through a shell).
+    pub launch: Launch,
+    /// Its whole environment: nothing of the referee's is passed on.
+    pub env: Vec<(String, String)>,
+    /// Run it sandboxed (`--sandbox`).
+    pub sandbox: Option<Arc<Sandbox>>,
     pub max_line: usize,
     pub limits: ResourceLimits,
     /// Where its stderr goes, and how much of it is kept.
@@ -51,16 +59,41 @@ pub struct BotProcess {
 
 impl BotProcess {
     pub fn spawn(spec: &Spawn) -> std::io::Result<BotProcess> {
-        let (program, args) = spec.argv.split_first().ok_or_else(|| {
-            std::io::Error::new(std::io::ErrorKind::InvalidInput, "empty command")
-        })?;
-        let mut cmd = Command::new(program);
-        cmd.args(args)
+        let launch = &spec.launch;
+        let mut cmd = match &spec.sandbox {
+            None => {
+                let mut cmd = Command::new(&launch.program);
+                cmd.args(&launch.args);
+                cmd
+            }
+            Some(sandbox) => {
+                let (program, args) = sandbox.wrap(launch);
+                let mut cmd = Command::new(program);
+                cmd.args(args);
+                if let Some(id) = sandbox.run_as {
+                    // std also drops the supplementary groups when root changes uid.
+                    cmd.uid(id).gid(id);
+                }
+                cmd
+            }
+        };
+        // The sandbox's helper processes get the bot's environment too: bubblewrap's
+        // pid 1 would show the referee's at /proc/1/environ.
+        // bubblewrap changes into the bot's directory itself, inside the sandbox.
+        let cwd = if spec.sandbox.is_some() {
+            Path::new("/")
+        } else {
+            &launch.dir
+        };
+        cmd.env_clear()
+            .envs(spec.env.iter().map(|(k, v)| (k, v)))
+            .current_dir(cwd)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
-        unix::configure(&mut cmd, spec.limits);
-        let mut child = cmd.spawn()?;
+        let seccomp = spec.sandbox.as_ref().map(|s| s.seccomp.clone());
+        unix::configure(&mut cmd, spec.limits, seccomp);
+        let mut child = spawner::spawn(cmd)?;
         let pid = child.id().expect("a just-spawned child has a pid");
         unix::register(pid);
         let stdin = child.stdin.take();
@@ -178,8 +211,8 @@ impl BotProcess {
 /// blocks) and notes how much was dropped.
 async fn drain_stderr(mut src: tokio::process::ChildStderr, log: Option<PathBuf>, cap: u64) {
     let mut file = match &log {
-        Some(path) => match tokio::fs::File::create(path).await {
-            Ok(f) => Some(f),
+        Some(path) => match crate::safe_create::create_new(path) {
+            Ok(f) => Some(tokio::fs::File::from_std(f)),
             Err(e) => {
                 tracing::warn!("failed to create bot stderr log {}: {e}", path.display());
                 None
@@ -212,5 +245,68 @@ async fn drain_stderr(mut src: tokio::process::ChildStderr, log: Option<PathBuf>
             let _ = f.write_all(note.as_bytes()).await;
         }
         let _ = f.flush().await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cat() -> Spawn {
+        let program = std::fs::canonicalize("/bin/cat").expect("cat is installed");
+        Spawn {
+            launch: Launch {
+                dir: program.parent().unwrap().to_path_buf(),
+                program,
+                args: Vec::new(),
+            },
+            env: crate::config::Isolation::env(&[]),
+            sandbox: None,
+            max_line: 1024,
+            limits: ResourceLimits::default(),
+            stderr_log: None,
+            stderr_cap: 0,
+        }
+    }
+
+    /// The parent-death signal is tied to the thread that forks; a bot forked from
+    /// a blocking-pool thread was killed when that thread ended after its idle
+    /// keep-alive (10 s by default, 1 ms here).
+    #[test]
+    fn a_bot_outlives_the_thread_that_started_it() {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .thread_keep_alive(Duration::from_millis(1))
+            .enable_all()
+            .build()
+            .unwrap();
+        runtime.block_on(async {
+            let (bot, thread) =
+                tokio::task::spawn_blocking(|| (BotProcess::spawn(&cat()), nix::unistd::gettid()))
+                    .await
+                    .unwrap();
+            let mut bot = bot.expect("cat starts");
+            // Wait until that thread has ended: its /proc entry goes only after
+            // its exit is complete, death signals sent.
+            let task = format!("/proc/self/task/{thread}");
+            let start = Instant::now();
+            while std::path::Path::new(&task).exists() {
+                assert!(
+                    start.elapsed() < Duration::from_secs(60),
+                    "the thread never ended"
+                );
+                tokio::time::sleep(Duration::from_millis(1)).await;
+            }
+            bot.queue(b"ping");
+            bot.flush(Some(Duration::from_secs(30))).await.unwrap();
+            match bot
+                .next_line(Some(Instant::now() + Duration::from_secs(30)))
+                .await
+            {
+                Some(Incoming::Line { bytes, .. }) => assert_eq!(bytes, b"ping"),
+                other => panic!("the bot died with the thread that started it: {other:?}"),
+            }
+            bot.shutdown(Duration::ZERO).await;
+        });
     }
 }

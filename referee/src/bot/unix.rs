@@ -2,10 +2,11 @@
 //! and signals to whole groups. Everything platform-specific lives here.
 
 use std::collections::BTreeSet;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use nix::sys::signal::{killpg, Signal};
 use nix::unistd::Pid;
+use seccompiler::BpfProgram;
 use tokio::process::Command;
 
 /// Optional per-bot resource limits (Linux `setrlimit`), applied in the child just
@@ -23,24 +24,39 @@ pub struct ResourceLimits {
 }
 
 /// Makes `cmd` start in a process group of its own (so signals reach its children
-/// too), die with the referee (`PR_SET_PDEATHSIG`), and run under `limits`.
-pub fn configure(cmd: &mut Command, limits: ResourceLimits) {
+/// too), die with the referee (`PR_SET_PDEATHSIG`), unable to gain privileges
+/// (`no_new_privs`), and run under `limits`; `seccomp`, if given, is installed
+/// last. Call [`crate::bot::spawner::spawn`] to start it, so that the death
+/// signal is tied to a thread that lives as long as the referee.
+pub fn configure(cmd: &mut Command, limits: ResourceLimits, seccomp: Option<Arc<BpfProgram>>) {
     cmd.process_group(0);
-    // SAFETY: the closure runs in the forked child before exec and only makes
-    // async-signal-safe system calls (prctl, getppid, setrlimit).
+    // The referee's pid, taken before the fork: if the child's parent is anyone
+    // else by the time the death signal is armed, the referee has already exited
+    // (a subreaper, not necessarily pid 1, adopted the child).
+    let referee = nix::unistd::getpid();
+    // SAFETY: the closure runs in the forked child of a multi-threaded process, so
+    // it must be async-signal-safe: it only makes system calls (prctl, getppid,
+    // setrlimit, seccomp) on data prepared before the fork, and its errors are
+    // raw errno values; nothing allocates or takes a lock.
     unsafe {
         cmd.pre_exec(move || {
             use nix::sys::resource::{setrlimit, Resource};
             nix::sys::prctl::set_pdeathsig(Signal::SIGKILL)?;
-            // The referee may have died between fork and prctl.
-            if nix::unistd::getppid() == Pid::from_raw(1) {
-                return Err(std::io::Error::other("the referee exited"));
+            if nix::unistd::getppid() != referee {
+                return Err(std::io::Error::from_raw_os_error(nix::libc::ESRCH));
             }
+            nix::sys::prctl::set_no_new_privs()?;
             let set = |r: Resource, v: Option<u64>| v.map_or(Ok(()), |v| setrlimit(r, v, v));
             set(Resource::RLIMIT_AS, limits.memory_bytes)?;
             set(Resource::RLIMIT_CPU, limits.cpu_seconds)?;
             set(Resource::RLIMIT_NOFILE, limits.open_files)?;
             set(Resource::RLIMIT_NPROC, limits.processes)?;
+            if let Some(program) = &seccomp {
+                seccompiler::apply_filter(program).map_err(|e| match e {
+                    seccompiler::Error::Seccomp(e) | seccompiler::Error::Prctl(e) => e,
+                    _ => std::io::Error::from_raw_os_error(nix::libc::EINVAL),
+                })?;
+            }
             Ok(())
         });
     }
