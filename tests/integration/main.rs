@@ -4,9 +4,11 @@
 mod docs;
 mod hostile;
 mod leaks;
+mod lifetime;
 mod limits;
 mod play;
 mod sample_bots;
 mod snapshots;
+mod spy;
 mod support;
 mod verify;

@@ -58,8 +58,7 @@ impl Sandbox {
     /// sandboxed `true`; fails closed, saying why and what to do.
     /// `outputs` and `bot_dirs` are absolute.
     pub fn prepare(outputs: Vec<PathBuf>, bot_dirs: Vec<PathBuf>) -> anyhow::Result<Sandbox> {
-        let referee_path = std::env::var("PATH").unwrap_or_default();
-        let bwrap = find_on_path("bwrap", &format!("{referee_path}:{DEFAULT_PATH}")).context(
+        let bwrap = find_on_path("bwrap", &std::env::var("PATH").unwrap_or_default()).context(
             "failed to start the sandbox: --sandbox needs bubblewrap (`bwrap`), which is not \
                  on PATH; install it (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf \
                  install bubblewrap) or run without --sandbox",
