@@ -11,7 +11,9 @@ use schmier_protocol::rules::RulesConfig;
 
 use crate::bot::ResourceLimits;
 use crate::bot::Sandbox;
-use crate::config::{BotSpec, Clock, FaultPolicy, Isolation, Output, PlayConfig, TimeControl};
+use crate::config::{
+    BotSpec, Clock, Delivery, FaultPolicy, Isolation, Output, PlayConfig, TimeControl,
+};
 
 #[derive(Parser, Debug)]
 #[command(
@@ -51,8 +53,10 @@ pub struct PlayArgs {
     /// A team's bot command; the first --team sits in seats 0 and 3, the second in
     /// 1 and 4, the third in 2 and 5, each seat its own process. The command is
     /// split like a shell would but not run by one. `builtin:random` and
-    /// `builtin:heuristic` name the built-in bots. Unassigned seats get the
-    /// built-in bots: heuristic for team 0, random for teams 1 and 2.
+    /// `builtin:heuristic` name the built-in bots (each its own process);
+    /// `inproc:random` and `inproc:heuristic` play them inside the referee (no
+    /// process, no clock: for fast tests). Unassigned seats get the built-in
+    /// bots: heuristic for team 0, random for teams 1 and 2.
     #[arg(long = "team", value_name = "CMD")]
     pub teams: Vec<String>,
 
@@ -97,6 +101,12 @@ pub struct PlayArgs {
     #[arg(long)]
     pub no_timeouts: bool,
 
+    /// When seats are sent game events: `live` (as they happen, so a bot can
+    /// think on others' time) or `batched` (with the seat's next request: one
+    /// write per decision, the fastest). Transcripts are the same either way.
+    #[arg(long, value_enum, default_value_t = DeliveryName::Live)]
+    pub events: DeliveryName,
+
     /// Per-game time bank per seat, in milliseconds: a decision that takes longer
     /// than --decision-ms draws the excess from it (chess-style).
     #[arg(long, default_value_t = 0, value_name = "MS")]
@@ -105,8 +115,8 @@ pub struct PlayArgs {
     /// The clock decisions are timed on: `wall` (elapsed time) or `cpu` (CPU time
     /// the bot's processes used, so a busy host cannot make a bot lose on time;
     /// Linux only, with a wall-clock backstop of ten times the limit).
-    #[arg(long, value_enum, default_value_t = Clock::Wall)]
-    pub clock: Clock,
+    #[arg(long, value_enum, default_value_t = ClockName::Wall)]
+    pub clock: ClockName,
 
     /// Fault policy: `competition` (a team with any faulted seat forfeits the game
     /// and is ranked last; a seat is replaced by the fallback after 3 faults) or
@@ -179,6 +189,30 @@ pub struct PlayArgs {
     pub quiet: bool,
 }
 
+/// `--clock`: the CLI's names, mapped onto [`Clock`] (the wire and transcript type
+/// does not depend on the argument parser).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum ClockName {
+    Wall,
+    Cpu,
+}
+
+impl From<ClockName> for Clock {
+    fn from(c: ClockName) -> Clock {
+        match c {
+            ClockName::Wall => Clock::Wall,
+            ClockName::Cpu => Clock::Cpu,
+        }
+    }
+}
+
+/// `--events`, mapped onto [`Delivery`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum DeliveryName {
+    Live,
+    Batched,
+}
+
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
 pub enum PolicyName {
     #[default]
@@ -229,6 +263,15 @@ fn parse_env(words: &[String]) -> anyhow::Result<Vec<(String, String)>> {
 }
 
 fn parse_bot(text: &str, what: &str) -> anyhow::Result<BotSpec> {
+    if let Some(name) = text.strip_prefix("inproc:") {
+        if !schmier_sample_bots::NAMES.contains(&name) {
+            bail!(
+                "{what}: unknown built-in bot {name:?}; the built-in bots are {:?}",
+                schmier_sample_bots::NAMES
+            );
+        }
+        return Ok(BotSpec::InProcess(name.to_owned()));
+    }
     if let Some(name) = text.strip_prefix("builtin:") {
         if !schmier_sample_bots::NAMES.contains(&name) {
             bail!(
@@ -295,7 +338,7 @@ impl PlayArgs {
         let scale = |ms: u64| Duration::from_secs_f64(ms as f64 * self.time_scale / 1000.0);
         let limited = |ms: u64| (!self.no_timeouts).then(|| scale(ms));
         let time = TimeControl {
-            clock: self.clock,
+            clock: self.clock.into(),
             bank: scale(self.time_bank_ms),
             startup: limited(self.startup_ms),
             decision: limited(self.decision_ms),
@@ -365,6 +408,10 @@ impl PlayArgs {
             secret_seed: self.seed.is_none(),
             rotate: !self.no_rotate,
             output,
+            events: match self.events {
+                DeliveryName::Live => Delivery::Live,
+                DeliveryName::Batched => Delivery::Batched,
+            },
             stderr_cap: self.stderr_cap,
             quiet: self.quiet,
         })
@@ -383,11 +430,14 @@ fn sandbox_for(
         env: env.to_vec(),
         sandbox: None,
     };
+    // In-process bots (tests, benchmarks) are the referee's own code: no process.
     let launches = lineup
         .iter()
         .enumerate()
+        .filter(|(_, spec)| !matches!(spec, BotSpec::InProcess(_)))
         .map(|(seat, spec)| {
             spec.launch(&cwd, path.path())
+                .map(|launch| (seat, launch))
                 .map_err(|e| anyhow::anyhow!("failed to sandbox seat {seat}: {e}"))
         })
         .collect::<anyhow::Result<Vec<_>>>()?;
@@ -397,8 +447,11 @@ fn sandbox_for(
         Output::Dir(d) => d.clone(),
     };
     let outputs = vec![cwd.join(out_dir), cwd.join(output.stderr_dir())];
-    let sandbox = Sandbox::prepare(outputs, launches.iter().map(|l| l.dir.clone()).collect())?;
-    for (seat, launch) in launches.iter().enumerate() {
+    let sandbox = Sandbox::prepare(
+        outputs,
+        launches.iter().map(|(_, l)| l.dir.clone()).collect(),
+    )?;
+    for (seat, launch) in &launches {
         sandbox
             .check(launch)
             .map_err(|e| anyhow::anyhow!("failed to sandbox seat {seat}: {e}"))?;

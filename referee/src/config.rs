@@ -8,13 +8,19 @@ use std::time::Duration;
 use schmier_protocol::rules::RulesConfig;
 
 use crate::bot::{Launch, ResourceLimits, Sandbox};
+pub use crate::transcript::FaultPolicy;
 use crate::transcript::TimeControlRecord;
+pub use schmier_protocol::wire::Clock;
 
 /// Who plays a lineup slot.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum BotSpec {
     /// A built-in sample bot, run as `referee bot NAME` (this very executable).
     Builtin(String),
+    /// A built-in sample bot played inside the referee: no process, no pipe, no
+    /// clock. For tests and benchmarks that need opponents a busy host cannot slow
+    /// down to a timeout.
+    InProcess(String),
     /// An external command: argv (split like a shell would, never run by one) and
     /// the text as the user gave it.
     Command { argv: Vec<String>, text: String },
@@ -25,6 +31,7 @@ impl BotSpec {
     pub fn display(&self) -> String {
         match self {
             BotSpec::Builtin(name) => format!("referee bot {name}"),
+            BotSpec::InProcess(name) => format!("inproc:{name}"),
             BotSpec::Command { text, .. } => text.clone(),
         }
     }
@@ -44,6 +51,9 @@ impl BotSpec {
                     name.clone(),
                 ])
             }
+            BotSpec::InProcess(name) => {
+                anyhow::bail!("inproc:{name} runs inside the referee and has no command")
+            }
             BotSpec::Command { argv, .. } => Ok(argv.clone()),
         }
     }
@@ -62,6 +72,7 @@ impl BotSpec {
                     args: argv[1..].iter().map(Into::into).collect(),
                 })
             }
+            BotSpec::InProcess(name) => Err(format!("inproc:{name} has no process")),
             BotSpec::Command { .. } => Launch::resolve(&argv, base, path),
         }
     }
@@ -94,19 +105,6 @@ impl Isolation {
             .find(|(k, _)| k == "PATH")
             .map_or(crate::bot::DEFAULT_PATH, |(_, v)| v.as_str())
     }
-}
-
-/// Which clock a decision's time is measured on.
-#[derive(
-    Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize, clap::ValueEnum,
-)]
-#[serde(rename_all = "snake_case")]
-pub enum Clock {
-    /// Elapsed (monotonic) time from the request's last byte to the reply's newline.
-    Wall,
-    /// CPU time the bot's processes used in that interval (Linux `/proc`), with a
-    /// wall-clock backstop of ten times the limit.
-    Cpu,
 }
 
 /// Time limits. `None` means no limit (`--no-timeouts`).
@@ -179,31 +177,17 @@ impl Output {
     }
 }
 
-/// What happens to a seat, its team and its process after faults.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct FaultPolicy {
-    /// Faults a seat may commit in a game before the fallback plays for it for the
-    /// rest of that game (`None`: never, except after a crash or closed pipe).
-    pub max_faults: Option<u32>,
-    /// A team with a faulted seat forfeits the game: it is ranked last.
-    pub forfeit: bool,
-    /// A bot that crashed or closed its pipes is started again for the next game.
-    pub restart: bool,
-}
-
-impl FaultPolicy {
-    /// Competition defaults: forfeit on any fault, replaced after 3 faults.
-    pub const COMPETITION: FaultPolicy = FaultPolicy {
-        max_faults: Some(3),
-        forfeit: true,
-        restart: true,
-    };
-    /// For developing a bot: no forfeits, never replaced for ordinary faults.
-    pub const LENIENT: FaultPolicy = FaultPolicy {
-        max_faults: None,
-        forfeit: false,
-        restart: true,
-    };
+/// When a seat is sent the events of the game.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Delivery {
+    /// As they happen: after every action each seat is written what it may see
+    /// of it, without waiting on a seat that does not read (what does not fit in
+    /// its pipe goes with the next write). Bots can think on others' time.
+    #[default]
+    Live,
+    /// Held back until the seat is next asked (or the game ends), then written
+    /// together with its request: one write per decision instead of six.
+    Batched,
 }
 
 #[derive(Clone, Debug)]
@@ -224,6 +208,7 @@ pub struct PlayConfig {
     /// plays every seat position over a match.
     pub rotate: bool,
     pub output: Output,
+    pub events: Delivery,
     pub stderr_cap: u64,
     pub quiet: bool,
 }

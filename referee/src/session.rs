@@ -1,8 +1,8 @@
 //! A session: six bot processes, the handshake, the games of a match, shutdown.
 //!
 //! A bot process lives for the whole session and may sit at a different seat in
-//! each game. The [`Slot`]s here own the processes; `table.rs` borrows them for one
-//! game at a time.
+//! each game. The session owns the [`Slot`]s; `table.rs` borrows them for one game
+//! at a time.
 
 use std::time::Duration;
 
@@ -17,20 +17,9 @@ use schmier_protocol::Team;
 use crate::bot::{BotProcess, Incoming, Spawn};
 use crate::config::{BotSpec, PlayConfig};
 use crate::fault::{quote, Fault, FaultKind};
+use crate::slot::Slot;
 use crate::table::{self, GameRecord};
-
-/// One lineup position and its process.
-pub struct Slot {
-    pub spec: BotSpec,
-    pub name: String,
-    pub process: Option<BotProcess>,
-    /// Set once the bot can no longer play (failed startup, crash, closed pipe):
-    /// the fallback plays for it from then on (until restarted, if the policy
-    /// restarts bots).
-    pub gone: Option<Fault>,
-    /// How many times its process was started.
-    pub starts: u32,
-}
+use crate::REFEREE;
 
 /// What a finished session reports.
 #[derive(Debug, Serialize)]
@@ -56,8 +45,6 @@ pub struct GameSummary {
     #[serde(skip)]
     pub hands: Vec<schmier_protocol::rules::HandScore>,
 }
-
-pub const REFEREE: &str = concat!("schmier-referee ", env!("CARGO_PKG_VERSION"));
 
 pub async fn run(cfg: &PlayConfig) -> anyhow::Result<MatchSummary> {
     let out_dir = match &cfg.output {
@@ -138,13 +125,7 @@ async fn start_bots(cfg: &PlayConfig, stderr_dir: &std::path::Path) -> anyhow::R
     let mut slots: Vec<Slot> = cfg
         .lineup
         .iter()
-        .map(|spec| Slot {
-            spec: spec.clone(),
-            name: default_name(spec),
-            process: None,
-            gone: None,
-            starts: 0,
-        })
+        .map(|spec| Slot::new(spec.clone(), default_name(spec)))
         .collect();
     let all: Vec<usize> = (0..slots.len()).collect();
     start(cfg, stderr_dir, &mut slots, &all).await?;
@@ -187,16 +168,21 @@ async fn start(
             startup_ms: cfg.time.startup.map(|d| d.as_millis() as u64),
             decision_ms: cfg.time.decision.map(|d| d.as_millis() as u64),
             time_bank_ms: cfg.time.bank.as_millis() as u64,
-            clock: match cfg.time.clock {
-                crate::config::Clock::Wall => "wall".into(),
-                crate::config::Clock::Cpu => "cpu".into(),
-            },
+            clock: cfg.time.clock,
             max_line_bytes: cfg.time.max_line,
         },
     };
     let hello = serde_json::to_vec(&hello).expect("messages serialize");
     for &i in which {
         let slot = &mut slots[i];
+        if let BotSpec::InProcess(name) = &slot.spec {
+            let strategy = schmier_sample_bots::by_name(name)
+                .with_context(|| format!("failed to find the built-in bot {name:?}"))?;
+            slot.name = strategy.name().to_owned();
+            slot.inline = Some(strategy);
+            slot.starts += 1;
+            continue;
+        }
         let program = slot.spec.display();
         // A restarted bot's stderr goes to a new file, so nothing is overwritten.
         let log = match slot.starts {
@@ -243,7 +229,7 @@ async fn start(
         .map(|d| Instant::now() + d + cfg.time.grace);
     for &i in which {
         let slot = &mut slots[i];
-        if slot.gone.is_some() {
+        if slot.gone.is_some() || slot.inline.is_some() {
             continue;
         }
         let p = slot.process.as_mut().expect("a started bot");
@@ -273,7 +259,9 @@ async fn start(
                 format!("a hello line of {len} bytes and more"),
             )),
             Some(Incoming::Eof { .. }) | Some(Incoming::Error { .. }) => {
-                let status = p.exit_status(Duration::from_millis(200)).await;
+                // What the bot did, not how long the referee looked: it exited
+                // before the startup deadline (crash) or it did not (closed).
+                let status = p.exit_status_by(deadline).await;
                 Some(match status {
                     Some(s) => Fault::new(FaultKind::Crash, format!("exited before hello: {s}")),
                     None => Fault::new(FaultKind::Closed, "closed stdout before hello"),
@@ -304,7 +292,7 @@ fn credited_winner(result: &crate::transcript::ResultRecord) -> Option<Team> {
 
 fn default_name(spec: &BotSpec) -> String {
     match spec {
-        BotSpec::Builtin(name) => name.clone(),
+        BotSpec::Builtin(name) | BotSpec::InProcess(name) => name.clone(),
         BotSpec::Command { argv, .. } => argv.last().cloned().unwrap_or_default(),
     }
 }
