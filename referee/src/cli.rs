@@ -167,7 +167,9 @@ pub struct PlayArgs {
     #[arg(long, value_name = "N")]
     pub limit_files: Option<u64>,
 
-    /// Per-bot process limit (RLIMIT_NPROC; counts all processes of the user).
+    /// Per-bot process limit: processes in the bot's tree, through a pids cgroup
+    /// of its own (never RLIMIT_NPROC, which all bots of a user would share). The
+    /// referee refuses to start where it cannot create cgroups.
     #[arg(long, value_name = "N")]
     pub limit_procs: Option<u64>,
 
@@ -381,6 +383,15 @@ impl PlayArgs {
                 std::process::id()
             ))),
         };
+        if let Some(n) = self.limit_procs {
+            crate::bot::probe_cgroups(Some(n), None).map_err(|e| {
+                anyhow::anyhow!(
+                    "--limit-procs {n}: failed to limit processes per bot: {e}. RLIMIT_NPROC \
+                     is not used instead: it counts every process of the user, so one bot \
+                     could exhaust it for all"
+                )
+            })?;
+        }
         let env = Isolation::env(&parse_env(&self.bot_env)?);
         let sandbox = if self.sandbox {
             Some(std::sync::Arc::new(sandbox_for(&lineup, &output, &env)?))

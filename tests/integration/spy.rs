@@ -49,7 +49,16 @@ fn spy(mode: &str, sandbox: bool, run: Run) -> Spied {
     } else {
         run.ok()
     };
-    let leftovers = processes_with(&token);
+    // A bot killed by its parent-death signal (after `kill-referee`) may take a
+    // moment to go: wait for that, up to a bound, unless processes are expected
+    // to stay (an unsandboxed daemon).
+    let escapes = !sandbox && mode.ends_with("daemon");
+    let start = std::time::Instant::now();
+    let mut leftovers = processes_with(&token);
+    while !escapes && !leftovers.is_empty() && start.elapsed().as_secs() < 10 {
+        std::thread::sleep(std::time::Duration::from_millis(10));
+        leftovers = processes_with(&token);
+    }
     for p in &leftovers {
         if let Some(pid) = p.split(':').next().and_then(|p| p.parse().ok()) {
             let _ = nix::sys::signal::kill(
@@ -363,4 +372,40 @@ fn the_sandbox_fails_closed_with_a_clear_reason() {
             && blocked.contains("run without --sandbox"),
         "{blocked}"
     );
+}
+
+/// `--limit-procs` is a pids cgroup per bot process: both partners fork as much
+/// as they can and each gets its own allowance, and every other bot still plays
+/// (a per-user `RLIMIT_NPROC` would be shared by all of them).
+#[test]
+fn one_bots_forks_do_not_use_up_another_bots_process_limit() {
+    for sandbox in [false, true] {
+        let run = play().seed(3).args(["--limit-procs", "10"]);
+        let token = tag("fork-hog");
+        let cmd = format!("python3 tests/spy/spy.py fork-hog --tag {token}");
+        let mut run = run
+            .args(["--policy", "lenient"])
+            .team("builtin:heuristic")
+            .team(&cmd);
+        if sandbox {
+            run = run.arg("--sandbox");
+        }
+        let done = run.ok();
+        for seat in [1, 4] {
+            let log =
+                std::fs::read_to_string(done.dir.join(format!("stderr/player{seat}.log"))).unwrap();
+            // The bot itself is the tenth process.
+            assert!(
+                log.contains("SPY fork-hog ok children=9 then EAGAIN"),
+                "seat {seat}, sandbox {sandbox}: {log}"
+            );
+        }
+        let faults: Vec<_> = done
+            .lines(1)
+            .into_iter()
+            .filter(|l| l["type"] == "fault")
+            .collect();
+        assert!(faults.is_empty(), "{faults:?}");
+        assert!(processes_with(&token).is_empty());
+    }
 }

@@ -149,6 +149,18 @@ def attack():
         # Write outside the scratch space: into the bot's own directory.
         name = f"spy-wrote-{TAG}"
         return report(*attempt(f"{found} {os.getcwd()}/{name}", lambda: open(name, "w").close() or "written"))
+    if MODE == "fork-hog":
+        # Start as many processes as allowed (up to 100) and keep them.
+        children = 0
+        for _ in range(100):
+            try:
+                if os.fork() == 0:
+                    while True:
+                        time.sleep(3600)
+                children += 1
+            except OSError as e:
+                return report(True, f"children={children} then {errno.errorcode.get(e.errno)}")
+        return report(True, f"children={children}")
     if MODE == "whoami":
         return report(True, json.dumps({"cwd": os.getcwd(), "env": dict(os.environ)}))
     if MODE == "seed":

@@ -15,6 +15,7 @@ use tokio::process::{Child, ChildStdin, Command};
 use tokio::sync::mpsc;
 use tokio::time::{timeout, Instant};
 
+use super::cgroup::Cgroup;
 use super::launch::Launch;
 use super::lines::{read_lines, Incoming};
 use super::sandbox::Sandbox;
@@ -55,6 +56,8 @@ pub struct BotProcess {
     pending: Vec<u8>,
     stderr_task: Option<tokio::task::JoinHandle<()>>,
     exit: Option<ExitStatus>,
+    /// Removed once the process tree is gone.
+    cgroup: Option<Cgroup>,
 }
 
 impl BotProcess {
@@ -92,7 +95,9 @@ impl BotProcess {
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
         let seccomp = spec.sandbox.as_ref().map(|s| s.seccomp.clone());
-        unix::configure(&mut cmd, spec.limits, seccomp);
+        let cgroup = own_cgroup(spec)?;
+        let fds = cgroup.as_ref().map_or([None; 2], Cgroup::procs_fds);
+        unix::configure(&mut cmd, spec.limits, fds, seccomp);
         let mut child = spawner::spawn(cmd)?;
         let pid = child.id().expect("a just-spawned child has a pid");
         unix::register(pid);
@@ -114,6 +119,7 @@ impl BotProcess {
             pending: Vec::new(),
             stderr_task: Some(stderr_task),
             exit: None,
+            cgroup,
         })
     }
 
@@ -232,15 +238,32 @@ impl BotProcess {
                 .exit_status(grace.min(Duration::from_millis(500)))
                 .await;
         }
+        // The tree as it is now: a sandboxed bot and its pid 1 live in a session
+        // of their own, outside the group, so they are killed and waited for by
+        // pid (the pid namespace takes everything else in it along).
+        let tree = unix::tree(self.pid);
         unix::signal_group(self.pid, Signal::SIGKILL);
+        for &pid in &tree[1..] {
+            let _ = nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid as i32), Signal::SIGKILL);
+        }
         if status.is_none() {
             status = self.child.wait().await.ok();
         }
         // SIGKILL is delivered asynchronously: wait (briefly) until the whole group,
         // grandchildren included, is gone, so nothing outlives the referee's exit.
         let start = Instant::now();
-        while unix::group_alive(self.pid) && start.elapsed() < Duration::from_secs(2) {
+        while (unix::group_alive(self.pid) || tree[1..].iter().any(|&p| unix::alive(p)))
+            && start.elapsed() < Duration::from_secs(2)
+        {
             tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        if let Some(cgroup) = self.cgroup.take() {
+            // Whatever of the bot's tree escaped its process group, a sandboxed
+            // bot's tree still dying, or an unsandboxed daemon.
+            let start = Instant::now();
+            while !cgroup.kill_all() && start.elapsed() < Duration::from_secs(2) {
+                tokio::time::sleep(Duration::from_millis(5)).await;
+            }
         }
         unix::unregister(self.pid);
         if let Some(task) = self.stderr_task.take() {
@@ -249,6 +272,25 @@ impl BotProcess {
             let _ = timeout(Duration::from_millis(500), task).await;
         }
         status
+    }
+}
+
+/// The cgroup that limits a bot's processes (and its tree's memory, where the
+/// host allows; `RLIMIT_AS` limits each process in any case). The sandbox's two
+/// helper processes (bubblewrap and its pid 1) are not counted against the bot.
+fn own_cgroup(spec: &Spawn) -> std::io::Result<Option<Cgroup>> {
+    let limits = spec.limits;
+    let helpers = if spec.sandbox.is_some() { 2 } else { 0 };
+    let processes = limits.processes.map(|n| n + helpers);
+    if processes.is_none() && limits.memory_bytes.is_none() {
+        return Ok(None);
+    }
+    match Cgroup::create(processes, limits.memory_bytes) {
+        Ok(c) => Ok(Some(c)),
+        Err(_) if processes.is_none() => Ok(None),
+        Err(_) => Cgroup::create(processes, None)
+            .map(Some)
+            .map_err(std::io::Error::other),
     }
 }
 
