@@ -409,3 +409,13 @@ fn one_bots_forks_do_not_use_up_another_bots_process_limit() {
         assert!(processes_with(&token).is_empty());
     }
 }
+
+/// Sandboxed bots share the referee's session (a session each made decisions
+/// slow on a loaded host), so the seccomp filter refuses `TIOCSTI`, with which a
+/// bot could type into the operator's terminal.
+#[test]
+fn pushing_keystrokes_into_a_terminal() {
+    let (open, boxed) = works_only_unsandboxed("tiocsti");
+    assert!(open.report().1.contains("ENOTTY"), "{:?}", open.report());
+    assert!(boxed.report().1.contains("EPERM"), "{:?}", boxed.report());
+}

@@ -208,6 +208,13 @@ def attack():
         os.kill(child, signal.SIGKILL)
         os.waitpid(child, 0)
         return report(any(ok for _, ok, _ in results), f"{found} {results}")
+    if MODE == "tiocsti":
+        # Push a keystroke into a terminal. The bot's stdin is a pipe, so the
+        # kernel answers ENOTTY, unless the call is filtered before it gets there.
+        TIOCSTI = 0x5412
+        rc = libc.ioctl(0, TIOCSTI, ctypes.c_char_p(b"x"))
+        err = ctypes.get_errno()
+        return report(rc == 0 or err != errno.EPERM, f"errno={errno.errorcode.get(err, err)}")
     if MODE == "daemon":
         # Leave a process behind: double fork and a new session.
         if os.fork() == 0:

@@ -7,12 +7,18 @@
 //! about a millisecond of start-up more than a bare fork (see BENCHMARKS.md).
 //!
 //! What a sandboxed bot gets, per process: user, PID, network (loopback only,
-//! nothing reachable), IPC, UTS and mount namespaces; a new session; `/usr`,
+//! nothing reachable), IPC, UTS and mount namespaces; `/usr`,
 //! `/etc` and the `/bin`, `/lib*` links read-only; its own directory read-only;
 //! a private empty `/tmp` and `/dev/shm` (its writable scratch); a fresh `/proc`
 //! showing only its own processes; a minimal `/dev`. Nothing else: not the output
 //! folder, not the other bots' directories, not `$HOME`. The seccomp deny-list
 //! (`seccomp.rs`) is installed before bubblewrap starts and holds for the bot.
+//!
+//! No `--new-session`: a session per bot puts each bot in a scheduler autogroup
+//! of its own, and on a loaded host that made decisions far slower in the tail
+//! (BENCHMARKS.md). What a new session guards against, pushing keystrokes into
+//! the operator's terminal, the seccomp filter refuses instead (`TIOCSTI`,
+//! `TIOCLINUX`).
 //!
 //! bubblewrap's own pid 1 inside the sandbox keeps the environment bubblewrap was
 //! started with (readable at `/proc/1/environ`), so bubblewrap is started with the
@@ -121,7 +127,6 @@ impl Sandbox {
             &"--unshare-uts",
             &"--unshare-cgroup-try",
             &"--die-with-parent",
-            &"--new-session",
             &"--cap-drop",
             &"ALL",
             &"--hostname",
