@@ -3,8 +3,11 @@
 //! Why bubblewrap rather than namespaces set up here: it is the established,
 //! audited tool for exactly this (Flatpak's sandbox), it gets the details right
 //! that a hand-written setup gets wrong (read-only remounts of locked mounts, a
-//! read-only `/proc/sys`, capabilities dropped, a reaping pid 1), and it costs
-//! about a millisecond of start-up more than a bare fork (see BENCHMARKS.md).
+//! read-only `/proc/sys`, capabilities dropped, a reaping pid 1). It adds about
+//! 17 ms to a bot's start, mostly the kernel making the namespaces, and nothing
+//! measurable per decision (BENCHMARKS.md). Landlock is not layered on top: it
+//! forbids the mounts bubblewrap makes, and the namespaces already deny what it
+//! would.
 //!
 //! What a sandboxed bot gets, per process: user, PID, network (loopback only,
 //! nothing reachable), IPC, UTS and mount namespaces; `/usr`,
