@@ -419,3 +419,90 @@ fn pushing_keystrokes_into_a_terminal() {
     assert!(open.report().1.contains("ENOTTY"), "{:?}", open.report());
     assert!(boxed.report().1.contains("EPERM"), "{:?}", boxed.report());
 }
+
+/// Without `--seed` the referee draws 64 bits and prints them only when the run
+/// is over; a small `--seed` in a competition draws a warning.
+#[test]
+fn the_drawn_seed_is_secret_until_the_end_and_a_small_seed_is_warned_about() {
+    let stderr = |done: &Done| String::from_utf8_lossy(&done.output.stderr).into_owned();
+    let drawn = play().arg("--no-rotate").ok();
+    let text = stderr(&drawn);
+    let header = &drawn.lines(1)[0];
+    let seed = header["match_seed"].as_u64().unwrap();
+    let (before, after) = text
+        .split_once("the match seed was")
+        .unwrap_or_else(|| panic!("the seed is printed at the end: {text}"));
+    assert!(!before.contains(&seed.to_string()), "{text}");
+    assert_eq!(after.trim(), seed.to_string());
+    assert!(!text.contains("warning"), "{text}");
+    // 64 bits: two draws differ, and both fall below 2^48 once in 2^32 runs.
+    let again = play().ok().lines(1)[0]["match_seed"].as_u64().unwrap();
+    assert_ne!(seed, again);
+    assert!(seed.max(again) >= 1 << 48, "{seed} {again}");
+
+    let small = play().seed(3).ok();
+    assert!(
+        stderr(&small).contains("warning: --seed 3 is small"),
+        "{}",
+        stderr(&small)
+    );
+    let lenient = play().seed(3).args(["--policy", "lenient"]).ok();
+    assert!(
+        !stderr(&lenient).contains("warning"),
+        "{}",
+        stderr(&lenient)
+    );
+}
+
+/// A root referee starts sandboxed bots as `nobody`; a bot whose files `nobody`
+/// cannot reach (here a 0700 directory) still runs, with a warning, and is never
+/// root inside nor holds a capability.
+#[test]
+fn a_sandboxed_bot_is_never_root_inside() {
+    let private = tempfile::tempdir().unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(private.path(), std::fs::Permissions::from_mode(0o700)).unwrap();
+    std::fs::copy(
+        root().join("tests/spy/spy.py"),
+        private.path().join("spy.py"),
+    )
+    .unwrap();
+    let cmd = format!("python3 {}/spy.py whoami", private.path().display());
+    for (seat, dir_of) in [
+        (1, root().join("tests/spy")),
+        (4, private.path().to_path_buf()),
+    ] {
+        let run = play().seed(3).args(["--policy", "lenient", "--sandbox"]);
+        let run = if seat == 1 {
+            run.arg("--seat").arg("1=python3 tests/spy/spy.py whoami")
+        } else {
+            run.arg("--seat").arg(format!("4={cmd}"))
+        };
+        let done = run.ok();
+        let log =
+            std::fs::read_to_string(done.dir.join(format!("stderr/player{seat}.log"))).unwrap();
+        let seen: serde_json::Value =
+            serde_json::from_str(log.split_once("SPY whoami ok ").unwrap().1.trim()).unwrap();
+        assert_eq!(seen["uid"], if root_referee() { 65534 } else { uid() });
+        assert_eq!(seen["caps"], "0000000000000000");
+        assert_eq!(
+            seen["cwd"],
+            std::fs::canonicalize(&dir_of).unwrap().to_str().unwrap()
+        );
+        let warned = String::from_utf8_lossy(&done.output.stderr).contains("runs as root");
+        assert_eq!(
+            warned,
+            root_referee() && seat == 4,
+            "seat {seat}: {}",
+            String::from_utf8_lossy(&done.output.stderr)
+        );
+    }
+}
+
+fn uid() -> u32 {
+    nix::unistd::getuid().as_raw()
+}
+
+fn root_referee() -> bool {
+    uid() == 0
+}

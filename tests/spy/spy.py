@@ -162,7 +162,10 @@ def attack():
                 return report(True, f"children={children} then {errno.errorcode.get(e.errno)}")
         return report(True, f"children={children}")
     if MODE == "whoami":
-        return report(True, json.dumps({"cwd": os.getcwd(), "env": dict(os.environ)}))
+        with open("/proc/self/status") as f:
+            status = dict(line.rstrip("\n").split(":\t", 1) for line in f if ":\t" in line)
+        return report(True, json.dumps({"cwd": os.getcwd(), "env": dict(os.environ),
+                                        "uid": os.getuid(), "caps": status.get("CapEff")}))
     if MODE == "seed":
         # Learn the match seed from the referee's command line.
         words = cmdline(ref).split() if ref else []

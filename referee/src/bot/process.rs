@@ -73,21 +73,21 @@ impl BotProcess {
                 let (program, args) = sandbox.wrap(launch);
                 let mut cmd = Command::new(program);
                 cmd.args(args);
-                if let Some(id) = sandbox.run_as {
+                if let Some(id) = sandbox.run_as(launch) {
                     // std also drops the supplementary groups when root changes uid.
                     cmd.uid(id).gid(id);
                 }
                 cmd
             }
         };
-        // The sandbox's helper processes get the bot's environment too: bubblewrap's
-        // pid 1 would show the referee's at /proc/1/environ.
         // bubblewrap changes into the bot's directory itself, inside the sandbox.
         let cwd = if spec.sandbox.is_some() {
             Path::new("/")
         } else {
             &launch.dir
         };
+        // Cleared for the sandbox's helper processes too: bubblewrap's pid 1 would
+        // show the referee's environment at /proc/1/environ.
         cmd.env_clear()
             .envs(spec.env.iter().map(|(k, v)| (k, v)))
             .current_dir(cwd)

@@ -28,6 +28,8 @@
 //! bot's cleared environment, never the referee's. A referee running as root
 //! starts bubblewrap as `nobody`: the bot then has no more rights on the host than
 //! any other user, so it cannot read root-only files of the directories it sees.
+//! Where `nobody` cannot reach the bot's files it warns and starts bubblewrap as
+//! root, the bot still without capabilities and not root inside.
 
 use std::ffi::OsString;
 use std::os::unix::fs::PermissionsExt;
@@ -57,8 +59,8 @@ pub struct Sandbox {
     outputs: Vec<PathBuf>,
     /// Each bot's directory: hidden from the others even if it lies inside theirs.
     bot_dirs: Vec<PathBuf>,
-    /// The uid and gid bubblewrap runs as (`None`: the referee's own).
-    pub run_as: Option<u32>,
+    /// The referee runs as root: bots are started as `nobody` where they can be.
+    root: bool,
     pub seccomp: Arc<BpfProgram>,
 }
 
@@ -72,12 +74,11 @@ impl Sandbox {
                  on PATH; install it (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf \
                  install bubblewrap) or run without --sandbox",
         )?;
-        let run_as = nix::unistd::getuid().is_root().then_some(NOBODY);
         let sandbox = Sandbox {
             bwrap,
             outputs,
             bot_dirs,
-            run_as,
+            root: nix::unistd::getuid().is_root(),
             seccomp: super::seccomp::deny_list()?,
         };
         sandbox.probe()?;
@@ -109,11 +110,21 @@ impl Sandbox {
                 );
             }
         }
-        if self.run_as.is_some() {
-            readable_by_others(dir)?;
-            readable_by_others(&launch.program)?;
+        if let (true, Err(e)) = (self.root, reachable_by_others(launch)) {
+            eprintln!(
+                "referee: warning: {e}, so this bot's sandbox runs as root (without \
+                 capabilities, as uid {NOBODY} inside): it can read root-only files of the \
+                 directories it sees. `chmod o+rx` them, or run the referee as an ordinary \
+                 user, to have it run as nobody"
+            );
         }
         Ok(())
+    }
+
+    /// The uid and gid bubblewrap runs as for `launch` (`None`: the referee's).
+    /// A root referee runs it as `nobody`, who must be able to reach its files.
+    pub fn run_as(&self, launch: &Launch) -> Option<u32> {
+        (self.root && reachable_by_others(launch).is_ok()).then_some(NOBODY)
     }
 
     /// The bubblewrap command line that runs `launch` sandboxed.
@@ -135,6 +146,11 @@ impl Sandbox {
             &"--hostname",
             &"bot",
         ]);
+        if self.root {
+            // Never root inside, whoever runs bubblewrap.
+            let nobody = NOBODY.to_string();
+            arg(&[&"--uid", &nobody, &"--gid", &nobody]);
+        }
         for dir in SYSTEM_DIRS.iter().filter(|d| Path::new(d).is_dir()) {
             arg(&[&"--ro-bind", dir, dir]);
         }
@@ -190,7 +206,7 @@ impl Sandbox {
         let (program, args) = self.wrap(&launch);
         let mut cmd = std::process::Command::new(&program);
         cmd.args(&args).env_clear();
-        if let Some(id) = self.run_as {
+        if let Some(id) = self.run_as(&launch) {
             use std::os::unix::process::CommandExt;
             // std drops the supplementary groups too when root changes uid.
             cmd.uid(id).gid(id);
@@ -225,8 +241,12 @@ fn shown_as_system(p: &Path) -> bool {
     SYSTEM_DIRS.iter().any(|d| p.starts_with(d))
 }
 
-/// A root referee runs sandboxed bots as `nobody`, who must be able to reach the
-/// bot's files.
+/// Whether `nobody` can reach a bot's directory and program.
+fn reachable_by_others(launch: &Launch) -> anyhow::Result<()> {
+    readable_by_others(&launch.dir)?;
+    readable_by_others(&launch.program)
+}
+
 fn readable_by_others(p: &Path) -> anyhow::Result<()> {
     let mut cur = Some(p);
     while let Some(dir) = cur {
@@ -241,9 +261,7 @@ fn readable_by_others(p: &Path) -> anyhow::Result<()> {
         };
         if mode & need == 0 {
             bail!(
-                "{} is not {} by other users, and a referee running as root runs sandboxed \
-                 bots as nobody (uid {NOBODY}); `chmod o+rx` it or run the referee as an \
-                 ordinary user",
+                "{} is not {} by other users",
                 dir.display(),
                 if need == 0o004 {
                     "readable"
