@@ -342,6 +342,11 @@ def main():
         elif kind == "game_end" and MODE.startswith("partner-"):
             heard = state["partner_heard"]
             report(heard is not None, heard or "the partner was never heard")
+            for d in ("/tmp", "/dev/shm"):
+                try:
+                    os.remove(f"{d}/{partner_names(state['seat'])[0]}")
+                except OSError:
+                    pass
         elif kind == "bye":
             return
 
