@@ -22,6 +22,7 @@
 //! - `diff.rs`: `referee diff`, two transcripts compared in game terms.
 //! - `show/`: `referee show`, a transcript as a terminal account or a replay page.
 //! - `schema.rs`: `referee schema`, the JSON Schema of every message and line.
+//! - `safe_create.rs`: output files created without following symlinks.
 //!
 //! The rules themselves live in the `schmier-protocol` crate (`rules`), pure.
 
@@ -36,6 +37,7 @@ pub mod reply;
 pub mod load;
 pub mod report;
 pub mod schema;
+pub mod safe_create;
 pub mod session;
 pub mod shutdown;
 pub mod show;
