@@ -20,6 +20,7 @@ pub const PROTOCOL: &str = "schmier/1";
 
 /// Limits announced in the referee's `hello`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Limits {
     /// Time to answer `hello`, in milliseconds (`null`: no limit).
     pub startup_ms: Option<u64>,
@@ -38,6 +39,7 @@ pub struct Limits {
 
 /// Which clock a decision's time is measured on.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Clock {
     /// Elapsed (monotonic) time from the request's last byte to the reply's newline.
@@ -58,8 +60,9 @@ impl Clock {
 }
 
 /// The complete set of legal answers to a request, in the shape the bot echoes.
-/// Read by shape (see its `Deserialize`), like an untagged enum, in variant order.
+// Read by shape (see its `Deserialize`), like an untagged enum, in variant order.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(untagged)]
 pub enum LegalWire {
     /// `bid`: the calls allowed, e.g. `["pass", 4, 5, 6]`.
@@ -256,6 +259,7 @@ impl From<&Legal> for LegalWire {
 
 /// A decision request: everything needed to answer it, with no other state.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Request {
     /// Echo this in the reply. Unique within the session, increasing.
     pub id: u64,
@@ -287,6 +291,7 @@ impl Request {
 
 /// A fault, as announced to every seat.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct FaultNotice {
     pub seat: Seat,
     /// The request the fault concerns, if any. The faulty seat learns from this
@@ -302,6 +307,7 @@ pub struct FaultNotice {
 
 /// Referee -> bot.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ToBot {
     Hello {
@@ -332,6 +338,7 @@ pub enum ToBot {
 
 /// Bot -> referee.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum FromBot {
     Hello {

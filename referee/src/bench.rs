@@ -20,6 +20,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use serde::Serialize;
+use tokio_util::sync::CancellationToken;
 
 use schmier_protocol::rules::{first_legal, Game, RulesConfig};
 use schmier_protocol::shuffle::derive_seed;
@@ -148,7 +149,7 @@ pub struct BenchReport {
 
 /// Runs the whole benchmark.
 pub fn run(cfg: &BenchConfig) -> anyhow::Result<BenchReport> {
-    let sample = sample_lines(cfg.seed, cfg.play.rules);
+    let sample = sample_lines(cfg.seed, cfg.play.table.rules);
     let request_bytes = median_len(&sample.requests);
     let before = baseline(request_bytes, cfg.trips)?;
     let bot_side = bot_side(&cfg.bot, &sample)?;
@@ -244,10 +245,10 @@ fn phase(cfg: &BenchConfig, jobs: usize) -> anyhow::Result<Phase> {
         .filter(|&k| share(k) > 0)
         .map(|k| {
             let mut play = cfg.play.clone();
-            play.lineup = std::array::from_fn(|_| BotSpec::Builtin(cfg.bot.clone()));
+            play.table.lineup = std::array::from_fn(|_| BotSpec::Builtin(cfg.bot.clone()));
             play.games = share(k);
             play.seed = derive_seed(cfg.seed, k as u64);
-            play.events = cfg.events;
+            play.table.events = cfg.events;
             play.output = Output::Dir(dir.path().join(format!("table-{k}")));
             play.quiet = true;
             play
@@ -266,7 +267,7 @@ fn phase(cfg: &BenchConfig, jobs: usize) -> anyhow::Result<Phase> {
                         .enable_all()
                         .build()
                         .context("failed to start a runtime")?
-                        .block_on(crate::session::run(play))
+                        .block_on(crate::session::run(play, &CancellationToken::new()))
                 })
             })
             .collect();

@@ -12,10 +12,19 @@
 //! - `fault.rs`: bot misbehaviour as data.
 //! - `transcript.rs`: the JSONL transcript format and its atomic writer.
 //! - `verify.rs`: replaying a transcript through the rules engine.
+//! - `shutdown.rs`: Ctrl-C / SIGTERM cancel one token that tables and the pool
+//!   watch, so a run always stops between records.
 //! - `report.rs`: the human summary printed at the end of a run.
+//! - `tournament/`: `referee tournament` and `referee merge` — a layer above the
+//!   table: schedule, pool of tables, journal, standings, shards.
 //! - `bench.rs` (`referee bench`) and `stats.rs` (the table's timers): where a
 //!   decision's time goes, measured against a raw pipe round trip.
 //! - `builtin.rs`: `referee bot NAME`, the built-in sample bots.
+//! - `load.rs`: reading transcripts back for the tools below.
+//! - `diff.rs`: `referee diff`, two transcripts compared in game terms.
+//! - `show/`: `referee show`, a transcript as a terminal account or a replay page.
+//! - `schema.rs`: `referee schema`, the JSON Schema of every message and line.
+//! - `safe_create.rs`: output files created without following symlinks.
 //!
 //! The rules themselves live in the `schmier-protocol` crate (`rules`), pure.
 
@@ -25,13 +34,20 @@ pub mod builtin;
 pub mod cli;
 pub mod clock;
 pub mod config;
+pub mod diff;
 pub mod fault;
+pub mod load;
 pub mod reply;
 pub mod report;
+pub mod safe_create;
+pub mod schema;
 pub mod session;
+pub mod show;
+pub mod shutdown;
 pub mod slot;
 pub mod stats;
 pub mod table;
+pub mod tournament;
 pub mod transcript;
 pub mod verify;
 

@@ -6,7 +6,7 @@ use crate::config::PlayConfig;
 use crate::session::MatchSummary;
 
 pub fn print(cfg: &PlayConfig, summary: &MatchSummary) {
-    let players: Vec<String> = cfg.lineup.iter().map(|b| b.display()).collect();
+    let players: Vec<String> = cfg.table.lineup.iter().map(|b| b.display()).collect();
     if summary.games.len() == 1 {
         let game = &summary.games[0];
         if !cfg.quiet {

@@ -3,12 +3,20 @@
 
 mod bench;
 mod determinism;
+mod diff;
 mod docs;
 mod hostile;
 mod leaks;
+mod lifetime;
 mod limits;
 mod play;
+mod replay_page;
 mod sample_bots;
+mod schema;
+mod show;
+mod snapshot_example;
 mod snapshots;
+mod spy;
 mod support;
+mod tournament;
 mod verify;
