@@ -88,8 +88,9 @@ pub enum Command {
     referee's peak memory. Transcripts go to a scratch directory that is removed."
 )]
 pub struct BenchArgs {
-    /// Games per --jobs value, shared out among the tables.
-    #[arg(long, default_value_t = 200, value_name = "N")]
+    /// Games per --jobs value, shared out among the tables (games among six
+    /// random bots are long: about 6,800 decisions each).
+    #[arg(long, default_value_t = 40, value_name = "N")]
     pub games: u32,
 
     /// Tables playing at once (each with six bot processes, on its own thread);
