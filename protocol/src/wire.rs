@@ -120,6 +120,11 @@ impl Request {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FaultNotice {
     pub seat: Seat,
+    /// The request the fault concerns (its seat's pending request, which the
+    /// fallback has now answered); `null` for a fault outside any request, such
+    /// as a failed startup.
+    #[serde(default)]
+    pub request: Option<u64>,
     /// `timeout`, `crash`, `malformed`, `illegal`, `oversized`, `stale` or `closed`.
     pub fault: String,
     /// True once the seat's decisions are made by the referee's fallback for the

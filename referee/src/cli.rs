@@ -21,11 +21,24 @@ use crate::config::{BotSpec, Clock, FaultPolicy, Output, PlayConfig, TimeControl
         Runs six bot processes that speak the line-delimited JSON protocol schmier/1 \
         (see PROTOCOL.md), enforces every rule and time limit, and writes a \
         deterministic JSONL transcript of each game.\n\n\
-        With no subcommand, `referee` is `referee play`: a game among the built-in bots."
+        With no subcommand, `referee` is `referee play`: a game among the built-in bots, \
+        and `referee --seed 5` is `referee play --seed 5`.",
+    args_conflicts_with_subcommands = true
 )]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
+    /// `play`'s flags, for `referee` without a subcommand.
+    #[command(flatten)]
+    pub play: PlayArgs,
+}
+
+impl Cli {
+    /// The command to run: `play` with the top-level flags when none is named.
+    pub fn command(self) -> Command {
+        self.command
+            .unwrap_or_else(|| Command::Play(Box::new(self.play)))
+    }
 }
 
 #[derive(Subcommand, Debug)]
@@ -34,7 +47,8 @@ pub enum Command {
     Play(Box<PlayArgs>),
     /// Replay transcripts through the rules engine; exit 0 only if all are valid.
     Verify {
-        /// Transcript files (*.jsonl) to check.
+        /// Transcript files (*.jsonl), or folders: every *.jsonl file directly in
+        /// a folder is checked (the timings/ and stderr/ folders are not).
         #[arg(required = true)]
         files: Vec<PathBuf>,
     },
@@ -63,13 +77,27 @@ pub struct PlayArgs {
     #[arg(long, default_value_t = 1, value_name = "N")]
     pub games: u32,
 
-    /// Match seed (game k's seed is derived from it). Random, and printed, if absent.
-    #[arg(long, value_name = "N")]
+    /// Match seed, a whole number from 0 to 2^64-1 (game k's seed is derived from
+    /// it). Random, and printed, if absent.
+    #[arg(long, value_name = "N", allow_hyphen_values = true, value_parser = parse_seed)]
     pub seed: Option<u64>,
 
+    /// Write into an output folder that already holds games: its game-*.jsonl
+    /// transcripts and timings are deleted first, so no old game is mixed with the
+    /// new ones. Without it such a folder is an error.
+    #[arg(long)]
+    pub overwrite: bool,
+
+    /// Play even if a bot fails to start or to say hello (the fallback plays its
+    /// seats, and its team forfeits under the competition policy). Without it such
+    /// a failure is reported and `play` exits with status 1 before any game.
+    #[arg(long)]
+    pub keep_going: bool,
+
     /// Transcript file (one game, ending in .jsonl) or directory (game-0001.jsonl,
-    /// ...). Default: schmier-out/seed-<SEED>/. Timings go beside each transcript
-    /// (*.timings.jsonl); each bot's stderr to <transcript>.stderr/ or <dir>/stderr/.
+    /// ...). Default: schmier-out/seed-<SEED>/. Per-decision timings go to
+    /// <dir>/timings/ (or <transcript>.timings/), each bot's stderr to <dir>/stderr/
+    /// (or <transcript>.stderr/).
     #[arg(long, value_name = "PATH")]
     pub transcript: Option<PathBuf>,
 
@@ -182,6 +210,15 @@ impl PlayArgs {
         p.restart = !self.no_restart;
         p
     }
+}
+
+fn parse_seed(text: &str) -> Result<u64, String> {
+    text.trim().parse::<u64>().map_err(|_| {
+        format!(
+            "the seed must be a whole number from 0 to {}, got {text:?}",
+            u64::MAX
+        )
+    })
 }
 
 /// A random seed for a run that was not given one.
@@ -309,6 +346,8 @@ impl PlayArgs {
             output,
             stderr_cap: self.stderr_cap,
             quiet: self.quiet,
+            overwrite: self.overwrite,
+            keep_going: self.keep_going,
         })
     }
 }

@@ -117,9 +117,21 @@ impl Output {
         }
     }
 
-    /// The sidecar with per-decision timings for a transcript.
-    pub fn timings(transcript: &std::path::Path) -> PathBuf {
-        transcript.with_extension("timings.jsonl")
+    /// The sidecar with game `g`'s per-decision timings. It lives in a folder of
+    /// its own, so that a glob for transcripts (`DIR/*.jsonl`) never matches it.
+    pub fn timings(&self, g: u32) -> PathBuf {
+        match self {
+            Output::File(p) => self.timings_dir().join(p.file_name().unwrap_or_default()),
+            Output::Dir(_) => self.timings_dir().join(format!("game-{g:04}.jsonl")),
+        }
+    }
+
+    /// The directory holding the timings sidecars.
+    pub fn timings_dir(&self) -> PathBuf {
+        match self {
+            Output::File(p) => p.with_extension("timings"),
+            Output::Dir(d) => d.join("timings"),
+        }
     }
 
     /// The directory holding each bot process's stderr log.
@@ -174,6 +186,10 @@ pub struct PlayConfig {
     pub output: Output,
     pub stderr_cap: u64,
     pub quiet: bool,
+    /// Replace the games already in the output folder (else that is an error).
+    pub overwrite: bool,
+    /// Play on when a bot fails to start (else `play` stops before any game).
+    pub keep_going: bool,
 }
 
 impl PlayConfig {

@@ -7,9 +7,11 @@
 //! - `bot/`: a bot process — spawning (process group, limits), the capped line
 //!   reader, queued writes, shutdown; platform code in `bot/unix.rs`.
 //! - `fault.rs`: bot misbehaviour as data.
+//! - `outdir.rs`: the output folder — never mixes two runs' games.
 //! - `transcript.rs`: the JSONL transcript format and its atomic writer.
 //! - `verify.rs`: replaying a transcript through the rules engine.
-//! - `report.rs`: the human summary printed at the end of a run.
+//! - `report.rs`: the human summary printed at the end of a run; `names.rs`:
+//!   teams named by their entrants, in every console line.
 //! - `builtin.rs`: `referee bot NAME`, the built-in sample bots.
 //!
 //! The rules themselves live in the `schmier-protocol` crate (`rules`), pure.
@@ -19,6 +21,8 @@ pub mod builtin;
 pub mod cli;
 pub mod config;
 pub mod fault;
+pub mod names;
+pub mod outdir;
 pub mod report;
 pub mod session;
 pub mod table;

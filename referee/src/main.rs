@@ -10,14 +10,12 @@ fn main() -> ExitCode {
     tracing_subscriber::fmt()
         .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
         .with_writer(std::io::stderr)
+        // Colour codes only for a person at a terminal, never into a pipe or file.
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .init();
-    // No subcommand: `play` with every default.
-    let command = cli
-        .command
-        .or_else(|| Cli::parse_from(["referee", "play"]).command);
-    let result = match command.expect("play parses") {
+    let result = match cli.command() {
         Command::Bot { name } => referee::builtin::run(&name).map(|()| ExitCode::SUCCESS),
-        Command::Verify { files } => Ok(verify(&files)),
+        Command::Verify { files } => referee::verify::transcripts(&files).map(|f| verify(&f)),
         Command::Play(args) => args.validate().and_then(play),
     };
     result.unwrap_or_else(|e| {
@@ -31,7 +29,7 @@ fn play(cfg: PlayConfig) -> anyhow::Result<ExitCode> {
         .enable_all()
         .build()?;
     let summary = runtime.block_on(async {
-        referee::bot::install_cleanup();
+        referee::bot::install_cleanup(referee::report::print_interrupted_tally);
         if !cfg.quiet {
             eprintln!(
                 "referee: seed {} — {} game(s), transcripts in {}",
@@ -50,13 +48,23 @@ fn verify(files: &[std::path::PathBuf]) -> ExitCode {
     let mut bad = 0;
     for f in files {
         match referee::verify::verify_file(f) {
-            Ok(v) => println!(
-                "ok {} ({} lines, winner {:?}, scores {:?})",
-                f.display(),
-                v.lines,
-                v.result.winner.map(|t| t.index()),
-                v.result.scores
-            ),
+            Ok(v) => {
+                let players: Vec<&str> = v.header.seats.iter().map(|s| s.name.as_str()).collect();
+                let teams = referee::names::team_names(&players);
+                let r = &v.result;
+                let forfeited: Vec<usize> = r.forfeited.iter().map(|t| t.index()).collect();
+                println!(
+                    "ok {} ({} lines): {}",
+                    f.display(),
+                    v.lines,
+                    referee::report::outcome_text(
+                        &teams,
+                        r.winner.map(|t| t.index()),
+                        r.scores,
+                        &forfeited
+                    )
+                );
+            }
             Err(e) => {
                 bad += 1;
                 println!("INVALID {}:{}: {}", f.display(), e.line, e.message);

@@ -6,7 +6,6 @@
 
 use std::time::Duration;
 
-use anyhow::Context;
 use serde::Serialize;
 use tokio::time::Instant;
 
@@ -36,6 +35,8 @@ pub struct Slot {
 #[derive(Debug, Serialize)]
 pub struct MatchSummary {
     pub seed: u64,
+    /// The lineup teams' names (slots `k` and `k + 3`), from their bots' names.
+    pub teams: [String; 3],
     pub games: Vec<GameSummary>,
     /// Games won per lineup team (slots `k` and `k + 3`).
     pub wins: [u32; 3],
@@ -47,9 +48,13 @@ pub struct GameSummary {
     pub game: u32,
     pub seed: u64,
     pub transcript: String,
-    /// The lineup team that won (not the seat team: seats rotate).
+    /// The lineup team credited with the game after forfeits (not the seat
+    /// team: seats rotate).
     pub winner: Option<usize>,
+    /// Final scores by lineup team.
     pub scores: [i32; 3],
+    /// Lineup teams that forfeited the game.
+    pub forfeited: Vec<usize>,
     pub deals: u32,
     pub reason: EndReason,
     pub faults: u32,
@@ -60,22 +65,15 @@ pub struct GameSummary {
 pub const REFEREE: &str = concat!("schmier-referee ", env!("CARGO_PKG_VERSION"));
 
 pub async fn run(cfg: &PlayConfig) -> anyhow::Result<MatchSummary> {
-    let out_dir = match &cfg.output {
-        crate::config::Output::File(p) => p.parent().map(|p| p.to_path_buf()).unwrap_or_default(),
-        crate::config::Output::Dir(d) => d.clone(),
-    };
-    if !out_dir.as_os_str().is_empty() {
-        std::fs::create_dir_all(&out_dir)
-            .with_context(|| format!("failed to create {}", out_dir.display()))?;
-    }
+    crate::outdir::prepare(&cfg.output, cfg.overwrite)?;
     let stderr_dir = cfg.output.stderr_dir();
-    std::fs::create_dir_all(&stderr_dir)
-        .with_context(|| format!("failed to create {}", stderr_dir.display()))?;
 
     let mut slots = start_bots(cfg, &stderr_dir).await?;
     let mut next_id = 1u64;
+    let names: Vec<&str> = slots.iter().map(|s| s.name.as_str()).collect();
     let mut summary = MatchSummary {
         seed: cfg.seed,
+        teams: crate::names::team_names(&names),
         games: Vec::new(),
         wins: [0; 3],
         no_winner: 0,
@@ -93,18 +91,24 @@ pub async fn run(cfg: &PlayConfig) -> anyhow::Result<MatchSummary> {
                     result,
                     hands,
                 } = record;
-                let winner = credited_winner(&result).map(|t| cfg.slot_at(t.index(), g) % 3);
+                // Seat team t holds lineup team slot_at(t, g) % 3 this game.
+                let lineup = |t: Team| cfg.slot_at(t.index(), g) % 3;
+                let winner = result.winner.map(lineup);
+                let mut scores = [0; 3];
+                for t in Team::all() {
+                    scores[lineup(t)] = result.scores[t.index()];
+                }
+                let forfeited: Vec<usize> = result.forfeited.iter().map(|&t| lineup(t)).collect();
                 match winner {
                     Some(w) => summary.wins[w] += 1,
                     None => summary.no_winner += 1,
                 }
                 if !cfg.quiet && cfg.games > 1 {
                     eprintln!(
-                        "game {}/{}: {} (scores by seat team {:?}) -> {}",
+                        "game {}/{}: {} -> {}",
                         g + 1,
                         cfg.games,
-                        winner.map_or("no winner".to_string(), |w| format!("lineup team {w} wins")),
-                        result.scores,
+                        crate::report::outcome_text(&summary.teams, winner, scores, &forfeited),
                         transcript.display()
                     );
                 }
@@ -113,12 +117,14 @@ pub async fn run(cfg: &PlayConfig) -> anyhow::Result<MatchSummary> {
                     seed,
                     transcript: transcript.display().to_string(),
                     winner,
-                    scores: result.scores,
+                    scores,
+                    forfeited,
                     deals: result.deals,
                     reason: result.reason,
                     faults: result.faults.iter().sum(),
                     hands,
                 });
+                crate::report::note_finished(&summary);
             }
             Err(e) => {
                 failure = Some(e.context(format!("failed to play game {}", g + 1)));
@@ -147,7 +153,15 @@ async fn start_bots(cfg: &PlayConfig, stderr_dir: &std::path::Path) -> anyhow::R
         })
         .collect();
     let all: Vec<usize> = (0..slots.len()).collect();
-    start(cfg, stderr_dir, &mut slots, &all).await?;
+    let failed = start(cfg, stderr_dir, &mut slots, &all).await?;
+    if !failed.is_empty() && !cfg.keep_going {
+        shutdown(&mut slots, Duration::ZERO).await;
+        anyhow::bail!(
+            "failed to start {} of the six bots (see above); fix the command, or pass \
+             --keep-going to play with the referee's fallback in their seats",
+            failed.len()
+        );
+    }
     Ok(slots)
 }
 
@@ -169,17 +183,18 @@ async fn restart_gone(
         }
         slots[i].gone = None;
     }
-    start(cfg, stderr_dir, slots, &gone).await
+    start(cfg, stderr_dir, slots, &gone).await.map(drop)
 }
 
 /// Spawns the processes of `which` slots and runs their handshake against one
-/// deadline. A bot that fails is marked gone (the fallback plays for it).
+/// deadline. A bot that fails is marked gone (the fallback plays for it) and
+/// reported on the console with its reason; the failed slots are returned.
 async fn start(
     cfg: &PlayConfig,
     stderr_dir: &std::path::Path,
     slots: &mut [Slot],
     which: &[usize],
-) -> anyhow::Result<()> {
+) -> anyhow::Result<Vec<usize>> {
     let hello = ToBot::Hello {
         protocol: PROTOCOL.to_owned(),
         referee: REFEREE.to_owned(),
@@ -199,11 +214,7 @@ async fn start(
         let slot = &mut slots[i];
         let argv = slot.spec.argv()?;
         let program = argv.first().cloned().unwrap_or_default();
-        // A restarted bot's stderr goes to a new file, so nothing is overwritten.
-        let log = match slot.starts {
-            0 => format!("player{i}.log"),
-            n => format!("player{i}.restart{n}.log"),
-        };
+        let log = log_name(i, slot.starts);
         slot.starts += 1;
         let spawn = Spawn {
             argv,
@@ -223,12 +234,7 @@ async fn start(
                 }
                 slot.process = Some(p);
             }
-            Err(e) => {
-                slot.gone = Some(Fault::new(
-                    FaultKind::Crash,
-                    format!("failed to start {program:?}: {e}"),
-                ))
-            }
+            Err(e) => slot.gone = Some(Fault::new(FaultKind::Crash, spawn_failure(&program, &e))),
         }
     }
     let deadline = cfg
@@ -244,7 +250,11 @@ async fn start(
         let fault = match p.next_line(deadline).await {
             None => Some(Fault::new(
                 FaultKind::Timeout,
-                "no hello within the startup limit",
+                format!(
+                    "no hello within {} ms (--startup-ms; a bot that builds itself first, \
+                     such as `cargo run`, should be built beforehand)",
+                    cfg.time.startup.unwrap_or_default().as_millis()
+                ),
             )),
             Some(Incoming::Line { bytes, .. }) => match serde_json::from_slice::<FromBot>(&bytes) {
                 Ok(FromBot::Hello { name, protocol, .. }) if protocol == PROTOCOL => {
@@ -275,25 +285,54 @@ async fn start(
             }
         };
         if let Some(f) = fault {
-            tracing::warn!(
-                "{} ({}) failed to start: {}",
-                slot.spec.display(),
-                f.kind,
-                f.detail
-            );
             slot.gone = Some(f);
         }
     }
-    Ok(())
+    let failed: Vec<usize> = which
+        .iter()
+        .copied()
+        .filter(|&i| slots[i].gone.is_some())
+        .collect();
+    for &i in &failed {
+        let (slot, log) = (&slots[i], stderr_dir.join(log_name(i, slots[i].starts - 1)));
+        let f = slot.gone.as_ref().expect("a failed slot");
+        // Lineup slot i sits at seat i until the seats rotate after game 1.
+        let who = match slot.starts {
+            1 => format!("seat {i}"),
+            _ => format!("player {i}, restarted,"),
+        };
+        eprintln!(
+            "referee: {who} ({}) failed to start: {}; its stderr is in {}",
+            slot.spec.display(),
+            f.detail,
+            log.display()
+        );
+    }
+    Ok(failed)
 }
 
-/// The team a match credits with a game: the first-ranked team, if it did not
-/// forfeit, and if the game had a winner or a forfeit decided it (a capped game
-/// with no forfeit has no winner).
-fn credited_winner(result: &crate::transcript::ResultRecord) -> Option<Team> {
-    let first = result.ranking[0];
-    let decided = result.winner.is_some() || !result.forfeited.is_empty();
-    (decided && !result.forfeited.contains(&first)).then_some(first)
+/// The stderr log of player `i`'s `n`-th start (0: the first). A restarted
+/// bot's stderr goes to a new file, so nothing is overwritten.
+fn log_name(i: usize, n: u32) -> String {
+    match n {
+        0 => format!("player{i}.log"),
+        n => format!("player{i}.restart{n}.log"),
+    }
+}
+
+/// Why a bot's program could not be started, in the terms a user can act on.
+fn spawn_failure(program: &str, e: &std::io::Error) -> String {
+    match e.kind() {
+        std::io::ErrorKind::NotFound => format!(
+            "not found: no program {program:?} (not on PATH, or a wrong path; a bot \
+             you build, such as a Rust bot, must be built first)"
+        ),
+        std::io::ErrorKind::PermissionDenied => format!(
+            "permission denied: {program:?} cannot be executed (a folder, or a file \
+             without the execute bit: chmod +x, or run it through its interpreter)"
+        ),
+        _ => format!("failed to run {program:?}: {e}"),
+    }
 }
 
 fn default_name(spec: &BotSpec) -> String {

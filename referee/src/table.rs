@@ -16,11 +16,12 @@ use schmier_protocol::wire::{parse_action, FaultNotice, FromBot, Request, ToBot}
 use schmier_protocol::{Seat, Team};
 
 use crate::bot::{tree_cpu_time, Incoming, WriteError};
-use crate::config::{Clock, Output, PlayConfig};
+use crate::config::{Clock, PlayConfig};
 use crate::fault::{quote, Fault, FaultKind};
 use crate::session::{Slot, REFEREE};
 use crate::transcript::{
-    ranking, FaultRecord, Header, JsonlWriter, Line, ResultRecord, SeatInfo, Timing, FORMAT,
+    credited_winner, ranking, FaultRecord, Header, JsonlWriter, Line, ResultRecord, SeatInfo,
+    Timing, FORMAT,
 };
 
 pub struct GameRecord {
@@ -57,7 +58,7 @@ pub async fn play_game(
     let mut table = Table {
         cfg,
         transcript: JsonlWriter::create(&path)?,
-        timings: JsonlWriter::create(&Output::timings(&path))?,
+        timings: JsonlWriter::create(&cfg.output.timings(g + 1))?,
         slots,
         seat_slot,
         faults: [0; 6],
@@ -147,7 +148,7 @@ pub async fn play_game(
     };
     let ranking = ranking(winner, scores, &forfeited);
     let result = ResultRecord {
-        winner,
+        winner: credited_winner(winner, &forfeited, ranking),
         scores,
         deals,
         reason,
@@ -264,6 +265,7 @@ impl Table<'_> {
         }))?;
         let notice = ToBot::Fault(FaultNotice {
             seat,
+            request,
             fault: fault.kind.name().into(),
             replaced,
         });

@@ -112,7 +112,7 @@ fn answers_after_the_deadline_then_correctly() {
 
 #[test]
 fn exits_at_startup() {
-    let (_, faults) = hostile("exit-at-start", &[]);
+    let (_, faults) = hostile("exit-at-start", &["--keep-going"]);
     first_fault_is("exit-at-start", &faults, "crash");
     assert!(
         faults[0]["detail"]
@@ -127,7 +127,7 @@ fn exits_at_startup() {
 
 #[test]
 fn speaks_another_protocol_version() {
-    let (_, faults) = hostile("wrong-protocol", &[]);
+    let (_, faults) = hostile("wrong-protocol", &["--keep-going"]);
     first_fault_is("wrong-protocol", &faults, "malformed");
     let detail = faults[0]["detail"].as_str().unwrap();
     assert!(

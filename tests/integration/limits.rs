@@ -16,7 +16,7 @@ fn seat_faults(done: &Done, seat: u64) -> Vec<serde_json::Value> {
 
 /// Response times (µs) of one seat's answered decisions, from the timings sidecar.
 fn timings(done: &Done, seat: u64) -> Vec<u64> {
-    let text = std::fs::read_to_string(done.dir.join("game-0001.timings.jsonl")).unwrap();
+    let text = std::fs::read_to_string(done.dir.join("timings/game-0001.jsonl")).unwrap();
     text.lines()
         .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
         .filter(|t| t["seat"] == seat && t["fault"].is_null())
@@ -220,7 +220,7 @@ fn memory_stays_bounded_under_an_endless_line() {
 fn a_memory_limit_stops_a_hungry_bot() {
     let done = play()
         .seed(2)
-        .args(["--limit-memory-mb", "100"])
+        .args(["--limit-memory-mb", "100", "--keep-going"])
         .arg("--seat")
         .arg("1=python3 tests/hostile/bot.py hog")
         .ok();

@@ -2,6 +2,7 @@
 //! binary, a module per feature; `support.rs` has the small builder they share.
 
 mod docs;
+mod first_hour;
 mod hostile;
 mod leaks;
 mod limits;

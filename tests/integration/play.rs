@@ -58,7 +58,7 @@ fn default_lineup_plays_a_full_verified_game() {
     for i in 0..6 {
         assert!(done.dir.join(format!("stderr/player{i}.log")).exists());
     }
-    let timings = std::fs::read_to_string(done.dir.join("game-0001.timings.jsonl")).unwrap();
+    let timings = std::fs::read_to_string(done.dir.join("timings/game-0001.jsonl")).unwrap();
     let decisions = lines
         .iter()
         .filter(|l| {

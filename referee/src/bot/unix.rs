@@ -88,14 +88,15 @@ pub fn kill_all_groups() {
 }
 
 /// Installs the panic hook and the Ctrl-C / SIGTERM handler that kill every bot
-/// before the referee goes. Call once, inside the runtime.
-pub fn install_cleanup() {
+/// before the referee goes, then call `on_interrupt` (which reports what was
+/// finished). Call once, inside the runtime.
+pub fn install_cleanup(on_interrupt: fn()) {
     let previous = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
         kill_all_groups();
         previous(info);
     }));
-    tokio::spawn(async {
+    tokio::spawn(async move {
         use tokio::signal::unix::{signal, SignalKind};
         let (Ok(mut term), Ok(mut int)) = (
             signal(SignalKind::terminate()),
@@ -109,6 +110,7 @@ pub fn install_cleanup() {
         };
         kill_all_groups();
         eprintln!("referee: interrupted; every bot process was killed. Completed games' transcripts are kept; the game in progress was left as *.partial.");
+        on_interrupt();
         std::process::exit(code);
     });
 }
