@@ -11,7 +11,7 @@
  *
  *     node --test sample-bots/js/
  *
- * The wire protocol `schmier/1` is in PROTOCOL.md, the game in RULES.md. In short:
+ * The wire protocol `schmier/1` is in PROTOCOL.md, the game in docs/RULES.md. In short:
  * one JSON object per line each way. We answer the referee's `hello` with our own
  * `hello`, and every `request` with {"type":"reply","id":<its id>,"action":...};
  * everything else (game_start, events, faults, unknown types) we read and ignore.

@@ -10,7 +10,7 @@ Try it by hand: paste lines from PROTOCOL.md into its stdin. Self-tests:
 
     python3 -m unittest discover -s sample-bots/python
 
-The wire protocol `schmier/1` is in PROTOCOL.md, the game in RULES.md. In short:
+The wire protocol `schmier/1` is in PROTOCOL.md, the game in docs/RULES.md. In short:
 one JSON object per line each way. We answer the referee's `hello` with our own
 `hello`, and every `request` with `{"type":"reply","id":<its id>,"action":...}`;
 everything else (game_start, events, faults, unknown types) we read and ignore.

@@ -308,3 +308,37 @@ fn log_output_into_a_pipe_has_no_colour_codes() {
     );
     assert!(!err.contains('\u{1b}'), "{err:?}");
 }
+
+#[test]
+fn a_seat_is_told_which_of_its_requests_timed_out() {
+    let tmp = tempfile::tempdir().unwrap();
+    let capture = tmp.path().join("seat1.in");
+    // Seat 1 answers its first request twice as late as allowed.
+    let done = play()
+        .seed(17)
+        .args(["--decision-ms", "300", "--policy", "lenient", "--seat"])
+        .arg(format!(
+            "1=sh -c 'tee {} | python3 tests/hostile/bot.py late'",
+            capture.display()
+        ))
+        .ok();
+    let received: Vec<serde_json::Value> = std::fs::read_to_string(&capture)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let first_request = received.iter().find(|m| m["type"] == "request").unwrap();
+    let notice = received
+        .iter()
+        .find(|m| m["type"] == "fault" && m["seat"] == 1)
+        .expect("seat 1 hears of its fault");
+    assert_eq!(notice["fault"], "timeout", "{notice}");
+    assert_eq!(notice["request"], first_request["id"], "{notice}");
+    // The transcript's fault line names the same request.
+    let fault = done
+        .lines(1)
+        .into_iter()
+        .find(|l| l["type"] == "fault")
+        .unwrap();
+    assert_eq!(fault["request"], first_request["id"]);
+}
