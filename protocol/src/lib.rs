@@ -3,6 +3,7 @@
 //! A tour:
 //! - [`card`] and [`cardset`]: the 53 cards, their wire notation (`"AS"`, `"TH"`,
 //!   `"JK"`), trump-dependent suits and ranks, and card sets as 64-bit masks.
+//! - [`fault`]: the kinds of bot misbehaviour, as recorded and announced.
 //! - [`seat`]: seats 0-5 and the three teams.
 //! - [`shuffle`]: the pinned seed -> deck-order algorithm.
 //! - [`rules`]: the pure rules engine — state machine, legal actions, events, the
@@ -11,6 +12,7 @@
 
 pub mod card;
 pub mod cardset;
+pub mod fault;
 pub mod rules;
 pub mod seat;
 pub mod shuffle;
@@ -18,4 +20,5 @@ pub mod wire;
 
 pub use card::{Card, ParseCardError, Rank, Suit};
 pub use cardset::CardSet;
+pub use fault::FaultKind;
 pub use seat::{Seat, Team};

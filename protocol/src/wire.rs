@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::card::{Card, Suit};
 use crate::cardset::CardSet;
+use crate::fault::FaultKind;
 use crate::rules::{Action, Call, Decision, Legal, RulesConfig, SeatEvent, SeatView};
 use crate::seat::{Seat, Team};
 
@@ -27,14 +28,31 @@ pub struct Limits {
     #[serde(default)]
     pub time_bank_ms: u64,
     /// `"wall"` (elapsed time) or `"cpu"` (CPU time of the bot's processes).
-    #[serde(default = "wall")]
-    pub clock: String,
+    #[serde(default)]
+    pub clock: Clock,
     /// Longest line the referee accepts from a bot, newline included.
     pub max_line_bytes: usize,
 }
 
-fn wall() -> String {
-    "wall".to_owned()
+/// Which clock a decision's time is measured on.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Clock {
+    /// Elapsed (monotonic) time from the request's last byte to the reply's newline.
+    #[default]
+    Wall,
+    /// CPU time the bot's processes used in that interval, with a wall-clock
+    /// backstop of ten times the limit.
+    Cpu,
+}
+
+impl Clock {
+    pub fn name(self) -> &'static str {
+        match self {
+            Clock::Wall => "wall",
+            Clock::Cpu => "cpu",
+        }
+    }
 }
 
 /// The complete set of legal answers to a request, in the shape the bot echoes.
@@ -120,13 +138,12 @@ impl Request {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FaultNotice {
     pub seat: Seat,
-    /// The request the fault concerns (its seat's pending request, which the
-    /// fallback has now answered); `null` for a fault outside any request, such
-    /// as a failed startup.
+    /// The request the fault concerns, if any. The faulty seat learns from this
+    /// that its pending request is over (a late reply to it is discarded).
     #[serde(default)]
     pub request: Option<u64>,
     /// `timeout`, `crash`, `malformed`, `illegal`, `oversized`, `stale` or `closed`.
-    pub fault: String,
+    pub fault: FaultKind,
     /// True once the seat's decisions are made by the referee's fallback for the
     /// rest of the game.
     pub replaced: bool,
@@ -190,10 +207,12 @@ pub fn parse_action(
     decision: Decision,
     action: &serde_json::Value,
 ) -> Result<Action, ActionShapeError> {
+    // The bot's input is quoted exactly as it sent it (as JSON), never re-cased.
     let err = |want: &str| {
-        ActionShapeError(
-            format!("a {decision:?} reply's action must be {want}, got {action}").to_lowercase(),
-        )
+        ActionShapeError(format!(
+            "a {} reply's action must be {want}, got {action}",
+            decision.name()
+        ))
     };
     match decision {
         Decision::Bid => match serde_json::from_value::<Call>(action.clone()) {
@@ -261,6 +280,17 @@ mod tests {
         );
         assert_eq!(parse_action(Decision::Bid, &json!(4)), Ok(Action::Bid(4)));
         assert!(parse_action(Decision::Bid, &json!("four")).is_err());
+        // The hint keeps its case and the bot's input is quoted as sent.
+        let e = parse_action(Decision::Trump, &json!("Hearts")).unwrap_err();
+        assert_eq!(
+            e.0,
+            r#"a trump reply's action must be a suit letter "S", "H", "D" or "C", got "Hearts""#
+        );
+        let e = parse_action(Decision::Bid, &json!("3")).unwrap_err();
+        assert!(
+            e.0.contains(r#"got "3""#) && e.0.contains("a bid reply"),
+            "{e}"
+        );
         assert_eq!(
             parse_action(Decision::Trump, &json!("H")),
             Ok(Action::Trump(Suit::Hearts))

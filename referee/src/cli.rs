@@ -130,8 +130,8 @@ pub struct PlayArgs {
     /// The clock decisions are timed on: `wall` (elapsed time) or `cpu` (CPU time
     /// the bot's processes used, so a busy host cannot make a bot lose on time;
     /// Linux only, with a wall-clock backstop of ten times the limit).
-    #[arg(long, value_enum, default_value_t = Clock::Wall)]
-    pub clock: Clock,
+    #[arg(long, value_enum, default_value_t = ClockName::Wall)]
+    pub clock: ClockName,
 
     /// Fault policy: `competition` (a team with any faulted seat forfeits the game
     /// and is ranked last; a seat is replaced by the fallback after 3 faults) or
@@ -189,6 +189,23 @@ pub struct PlayArgs {
     /// Print only the final result.
     #[arg(long, short)]
     pub quiet: bool,
+}
+
+/// `--clock`: the CLI's names, mapped onto [`Clock`] (the wire and transcript type
+/// does not depend on the argument parser).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum ClockName {
+    Wall,
+    Cpu,
+}
+
+impl From<ClockName> for Clock {
+    fn from(c: ClockName) -> Clock {
+        match c {
+            ClockName::Wall => Clock::Wall,
+            ClockName::Cpu => Clock::Cpu,
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
@@ -301,7 +318,7 @@ impl PlayArgs {
         let scale = |ms: u64| Duration::from_secs_f64(ms as f64 * self.time_scale / 1000.0);
         let limited = |ms: u64| (!self.no_timeouts).then(|| scale(ms));
         let time = TimeControl {
-            clock: self.clock,
+            clock: self.clock.into(),
             bank: scale(self.time_bank_ms),
             startup: limited(self.startup_ms),
             decision: limited(self.decision_ms),

@@ -7,7 +7,9 @@ use std::time::Duration;
 use schmier_protocol::rules::RulesConfig;
 
 use crate::bot::ResourceLimits;
+pub use crate::transcript::FaultPolicy;
 use crate::transcript::TimeControlRecord;
+pub use schmier_protocol::wire::Clock;
 
 /// Who plays a lineup slot.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -46,19 +48,6 @@ impl BotSpec {
             BotSpec::Command { argv, .. } => Ok(argv.clone()),
         }
     }
-}
-
-/// Which clock a decision's time is measured on.
-#[derive(
-    Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize, clap::ValueEnum,
-)]
-#[serde(rename_all = "snake_case")]
-pub enum Clock {
-    /// Elapsed (monotonic) time from the request's last byte to the reply's newline.
-    Wall,
-    /// CPU time the bot's processes used in that interval (Linux `/proc`), with a
-    /// wall-clock backstop of ten times the limit.
-    Cpu,
 }
 
 /// Time limits. `None` means no limit (`--no-timeouts`).
@@ -141,33 +130,6 @@ impl Output {
             Output::Dir(d) => d.join("stderr"),
         }
     }
-}
-
-/// What happens to a seat, its team and its process after faults.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct FaultPolicy {
-    /// Faults a seat may commit in a game before the fallback plays for it for the
-    /// rest of that game (`None`: never, except after a crash or closed pipe).
-    pub max_faults: Option<u32>,
-    /// A team with a faulted seat forfeits the game: it is ranked last.
-    pub forfeit: bool,
-    /// A bot that crashed or closed its pipes is started again for the next game.
-    pub restart: bool,
-}
-
-impl FaultPolicy {
-    /// Competition defaults: forfeit on any fault, replaced after 3 faults.
-    pub const COMPETITION: FaultPolicy = FaultPolicy {
-        max_faults: Some(3),
-        forfeit: true,
-        restart: true,
-    };
-    /// For developing a bot: no forfeits, never replaced for ordinary faults.
-    pub const LENIENT: FaultPolicy = FaultPolicy {
-        max_faults: None,
-        forfeit: false,
-        restart: true,
-    };
 }
 
 #[derive(Clone, Debug)]

@@ -1,6 +1,7 @@
 //! The Schmier referee. A tour:
 //!
 //! - `cli.rs` → `config.rs`: flags, then the validated run configuration.
+//! - `slot.rs`: a lineup position — its bot spec, name and process.
 //! - `session.rs`: starts the six bot processes, the handshake, the games of a
 //!   match, shutdown.
 //! - `table.rs`: one game — the dispatcher that asks, waits, judges and records.
@@ -25,6 +26,10 @@ pub mod names;
 pub mod outdir;
 pub mod report;
 pub mod session;
+pub mod slot;
 pub mod table;
 pub mod transcript;
 pub mod verify;
+
+/// The referee's name and version, sent in `hello` and recorded in transcripts.
+pub const REFEREE: &str = concat!("schmier-referee ", env!("CARGO_PKG_VERSION"));

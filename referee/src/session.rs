@@ -1,8 +1,8 @@
 //! A session: six bot processes, the handshake, the games of a match, shutdown.
 //!
 //! A bot process lives for the whole session and may sit at a different seat in
-//! each game. The [`Slot`]s here own the processes; `table.rs` borrows them for one
-//! game at a time.
+//! each game. The session owns the [`Slot`]s; `table.rs` borrows them for one game
+//! at a time.
 
 use std::time::Duration;
 
@@ -16,20 +16,9 @@ use schmier_protocol::Team;
 use crate::bot::{BotProcess, Incoming, Spawn};
 use crate::config::{BotSpec, PlayConfig};
 use crate::fault::{quote, Fault, FaultKind};
+use crate::slot::Slot;
 use crate::table::{self, GameRecord};
-
-/// One lineup position and its process.
-pub struct Slot {
-    pub spec: BotSpec,
-    pub name: String,
-    pub process: Option<BotProcess>,
-    /// Set once the bot can no longer play (failed startup, crash, closed pipe):
-    /// the fallback plays for it from then on (until restarted, if the policy
-    /// restarts bots).
-    pub gone: Option<Fault>,
-    /// How many times its process was started.
-    pub starts: u32,
-}
+use crate::REFEREE;
 
 /// What a finished session reports.
 #[derive(Debug, Serialize)]
@@ -61,8 +50,6 @@ pub struct GameSummary {
     #[serde(skip)]
     pub hands: Vec<schmier_protocol::rules::HandScore>,
 }
-
-pub const REFEREE: &str = concat!("schmier-referee ", env!("CARGO_PKG_VERSION"));
 
 pub async fn run(cfg: &PlayConfig) -> anyhow::Result<MatchSummary> {
     crate::outdir::prepare(&cfg.output, cfg.overwrite)?;
@@ -202,10 +189,7 @@ async fn start(
             startup_ms: cfg.time.startup.map(|d| d.as_millis() as u64),
             decision_ms: cfg.time.decision.map(|d| d.as_millis() as u64),
             time_bank_ms: cfg.time.bank.as_millis() as u64,
-            clock: match cfg.time.clock {
-                crate::config::Clock::Wall => "wall".into(),
-                crate::config::Clock::Cpu => "cpu".into(),
-            },
+            clock: cfg.time.clock,
             max_line_bytes: cfg.time.max_line,
         },
     };

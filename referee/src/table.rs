@@ -18,11 +18,12 @@ use schmier_protocol::{Seat, Team};
 use crate::bot::{tree_cpu_time, Incoming, WriteError};
 use crate::config::{Clock, PlayConfig};
 use crate::fault::{quote, Fault, FaultKind};
-use crate::session::{Slot, REFEREE};
+use crate::slot::Slot;
 use crate::transcript::{
     credited_winner, ranking, FaultRecord, Header, JsonlWriter, Line, ResultRecord, SeatInfo,
     Timing, FORMAT,
 };
+use crate::REFEREE;
 
 pub struct GameRecord {
     pub seed: u64,
@@ -266,7 +267,7 @@ impl Table<'_> {
         let notice = ToBot::Fault(FaultNotice {
             seat,
             request,
-            fault: fault.kind.name().into(),
+            fault: fault.kind,
             replaced,
         });
         for s in Seat::all() {

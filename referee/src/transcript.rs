@@ -16,7 +16,8 @@ use serde::{Deserialize, Serialize};
 use schmier_protocol::rules::{EndReason, Event, RulesConfig};
 use schmier_protocol::{Seat, Team};
 
-use crate::fault::FaultKind;
+use schmier_protocol::wire::Clock;
+use schmier_protocol::FaultKind;
 
 pub const FORMAT: &str = "schmier-transcript/1";
 
@@ -35,7 +36,7 @@ pub struct SeatInfo {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TimeControlRecord {
-    pub clock: crate::config::Clock,
+    pub clock: Clock,
     pub time_bank_ms: u64,
     pub startup_ms: Option<u64>,
     pub decision_ms: Option<u64>,
@@ -56,8 +57,35 @@ pub struct Header {
     pub seed: u64,
     pub rules: RulesConfig,
     pub time_control: TimeControlRecord,
-    pub fault_policy: crate::config::FaultPolicy,
+    pub fault_policy: FaultPolicy,
     pub seats: Vec<SeatInfo>,
+}
+
+/// What happens to a seat, its team and its process after faults.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FaultPolicy {
+    /// Faults a seat may commit in a game before the fallback plays for it for the
+    /// rest of that game (`None`: never, except after a crash or closed pipe).
+    pub max_faults: Option<u32>,
+    /// A team with a faulted seat forfeits the game: it is ranked last.
+    pub forfeit: bool,
+    /// A bot that crashed or closed its pipes is started again for the next game.
+    pub restart: bool,
+}
+
+impl FaultPolicy {
+    /// Competition defaults: forfeit on any fault, replaced after 3 faults.
+    pub const COMPETITION: FaultPolicy = FaultPolicy {
+        max_faults: Some(3),
+        forfeit: true,
+        restart: true,
+    };
+    /// For developing a bot: no forfeits, never replaced for ordinary faults.
+    pub const LENIENT: FaultPolicy = FaultPolicy {
+        max_faults: None,
+        forfeit: false,
+        restart: true,
+    };
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

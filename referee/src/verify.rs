@@ -10,8 +10,9 @@ use schmier_protocol::rules::{Event, Game};
 
 use schmier_protocol::Team;
 
-use crate::config::FaultPolicy;
-use crate::transcript::{credited_winner, ranking, Header, Line, ResultRecord, FORMAT};
+use crate::transcript::{
+    credited_winner, ranking, FaultPolicy, Header, Line, ResultRecord, FORMAT,
+};
 
 /// A transcript that does not check out: where and why.
 #[derive(Debug, thiserror::Error)]

@@ -31,6 +31,19 @@ pub enum Decision {
     Play,
 }
 
+impl Decision {
+    /// The name used on the wire (`"bid"`, `"trump"`, ...).
+    pub fn name(self) -> &'static str {
+        match self {
+            Decision::Bid => "bid",
+            Decision::Trump => "trump",
+            Decision::Exchange => "exchange",
+            Decision::Discard => "discard",
+            Decision::Play => "play",
+        }
+    }
+}
+
 /// Every legal choice for the decision at hand, in a form that is exact and small.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Legal {
