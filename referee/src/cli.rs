@@ -10,7 +10,7 @@ use clap::{Args, Parser, Subcommand};
 use schmier_protocol::rules::RulesConfig;
 
 use crate::bot::ResourceLimits;
-use crate::config::{BotSpec, Clock, FaultPolicy, Output, PlayConfig, TimeControl};
+use crate::config::{BotSpec, Clock, Delivery, FaultPolicy, Output, PlayConfig, TimeControl};
 
 #[derive(Parser, Debug)]
 #[command(
@@ -64,8 +64,10 @@ pub struct PlayArgs {
     /// A team's bot command; the first --team sits in seats 0 and 3, the second in
     /// 1 and 4, the third in 2 and 5, each seat its own process. The command is
     /// split like a shell would but not run by one. `builtin:random` and
-    /// `builtin:heuristic` name the built-in bots. Unassigned seats get the
-    /// built-in bots: heuristic for team 0, random for teams 1 and 2.
+    /// `builtin:heuristic` name the built-in bots (each its own process);
+    /// `inproc:random` and `inproc:heuristic` play them inside the referee (no
+    /// process, no clock: for fast tests). Unassigned seats get the built-in
+    /// bots: heuristic for team 0, random for teams 1 and 2.
     #[arg(long = "team", value_name = "CMD")]
     pub teams: Vec<String>,
 
@@ -121,6 +123,12 @@ pub struct PlayArgs {
     /// No time limits at all (for debugging a bot under a debugger).
     #[arg(long)]
     pub no_timeouts: bool,
+
+    /// When seats are sent game events: `live` (as they happen, so a bot can
+    /// think on others' time) or `batched` (with the seat's next request: one
+    /// write per decision, the fastest). Transcripts are the same either way.
+    #[arg(long, value_enum, default_value_t = DeliveryName::Live)]
+    pub events: DeliveryName,
 
     /// Per-game time bank per seat, in milliseconds: a decision that takes longer
     /// than --decision-ms draws the excess from it (chess-style).
@@ -208,6 +216,13 @@ impl From<ClockName> for Clock {
     }
 }
 
+/// `--events`, mapped onto [`Delivery`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum DeliveryName {
+    Live,
+    Batched,
+}
+
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
 pub enum PolicyName {
     #[default]
@@ -252,6 +267,15 @@ fn fresh_seed() -> u64 {
 }
 
 fn parse_bot(text: &str, what: &str) -> anyhow::Result<BotSpec> {
+    if let Some(name) = text.strip_prefix("inproc:") {
+        if !schmier_sample_bots::NAMES.contains(&name) {
+            bail!(
+                "{what}: unknown built-in bot {name:?}; the built-in bots are {:?}",
+                schmier_sample_bots::NAMES
+            );
+        }
+        return Ok(BotSpec::InProcess(name.to_owned()));
+    }
     if let Some(name) = text.strip_prefix("builtin:") {
         if !schmier_sample_bots::NAMES.contains(&name) {
             bail!(
@@ -361,6 +385,10 @@ impl PlayArgs {
             },
             rotate: !self.no_rotate,
             output,
+            events: match self.events {
+                DeliveryName::Live => Delivery::Live,
+                DeliveryName::Batched => Delivery::Batched,
+            },
             stderr_cap: self.stderr_cap,
             quiet: self.quiet,
             overwrite: self.overwrite,

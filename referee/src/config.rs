@@ -16,6 +16,10 @@ pub use schmier_protocol::wire::Clock;
 pub enum BotSpec {
     /// A built-in sample bot, run as `referee bot NAME` (this very executable).
     Builtin(String),
+    /// A built-in sample bot played inside the referee: no process, no pipe, no
+    /// clock. For tests and benchmarks that need opponents a busy host cannot slow
+    /// down to a timeout.
+    InProcess(String),
     /// An external command: argv (split like a shell would, never run by one) and
     /// the text as the user gave it.
     Command { argv: Vec<String>, text: String },
@@ -26,6 +30,7 @@ impl BotSpec {
     pub fn display(&self) -> String {
         match self {
             BotSpec::Builtin(name) => format!("referee bot {name}"),
+            BotSpec::InProcess(name) => format!("inproc:{name}"),
             BotSpec::Command { text, .. } => text.clone(),
         }
     }
@@ -44,6 +49,9 @@ impl BotSpec {
                     "bot".into(),
                     name.clone(),
                 ])
+            }
+            BotSpec::InProcess(name) => {
+                anyhow::bail!("inproc:{name} runs inside the referee and has no command")
             }
             BotSpec::Command { argv, .. } => Ok(argv.clone()),
         }
@@ -132,6 +140,19 @@ impl Output {
     }
 }
 
+/// When a seat is sent the events of the game.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Delivery {
+    /// As they happen: after every action each seat is written what it may see
+    /// of it, without waiting on a seat that does not read (what does not fit in
+    /// its pipe goes with the next write). Bots can think on others' time.
+    #[default]
+    Live,
+    /// Held back until the seat is next asked (or the game ends), then written
+    /// together with its request: one write per decision instead of six.
+    Batched,
+}
+
 #[derive(Clone, Debug)]
 pub struct PlayConfig {
     /// Lineup slot `i` sits at seat `i` in the first game (see `rotate`).
@@ -146,6 +167,7 @@ pub struct PlayConfig {
     /// plays every seat position over a match.
     pub rotate: bool,
     pub output: Output,
+    pub events: Delivery,
     pub stderr_cap: u64,
     pub quiet: bool,
     /// Replace the games already in the output folder (else that is an error).

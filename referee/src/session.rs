@@ -6,6 +6,7 @@
 
 use std::time::Duration;
 
+use anyhow::Context;
 use serde::Serialize;
 use tokio::time::Instant;
 
@@ -131,13 +132,7 @@ async fn start_bots(cfg: &PlayConfig, stderr_dir: &std::path::Path) -> anyhow::R
     let mut slots: Vec<Slot> = cfg
         .lineup
         .iter()
-        .map(|spec| Slot {
-            spec: spec.clone(),
-            name: default_name(spec),
-            process: None,
-            gone: None,
-            starts: 0,
-        })
+        .map(|spec| Slot::new(spec.clone(), default_name(spec)))
         .collect();
     let all: Vec<usize> = (0..slots.len()).collect();
     let failed = start(cfg, stderr_dir, &mut slots, &all).await?;
@@ -196,6 +191,14 @@ async fn start(
     let hello = serde_json::to_vec(&hello).expect("messages serialize");
     for &i in which {
         let slot = &mut slots[i];
+        if let BotSpec::InProcess(name) = &slot.spec {
+            let strategy = schmier_sample_bots::by_name(name)
+                .with_context(|| format!("failed to find the built-in bot {name:?}"))?;
+            slot.name = strategy.name().to_owned();
+            slot.inline = Some(strategy);
+            slot.starts += 1;
+            continue;
+        }
         let argv = slot.spec.argv()?;
         let program = argv.first().cloned().unwrap_or_default();
         let log = log_name(i, slot.starts);
@@ -227,7 +230,7 @@ async fn start(
         .map(|d| Instant::now() + d + cfg.time.grace);
     for &i in which {
         let slot = &mut slots[i];
-        if slot.gone.is_some() {
+        if slot.gone.is_some() || slot.inline.is_some() {
             continue;
         }
         let p = slot.process.as_mut().expect("a started bot");
@@ -261,7 +264,9 @@ async fn start(
                 format!("a hello line of {len} bytes and more"),
             )),
             Some(Incoming::Eof { .. }) | Some(Incoming::Error { .. }) => {
-                let status = p.exit_status(Duration::from_millis(200)).await;
+                // What the bot did, not how long the referee looked: it exited
+                // before the startup deadline (crash) or it did not (closed).
+                let status = p.exit_status_by(deadline).await;
                 Some(match status {
                     Some(s) => Fault::new(FaultKind::Crash, format!("exited before hello: {s}")),
                     None => Fault::new(FaultKind::Closed, "closed stdout before hello"),
@@ -321,7 +326,7 @@ fn spawn_failure(program: &str, e: &std::io::Error) -> String {
 
 fn default_name(spec: &BotSpec) -> String {
     match spec {
-        BotSpec::Builtin(name) => name.clone(),
+        BotSpec::Builtin(name) | BotSpec::InProcess(name) => name.clone(),
         BotSpec::Command { argv, .. } => argv.last().cloned().unwrap_or_default(),
     }
 }

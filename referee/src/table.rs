@@ -16,7 +16,7 @@ use schmier_protocol::wire::{parse_action, FaultNotice, FromBot, Request, ToBot}
 use schmier_protocol::{Seat, Team};
 
 use crate::bot::{tree_cpu_time, Incoming, WriteError};
-use crate::config::{Clock, PlayConfig};
+use crate::config::{Clock, Delivery, PlayConfig};
 use crate::fault::{quote, Fault, FaultKind};
 use crate::slot::Slot;
 use crate::transcript::{
@@ -128,7 +128,8 @@ pub async fn play_game(
         }));
     }
     for seat in Seat::all() {
-        table.flush(seat).await;
+        let by = Instant::now() + cfg.time.write;
+        table.flush(seat, by).await;
     }
 
     let Some(Event::GameEnd {
@@ -175,7 +176,7 @@ impl Table<'_> {
 
     fn listening(&mut self, seat: Seat) -> bool {
         let slot = self.slot(seat);
-        slot.gone.is_none() && slot.process.is_some()
+        slot.gone.is_none() && (slot.process.is_some() || slot.inline.is_some())
     }
 
     /// Whether the bot at `seat` is asked for its decisions (not replaced).
@@ -187,14 +188,35 @@ impl Table<'_> {
         if !self.listening(seat) {
             return;
         }
-        let line = serde_json::to_vec(msg).expect("messages serialize");
+        // An in-process bot decides from its request alone; it is told nothing else.
         if let Some(p) = self.slot(seat).process.as_mut() {
+            let line = serde_json::to_vec(msg).expect("messages serialize");
             p.queue(&line);
         }
     }
 
+    /// Live delivery: hands every seat what is queued for it, as far as its pipe
+    /// takes it now. Never waits, and never records a fault: a seat whose pipe
+    /// broke is found out when it is next asked, so the transcript does not
+    /// depend on when the referee noticed.
+    fn deliver(&mut self) {
+        if self.cfg.events != Delivery::Live {
+            return;
+        }
+        for seat in Seat::all() {
+            if !self.listening(seat) {
+                continue;
+            }
+            if let Some(p) = self.slot(seat).process.as_mut() {
+                if !p.try_flush() {
+                    tracing::debug!("{seat}: its stdin is closed; recorded when it is next asked");
+                }
+            }
+        }
+    }
+
     /// Writes what is queued for `seat`; a bot that does not take it is gone.
-    async fn flush(&mut self, seat: Seat) -> Option<Fault> {
+    async fn flush(&mut self, seat: Seat, by: Instant) -> Option<Fault> {
         let limit = self.cfg.time.write;
         let p = self.slot(seat).process.as_mut()?;
         match p.flush(Some(limit)).await {
@@ -203,19 +225,18 @@ impl Table<'_> {
                 FaultKind::Closed,
                 format!("stopped reading its stdin (a write blocked for {limit:?})"),
             )),
-            Err(WriteError::Closed(e)) => {
-                Some(self.ended(seat, format!("its stdin is closed ({e})")).await)
-            }
+            Err(WriteError::Closed(_)) => Some(self.ended(seat, "closed its stdin", by).await),
         }
     }
 
-    /// The fault for a bot whose pipe closed: `crash` with the exit status if the
-    /// process ended, else `closed`.
-    async fn ended(&mut self, seat: Seat, what: String) -> Fault {
+    /// The fault for a bot whose pipe closed, decided by what the bot did: `crash`
+    /// with its exit status if the process ends by `by` (its deadline), `closed`
+    /// if it is still running then.
+    async fn ended(&mut self, seat: Seat, what: &str, by: Instant) -> Fault {
         let p = self.slot(seat).process.as_mut().expect("a process");
-        match p.exit_status(Duration::from_millis(200)).await {
-            Some(status) => Fault::new(FaultKind::Crash, format!("{status}")),
-            None => Fault::new(FaultKind::Closed, what),
+        match p.exit_status_by(Some(by)).await {
+            Some(status) => Fault::new(FaultKind::Crash, format!("{what} and exited: {status}")),
+            None => Fault::new(FaultKind::Closed, format!("{what} but kept running")),
         }
     }
 
@@ -229,6 +250,7 @@ impl Table<'_> {
                 self.queue(seat, &ToBot::Event(seen));
             }
         }
+        self.deliver();
         Ok(())
     }
 
@@ -278,6 +300,7 @@ impl Table<'_> {
                 p.discard_queue();
             }
         }
+        self.deliver();
         Ok(())
     }
 
@@ -300,8 +323,26 @@ impl Table<'_> {
         let request = Request::for_decision(game, id, allowed.map(|d| d.as_millis() as u64))
             .expect("a decision is due");
         let decision = request.decision;
+        if let Some(bot) = self.slot(seat).inline.as_mut() {
+            let start = Instant::now();
+            let action = bot.decide(&request);
+            let took = start.elapsed();
+            if game.clone().apply(action).is_err() {
+                let f = Fault::new(
+                    FaultKind::Illegal,
+                    format!("the in-process bot chose {action:?}"),
+                );
+                self.record_fault(seat, Some(id), f)?;
+                self.time(id, seat, decision, Some(took), Some(FaultKind::Illegal))?;
+                return Ok(None);
+            }
+            self.time(id, seat, decision, Some(took), None)?;
+            return Ok(Some(action));
+        }
         self.queue(seat, &ToBot::Request(request));
-        if let Some(fault) = self.flush(seat).await {
+        let wrote = Instant::now();
+        let by = wrote + allowed.map_or(time.write, |a| a + time.grace);
+        if let Some(fault) = self.flush(seat, by).await {
             let kind = fault.kind;
             self.record_fault(seat, Some(id), fault)?;
             self.time(id, seat, decision, None, Some(kind))?;
@@ -338,22 +379,22 @@ impl Table<'_> {
                 Some((a / 4).max(Duration::from_millis(5))),
             ),
         };
+        // How long a bot whose stdout ended has to exit for it to count as a crash.
+        let exit_by = deadline.unwrap_or_else(|| Instant::now() + time.write);
         let over = |used: Duration| allowed.is_some_and(|a| used > a + time.grace);
-        let timeout = |used: Duration| {
-            Fault::new(
-                FaultKind::Timeout,
-                format!(
-                    "no reply within {} ms ({} clock; {} ms used)",
-                    allowed.unwrap_or_default().as_millis(),
-                    if time.clock == Clock::Cpu {
-                        "CPU"
-                    } else {
-                        "wall"
-                    },
-                    used.as_millis()
-                ),
-            )
-        };
+        // The transcript says which limit was missed, never by how much: that is
+        // the host's timing, kept in the sidecar.
+        let timeout = Fault::new(
+            FaultKind::Timeout,
+            format!(
+                "no reply within {} ms ({} clock)",
+                allowed.unwrap_or_default().as_millis(),
+                match time.clock {
+                    Clock::Wall => "wall",
+                    Clock::Cpu => "CPU",
+                }
+            ),
+        );
         let fault = loop {
             let wake = match (deadline, tick) {
                 (Some(d), Some(t)) => Some(d.min(Instant::now() + t)),
@@ -370,7 +411,10 @@ impl Table<'_> {
                 None => {
                     let spent = used(now);
                     if deadline.is_some_and(|d| now >= d) || over(spent) {
-                        break timeout(spent);
+                        // The reply may still come: it will be discarded then.
+                        self.slot(seat).timed_out.insert(id, decision);
+                        self.time(id, seat, decision, Some(spent), Some(FaultKind::Timeout))?;
+                        break timeout;
                     }
                     continue; // a CPU-clock tick with time left
                 }
@@ -379,7 +423,14 @@ impl Table<'_> {
                         Reply::Action(action) => {
                             let took = used(at);
                             if over(took) {
-                                break timeout(took);
+                                self.time(
+                                    id,
+                                    seat,
+                                    decision,
+                                    Some(took),
+                                    Some(FaultKind::Timeout),
+                                )?;
+                                break timeout;
                             }
                             let i = seat.index();
                             if let Some(d) = time.decision {
@@ -389,6 +440,19 @@ impl Table<'_> {
                             return Ok(Some(action));
                         }
                         Reply::Stale(other) => {
+                            if let Some(late) = self.slot(seat).timed_out.remove(&other) {
+                                // Its request already cost a timeout: one slow
+                                // decision is one fault. Only the sidecar hears of it.
+                                self.timings.write(&Timing {
+                                    request: other,
+                                    seat,
+                                    decision: late,
+                                    micros: 0,
+                                    fault: None,
+                                    late: true,
+                                })?;
+                                continue;
+                            }
                             let f = Fault::new(
                                 FaultKind::Stale,
                                 format!(
@@ -408,34 +472,42 @@ impl Table<'_> {
                             }
                             continue;
                         }
-                        Reply::Fault(f) => break f,
+                        Reply::Fault(f) => {
+                            self.time(id, seat, decision, Some(used(at)), Some(f.kind))?;
+                            break f;
+                        }
                     }
                 }
-                Some(Incoming::Oversized { len, .. }) => {
+                Some(Incoming::Oversized { at, .. }) => {
+                    self.time(
+                        id,
+                        seat,
+                        decision,
+                        Some(used(at)),
+                        Some(FaultKind::Oversized),
+                    )?;
                     break Fault::new(
                         FaultKind::Oversized,
-                        format!(
-                            "a line longer than {} bytes ({len} bytes and counting)",
-                            time.max_line
-                        ),
-                    )
+                        format!("a line longer than {} bytes", time.max_line),
+                    );
                 }
-                Some(Incoming::Eof { .. }) => {
-                    break self.ended(seat, "closed its stdout".into()).await
+                Some(Incoming::Eof { at }) => {
+                    let f = self.ended(seat, "closed its stdout", exit_by).await;
+                    self.time(id, seat, decision, Some(used(at)), Some(f.kind))?;
+                    break f;
                 }
-                Some(Incoming::Error { message, .. }) => {
-                    break self
-                        .ended(seat, format!("reading its stdout failed: {message}"))
-                        .await
+                Some(Incoming::Error { message, at }) => {
+                    let what = format!("could not be read ({message})");
+                    let f = self.ended(seat, &what, exit_by).await;
+                    self.time(id, seat, decision, Some(used(at)), Some(f.kind))?;
+                    break f;
                 }
             }
         };
-        let kind = fault.kind;
-        if kind == FaultKind::Timeout {
+        if fault.kind == FaultKind::Timeout {
             self.bank[seat.index()] = Duration::ZERO;
         }
         self.record_fault(seat, Some(id), fault)?;
-        self.time(id, seat, decision, Some(used(Instant::now())), Some(kind))?;
         Ok(None)
     }
 
@@ -453,6 +525,7 @@ impl Table<'_> {
             decision,
             micros: took.map_or(0, |d| d.as_micros() as u64),
             fault,
+            late: false,
         })
     }
 }

@@ -210,4 +210,7 @@ pub struct Timing {
     /// From the request's last byte written to the reply's newline read.
     pub micros: u64,
     pub fault: Option<FaultKind>,
+    /// A reply to a request that had already timed out: discarded, not a fault.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub late: bool,
 }

@@ -1,18 +1,22 @@
 //! `referee verify`: replays a transcript through the rules engine and reports the
 //! first line that does not match (an illegal card, a wrong trick winner, a wrong
 //! score, a tampered hand, a missing or extra line).
+//!
+//! Beyond the rules it checks the referee's own bookkeeping from first principles:
+//! the game's seed is the one derived from the match seed and game number; each
+//! fault's `replaced` flag follows the header's policy; every decision the
+//! fallback made (after a fault, or for a replaced seat) is exactly the documented
+//! fallback's; fault counts, forfeits and the ranking follow from the fault lines.
 
 use std::collections::VecDeque;
 use std::io::BufRead;
 use std::path::Path;
 
-use schmier_protocol::rules::{Event, Game};
+use schmier_protocol::rules::{first_legal, Event, Game};
+use schmier_protocol::shuffle::derive_seed;
+use schmier_protocol::{FaultKind, Team};
 
-use schmier_protocol::Team;
-
-use crate::transcript::{
-    credited_winner, ranking, FaultPolicy, Header, Line, ResultRecord, FORMAT,
-};
+use crate::transcript::{credited_winner, FaultPolicy, Header, Line, ResultRecord, FORMAT};
 
 /// A transcript that does not check out: where and why.
 #[derive(Debug, thiserror::Error)]
@@ -44,6 +48,10 @@ pub fn verify(input: impl BufRead) -> Result<Verified, Inconsistency> {
     let mut policy: Option<FaultPolicy> = None;
     let mut expected: VecDeque<Event> = VecDeque::new();
     let mut faults = [0u32; 6];
+    // Seats the fallback plays for, for the rest of the game.
+    let mut replaced = [false; 6];
+    // Seats whose next decision the fallback makes (a fault ended the request).
+    let mut fallback_next = [false; 6];
     let mut result: Option<(usize, ResultRecord)> = None;
     let mut n = 0;
     for (i, raw) in input.lines().enumerate() {
@@ -63,6 +71,13 @@ pub fn verify(input: impl BufRead) -> Result<Verified, Inconsistency> {
                 if h.seats.len() != 6 {
                     return Err(fail(format!("{} seats listed, not 6", h.seats.len())));
                 }
+                let want = derive_seed(h.match_seed, u64::from(h.game.saturating_sub(1)));
+                if h.game == 0 || h.seed != want {
+                    return Err(fail(format!(
+                        "seed {} is not the one derived from match seed {} for game {} ({want})",
+                        h.seed, h.match_seed, h.game
+                    )));
+                }
                 policy = Some(h.fault_policy);
                 let (g, events) = Game::new(h.seed, h.rules);
                 game = Some(g);
@@ -71,7 +86,32 @@ pub fn verify(input: impl BufRead) -> Result<Verified, Inconsistency> {
             }
             (_, None) => return Err(fail("the first line must be the header".into())),
             (Line::Header(_), Some(_)) => return Err(fail("a second header".into())),
-            (Line::Fault(f), Some(_)) => faults[f.seat.index()] += 1,
+            (Line::Fault(f), Some(_)) => {
+                let i = f.seat.index();
+                faults[i] += 1;
+                let p = policy.expect("set with the game");
+                // Replaced: already, or a pipe that is gone (crash, closed), or a
+                // bot that never joined (a fault outside any request), or the
+                // policy's fault limit reached.
+                let want = replaced[i]
+                    || f.fault.is_fatal()
+                    || f.request.is_none()
+                    || p.max_faults.is_some_and(|m| faults[i] >= m);
+                if f.replaced != want {
+                    return Err(fail(format!(
+                        "fault says replaced: {}, but fault {} of {} under policy max_faults {:?} gives {want}",
+                        f.replaced,
+                        faults[i],
+                        f.seat,
+                        p.max_faults
+                    )));
+                }
+                replaced[i] = want;
+                // Every fault but `stale` ends its request: the fallback answers it.
+                if f.request.is_some() && f.fault != FaultKind::Stale {
+                    fallback_next[i] = true;
+                }
+            }
             (Line::Event(event), Some(g)) => {
                 if let Some(want) = expected.pop_front() {
                     if event != want {
@@ -95,6 +135,16 @@ pub fn verify(input: impl BufRead) -> Result<Verified, Inconsistency> {
                         return Err(fail(format!("{seat} acts but it is {due}'s turn")));
                     }
                     Some(_) => {}
+                }
+                let i = seat.index();
+                if replaced[i] || fallback_next[i] {
+                    let want = first_legal(g);
+                    if action != want {
+                        return Err(fail(format!(
+                            "{seat}'s decision was the fallback's, which is {want:?}, not {action:?}"
+                        )));
+                    }
+                    fallback_next[i] = false;
                 }
                 let mut out = Vec::new();
                 g.apply_into(action, &mut out)
@@ -142,14 +192,10 @@ pub fn verify(input: impl BufRead) -> Result<Verified, Inconsistency> {
                         r.forfeited
                     )));
                 }
-                let want = ranking(g.winner(), r.scores, &forfeited);
-                if r.ranking != want {
-                    return Err(fail(format!(
-                        "result ranks teams {:?}; the ranking rule gives {want:?}",
-                        r.ranking
-                    )));
+                if let Some(why) = misranked(&r.ranking, g.winner(), r.scores, &forfeited) {
+                    return Err(fail(format!("result ranks teams {:?}: {why}", r.ranking)));
                 }
-                let credited = credited_winner(g.winner(), &forfeited, want);
+                let credited = credited_winner(g.winner(), &forfeited, r.ranking);
                 if r.winner != credited {
                     return Err(fail(format!(
                         "result credits {:?} with the game; the rules and forfeits give {credited:?}",
@@ -171,6 +217,44 @@ pub fn verify(input: impl BufRead) -> Result<Verified, Inconsistency> {
             message: "the transcript ends without a result line (an incomplete game?)".into(),
         }),
     }
+}
+
+/// Checks a ranking against the rule, stated pairwise (independently of
+/// [`crate::transcript::ranking`], which builds it): every team once; a team that
+/// did not forfeit before one that did; then the rules' winner first; then the
+/// higher score; equal scores by the lower team number.
+fn misranked(
+    ranking: &[Team; 3],
+    winner: Option<Team>,
+    scores: [i32; 3],
+    forfeited: &[Team],
+) -> Option<String> {
+    for t in Team::all() {
+        if !ranking.contains(&t) {
+            return Some(format!("{t} is missing"));
+        }
+    }
+    for w in ranking.windows(2) {
+        let (a, b) = (w[0], w[1]);
+        let (fa, fb) = (forfeited.contains(&a), forfeited.contains(&b));
+        let why = if fa != fb {
+            fa.then(|| format!("{a} forfeited but is ranked above {b}"))
+        } else if winner == Some(b) {
+            Some(format!("{b} won but is ranked below {a}"))
+        } else if winner == Some(a) {
+            None
+        } else if scores[a.index()] != scores[b.index()] {
+            (scores[a.index()] < scores[b.index()])
+                .then(|| format!("{a} scored less than {b} but is ranked above it"))
+        } else {
+            (a.index() > b.index())
+                .then(|| format!("{a} and {b} tie on score; the lower team number ranks first"))
+        };
+        if why.is_some() {
+            return why;
+        }
+    }
+    None
 }
 
 fn json<T: serde::Serialize>(v: &T) -> String {
@@ -203,4 +287,47 @@ pub fn transcripts(paths: &[std::path::PathBuf]) -> anyhow::Result<Vec<std::path
         out.extend(found);
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::transcript::ranking;
+
+    fn t(i: usize) -> Team {
+        Team::new(i)
+    }
+
+    #[test]
+    fn equal_scores_rank_by_team_number_and_the_builder_agrees() {
+        // No winner (a capped game), teams 1 and 2 tie on 15, team 0 has 9.
+        let scores = [9, 15, 15];
+        assert_eq!(misranked(&[t(1), t(2), t(0)], None, scores, &[]), None);
+        let why = misranked(&[t(2), t(1), t(0)], None, scores, &[]).unwrap();
+        assert!(why.contains("tie on score"), "{why}");
+        // The rules' winner ranks first even when another team has as many points
+        // (a Game-tie decided by the tie-breaks).
+        assert_eq!(
+            misranked(&[t(2), t(1), t(0)], Some(t(2)), scores, &[]),
+            None
+        );
+        assert!(misranked(&[t(1), t(2), t(0)], Some(t(2)), scores, &[]).is_some());
+        // A forfeited winner goes below every team that did not forfeit.
+        assert_eq!(
+            misranked(&[t(0), t(1), t(2)], Some(t(2)), [21, 21, 22], &[t(2)]),
+            None
+        );
+        assert!(misranked(&[t(2), t(0), t(1)], Some(t(2)), [21, 21, 22], &[t(2)]).is_some());
+        // A team listed twice.
+        assert!(misranked(&[t(0), t(0), t(1)], None, scores, &[]).is_some());
+        // The ranking the referee writes satisfies the rule in every case.
+        for winner in [None, Some(t(0)), Some(t(1)), Some(t(2))] {
+            for scores in [[0, 0, 0], [21, 21, 5], [3, 21, 21], [10, 4, 10]] {
+                for forfeited in [vec![], vec![t(0)], vec![t(1), t(2)]] {
+                    let r = ranking(winner, scores, &forfeited);
+                    assert_eq!(misranked(&r, winner, scores, &forfeited), None, "{r:?}");
+                }
+            }
+        }
+    }
 }

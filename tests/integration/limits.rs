@@ -24,9 +24,20 @@ fn timings(done: &Done, seat: u64) -> Vec<u64> {
         .collect()
 }
 
+/// The timings sidecar's entries for one seat.
+fn timing_entries(done: &Done, seat: u64) -> Vec<serde_json::Value> {
+    let text = std::fs::read_to_string(done.dir.join("timings/game-0001.jsonl")).unwrap();
+    text.lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .filter(|t| t["seat"] == seat)
+        .collect()
+}
+
 /// Two tables at once on this 2-core machine; in each, seat 1 sleeps 80% of the
-/// 200 ms limit and seat 2 sleeps 150% of it, for their first 15 decisions. The
-/// 80% bot must never be flagged, the 150% bot always.
+/// 500 ms limit and seat 2 sleeps 150% of it, for their first 10 decisions. The
+/// 80% bot must never be flagged, the 150% bot always. The margins are ratios of
+/// the limit (100 ms + grace either side), far beyond what a busy host adds to a
+/// wake-up; the other seats are played in-process, so nothing else is timed.
 #[test]
 fn eighty_percent_is_never_flagged_and_150_percent_always_is() {
     let _alone = exclusive();
@@ -34,18 +45,19 @@ fn eighty_percent_is_never_flagged_and_150_percent_always_is() {
         std::thread::spawn(move || {
             play()
                 .seed(seed)
+                .inproc_bystanders()
                 .args([
                     "--decision-ms",
-                    "200",
+                    "500",
                     "--grace-ms",
                     "20",
                     "--policy",
                     "lenient",
                 ])
                 .arg("--seat")
-                .arg("1=python3 tests/hostile/bot.py sleep FRACTION=0.8 FIRST=15 LIMIT_MS=200")
+                .arg("1=python3 tests/hostile/bot.py sleep FRACTION=0.8 FIRST=10 LIMIT_MS=500")
                 .arg("--seat")
-                .arg("2=python3 tests/hostile/bot.py sleep FRACTION=1.5 FIRST=15 LIMIT_MS=200")
+                .arg("2=python3 tests/hostile/bot.py sleep FRACTION=1.5 FIRST=10 LIMIT_MS=500")
                 .ok()
         })
     };
@@ -57,21 +69,17 @@ fn eighty_percent_is_never_flagged_and_150_percent_always_is() {
             seat_faults(&done, 1)
         );
         let slow = seat_faults(&done, 2);
-        assert!(
-            slow.iter()
-                .all(|f| f["fault"] == "timeout" || f["fault"] == "stale"),
-            "{slow:?}"
-        );
-        let timeouts = slow.iter().filter(|f| f["fault"] == "timeout").count();
+        assert!(slow.iter().all(|f| f["fault"] == "timeout"), "{slow:?}");
         assert_eq!(
-            timeouts, 15,
-            "150%: every slow decision is flagged: {slow:?}"
+            slow.len(),
+            10,
+            "150%: every slow decision is flagged, once: {slow:?}"
         );
-        // Timing error: measured response time minus the 160 ms the bot slept.
+        // Timing error: measured response time minus the 400 ms the bot slept.
         let mut err: Vec<i64> = timings(&done, 1)
             .iter()
-            .take(15)
-            .map(|&us| us as i64 - 160_000)
+            .take(10)
+            .map(|&us| us as i64 - 400_000)
             .collect();
         err.sort();
         eprintln!(
@@ -97,9 +105,10 @@ fn the_cpu_clock_charges_cpu_not_sleep() {
     // Sleeping 150% of the limit costs no CPU: not flagged on the CPU clock.
     let done = play()
         .seed(3)
-        .args(["--decision-ms", "100", "--clock", "cpu"])
+        .inproc_bystanders()
+        .args(["--decision-ms", "300", "--clock", "cpu"])
         .arg("--seat")
-        .arg("1=python3 tests/hostile/bot.py sleep FRACTION=1.5 FIRST=5 LIMIT_MS=100")
+        .arg("1=python3 tests/hostile/bot.py sleep FRACTION=1.5 FIRST=5 LIMIT_MS=300")
         .ok();
     assert!(
         seat_faults(&done, 1).is_empty(),
@@ -107,36 +116,37 @@ fn the_cpu_clock_charges_cpu_not_sleep() {
         seat_faults(&done, 1)
     );
     assert_eq!(done.lines(1)[0]["time_control"]["clock"], "cpu");
-    // Spinning 300% of it is flagged, and early: at a CPU-time check well before
-    // the wall-clock backstop (1 s), not when the bot finally answers.
+    // Spinning 300% of it is flagged, and early: at a CPU-time check, once the
+    // limit plus grace (350 ms of CPU) is used and before the 900 ms it would
+    // use, not at the wall-clock backstop (3.3 s) — a busy host slows the spin's
+    // CPU time and its wall time alike, so it cannot push this out of range.
     let done = play()
         .seed(3)
+        .inproc_bystanders()
         .args([
             "--decision-ms",
-            "100",
+            "300",
             "--clock",
             "cpu",
             "--policy",
             "lenient",
         ])
         .arg("--seat")
-        .arg("1=python3 tests/hostile/bot.py spin FRACTION=3 FIRST=1 LIMIT_MS=100")
+        .arg("1=python3 tests/hostile/bot.py spin FRACTION=3 FIRST=1 LIMIT_MS=300")
         .ok();
     let faults = seat_faults(&done, 1);
     assert_eq!(faults[0]["fault"], "timeout", "{faults:?}");
     let detail = faults[0]["detail"].as_str().unwrap();
     assert!(detail.contains("CPU clock"), "{detail}");
-    let used: u64 = detail
-        .split("; ")
-        .nth(1)
-        .unwrap()
-        .split(' ')
-        .next()
-        .unwrap()
-        .parse()
-        .unwrap();
+    // How much CPU it had used lives in the sidecar, not in the transcript.
+    let entry = timing_entries(&done, 1)
+        .into_iter()
+        .find(|t| t["request"] == faults[0]["request"])
+        .expect("the timed-out request is in the sidecar");
+    assert_eq!(entry["fault"], "timeout", "{entry}");
+    let used = entry["micros"].as_u64().unwrap() / 1000;
     assert!(
-        (150..300).contains(&used),
+        (350..900).contains(&used),
         "flagged after {used} ms of CPU: {detail}"
     );
 }
@@ -144,11 +154,13 @@ fn the_cpu_clock_charges_cpu_not_sleep() {
 #[test]
 fn the_time_bank_absorbs_a_few_slow_decisions() {
     let _alone = exclusive();
-    let slow = "1=python3 tests/hostile/bot.py sleep FRACTION=2 FIRST=3 LIMIT_MS=100";
-    // Three decisions 100 ms over the limit: 300 ms of a 1000 ms bank.
+    // Three decisions 400 ms over the 400 ms limit: 1.2 s of a 4 s bank. Every
+    // other decision is prompt, far inside 400 ms even on a busy host.
+    let slow = "1=python3 tests/hostile/bot.py sleep FRACTION=2 FIRST=3 LIMIT_MS=400";
     let done = play()
         .seed(9)
-        .args(["--decision-ms", "100", "--time-bank-ms", "1000"])
+        .inproc_bystanders()
+        .args(["--decision-ms", "400", "--time-bank-ms", "4000"])
         .arg("--seat")
         .arg(slow)
         .ok();
@@ -157,21 +169,21 @@ fn the_time_bank_absorbs_a_few_slow_decisions() {
         "{:?}",
         seat_faults(&done, 1)
     );
-    assert_eq!(done.lines(1)[0]["time_control"]["time_bank_ms"], 1000);
+    assert_eq!(done.lines(1)[0]["time_control"]["time_bank_ms"], 4000);
     // Without a bank the same bot times out.
     let done = play()
         .seed(9)
-        .args(["--decision-ms", "100", "--policy", "lenient"])
+        .inproc_bystanders()
+        .args(["--decision-ms", "400", "--policy", "lenient"])
         .arg("--seat")
         .arg(slow)
         .ok();
-    assert_eq!(
-        seat_faults(&done, 1)
-            .iter()
-            .filter(|f| f["fault"] == "timeout")
-            .count(),
-        3
-    );
+    // Its three slow decisions time out. (Requests that queue behind them while
+    // it sleeps may time out too: how many depends on the host, so only the
+    // first three are pinned.)
+    let faults = seat_faults(&done, 1);
+    assert!(faults.len() >= 3, "{faults:?}");
+    assert!(faults.iter().all(|f| f["fault"] == "timeout"), "{faults:?}");
 }
 
 /// The referee's peak RSS stays small while a bot streams 400 MB without a newline.
@@ -340,11 +352,12 @@ fn sigkill_to_the_referee_still_takes_the_bots_down() {
 
 #[test]
 fn no_timeouts_and_time_scale_change_the_limits() {
-    let slow = "1=python3 tests/hostile/bot.py sleep FRACTION=3 FIRST=2 LIMIT_MS=100";
-    // 300 ms decisions: fine without limits...
+    let slow = "1=python3 tests/hostile/bot.py sleep FRACTION=3 FIRST=2 LIMIT_MS=200";
+    // 600 ms decisions against a 200 ms limit: fine without limits...
     let done = play()
         .seed(6)
-        .args(["--decision-ms", "100", "--no-timeouts"])
+        .inproc_bystanders()
+        .args(["--decision-ms", "200", "--no-timeouts"])
         .arg("--seat")
         .arg(slow)
         .ok();
@@ -353,13 +366,14 @@ fn no_timeouts_and_time_scale_change_the_limits() {
         done.lines(1)[0]["time_control"]["decision_ms"],
         serde_json::Value::Null
     );
-    // ...and with the limit scaled by 4 (100 ms -> 400 ms).
+    // ...and with the limit scaled by 10 (200 ms -> 2 s: far more than 600 ms).
     let done = play()
         .seed(6)
-        .args(["--decision-ms", "100", "--time-scale", "4"])
+        .inproc_bystanders()
+        .args(["--decision-ms", "200", "--time-scale", "10"])
         .arg("--seat")
         .arg(slow)
         .ok();
     assert!(seat_faults(&done, 1).is_empty());
-    assert_eq!(done.lines(1)[0]["time_control"]["decision_ms"], 400);
+    assert_eq!(done.lines(1)[0]["time_control"]["decision_ms"], 2000);
 }

@@ -46,6 +46,14 @@ impl Run {
         self.arg("--team").arg(cmd)
     }
 
+    /// Every seat not given by `--seat` is played inside the referee, so no
+    /// bystander can be slowed into a timeout by a busy host.
+    pub fn inproc_bystanders(self) -> Run {
+        self.team("inproc:heuristic")
+            .team("inproc:random")
+            .team("inproc:random")
+    }
+
     pub fn seed(self, seed: u64) -> Run {
         self.arg("--seed").arg(seed.to_string())
     }
@@ -65,8 +73,21 @@ impl Run {
 
     pub fn run(self) -> Done {
         let out = self.dir.path().join("out");
+        // Unless a test is about time limits, its bots (debug builds, on a busy
+        // 2-core host) get a decision limit no busy host reaches, so a bystander
+        // is never slowed into a timeout.
+        let timed = self
+            .args
+            .iter()
+            .any(|a| a == "--decision-ms" || a == "--no-timeouts" || a == "--time-scale");
+        let relaxed: &[&str] = if timed {
+            &[]
+        } else {
+            &["--decision-ms", "10000"]
+        };
         let output = Command::new(REFEREE)
             .args(&self.args)
+            .args(relaxed)
             .arg("--transcript")
             .arg(&out)
             .current_dir(root())

@@ -89,3 +89,110 @@ fn tampered_transcripts_are_rejected_at_the_right_line() {
     assert!(!ok);
     assert!(msg.contains(":1: not a transcript line"), "{msg}");
 }
+
+/// A transcript with faults: seat 1 plays illegal cards until, after its third
+/// fault, the fallback plays for it (competition policy).
+fn faulty_game() -> (crate::support::Done, String) {
+    let done = crate::hostile::hostile_game("illegal", crate::hostile::NEVER_REACHED_MS, &[]);
+    let text = done.text(1);
+    (done, text)
+}
+
+#[test]
+fn a_seed_not_derived_from_the_match_seed_is_rejected() {
+    let done = play().seed(21).ok();
+    let text = done.text(1);
+    let lines: Vec<&str> = text.lines().collect();
+    let dir = tempfile::tempdir().unwrap();
+    let header: serde_json::Value = serde_json::from_str(lines[0]).unwrap();
+    // Another match seed (the deal itself untouched): the header lies about
+    // where its seed came from.
+    let mut h = header.clone();
+    h["match_seed"] = (header["match_seed"].as_u64().unwrap() + 1).into();
+    let edited_header = h.to_string();
+    let mut edited = lines.clone();
+    edited[0] = &edited_header;
+    assert_rejected_at(&edited, 0, dir.path());
+    let (_, msg) = check(&(edited.join("\n") + "\n"), dir.path());
+    assert!(msg.contains("derived from match seed"), "{msg}");
+    // Another game number.
+    let mut h = header.clone();
+    h["game"] = 2.into();
+    let edited_header = h.to_string();
+    edited[0] = &edited_header;
+    assert_rejected_at(&edited, 0, dir.path());
+}
+
+#[test]
+fn a_flipped_replaced_flag_is_rejected() {
+    let (_done, text) = faulty_game();
+    let lines: Vec<&str> = text.lines().collect();
+    let dir = tempfile::tempdir().unwrap();
+    assert!(check(&text, dir.path()).0, "the real transcript verifies");
+    let faults: Vec<usize> = (0..lines.len())
+        .filter(|&i| lines[i].contains(r#""type":"fault""#))
+        .collect();
+    assert_eq!(faults.len(), 3, "three illegal plays, then replaced");
+    // Flipping any one fault's flag is caught at that line.
+    for &at in &faults {
+        let mut v: serde_json::Value = serde_json::from_str(lines[at]).unwrap();
+        let flag = v["replaced"].as_bool().unwrap();
+        v["replaced"] = (!flag).into();
+        let flipped = v.to_string();
+        let mut edited = lines.clone();
+        edited[at] = &flipped;
+        assert_rejected_at(&edited, at, dir.path());
+    }
+}
+
+#[test]
+fn a_fallback_move_changed_to_another_legal_card_is_rejected() {
+    use schmier_protocol::rules::{Action, Event, Game};
+    let (_done, text) = faulty_game();
+    let lines: Vec<&str> = text.lines().collect();
+    let dir = tempfile::tempdir().unwrap();
+    let header: serde_json::Value = serde_json::from_str(lines[0]).unwrap();
+    let (mut game, _) = Game::new(
+        header["seed"].as_u64().unwrap(),
+        serde_json::from_value(header["rules"].clone()).unwrap(),
+    );
+    // Walk the game; at every decision the fallback made for seat 1 with another
+    // legal card available, swap in that card: each swap must be caught there.
+    let mut fallback_next = false;
+    let mut replaced = false;
+    let mut tampered = 0;
+    for (i, line) in lines.iter().enumerate().skip(1) {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        if v["type"] == "fault" {
+            fallback_next = true;
+            replaced |= v["replaced"] == true;
+            continue;
+        }
+        let Ok(event) = serde_json::from_value::<Event>(v.clone()) else {
+            continue;
+        };
+        let Some((seat, action)) = event.decision() else {
+            continue;
+        };
+        if seat.index() == 1 && (fallback_next || replaced) {
+            if let Action::Play(card) = action {
+                if let Some(other) = game.legal_plays().iter().find(|&c| c != card) {
+                    let swapped = line.replace(&format!("\"{card}\""), &format!("\"{other}\""));
+                    let mut edited = lines.clone();
+                    edited[i] = &swapped;
+                    assert_rejected_at(&edited, i, dir.path());
+                    let (_, msg) = check(&(edited.join("\n") + "\n"), dir.path());
+                    assert!(msg.contains("fallback"), "{msg}");
+                    tampered += 1;
+                }
+            }
+            fallback_next = false;
+        }
+        game.apply(action).unwrap();
+    }
+    eprintln!("{tampered} fallback plays tampered with, each caught");
+    assert!(
+        tampered >= 5,
+        "only {tampered} fallback plays could be tampered with"
+    );
+}

@@ -99,6 +99,36 @@ impl BotProcess {
         self.pending.clear();
     }
 
+    /// Writes as much of the queue as the pipe takes right now, without waiting;
+    /// the rest stays queued for the next write. A closed pipe is not reported
+    /// here: the next [`BotProcess::flush`] reports it, at a point of the game
+    /// that does not depend on when the referee noticed.
+    pub fn try_flush(&mut self) -> bool {
+        use std::pin::Pin;
+        use std::task::{Context, Poll, Waker};
+        let Some(stdin) = self.stdin.as_mut() else {
+            return false;
+        };
+        let mut cx = Context::from_waker(Waker::noop());
+        let mut written = 0;
+        while written < self.pending.len() {
+            match tokio::io::AsyncWrite::poll_write(
+                Pin::new(&mut *stdin),
+                &mut cx,
+                &self.pending[written..],
+            ) {
+                Poll::Ready(Ok(n)) if n > 0 => written += n,
+                Poll::Ready(Ok(_)) | Poll::Ready(Err(_)) => {
+                    self.pending.drain(..written);
+                    return false;
+                }
+                Poll::Pending => break,
+            }
+        }
+        self.pending.drain(..written);
+        true
+    }
+
     /// Writes everything queued in one write, giving up after `limit`.
     pub async fn flush(&mut self, limit: Option<Duration>) -> Result<(), WriteError> {
         if self.pending.is_empty() {
@@ -128,6 +158,21 @@ impl BotProcess {
         };
         // After Eof the channel closes; keep reporting Eof.
         Some(got.unwrap_or(Incoming::Eof { at: Instant::now() }))
+    }
+
+    /// The exit status if the process ends by `deadline` (`None`: waits as long as
+    /// it takes).
+    pub async fn exit_status_by(&mut self, deadline: Option<Instant>) -> Option<ExitStatus> {
+        if self.exit.is_none() {
+            self.exit = match deadline {
+                Some(d) => tokio::time::timeout_at(d, self.child.wait())
+                    .await
+                    .ok()
+                    .and_then(Result::ok),
+                None => self.child.wait().await.ok(),
+            };
+        }
+        self.exit
     }
 
     /// The exit status if the process has ended (waits up to `wait` for it).
