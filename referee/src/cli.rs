@@ -52,11 +52,53 @@ pub enum Command {
         #[arg(required = true)]
         files: Vec<PathBuf>,
     },
+    /// Check a bot against the protocol: a checklist of every kind of request and
+    /// the situations bots get wrong, whole games in every seat, and its decision
+    /// times. Exits 1 if any check fails. Example: referee check-bot -- python3 bot.py
+    CheckBot(CheckBotArgs),
     /// Run a built-in sample bot on stdin/stdout (what `builtin:NAME` starts).
     Bot {
         /// `random` or `heuristic`.
         name: String,
     },
+}
+
+#[derive(Args, Debug)]
+pub struct CheckBotArgs {
+    /// Time the bot has for each decision, in milliseconds.
+    #[arg(long, default_value_t = 1000, value_name = "MS")]
+    pub decision_ms: u64,
+    /// Time the bot has to answer hello, in milliseconds.
+    #[arg(long, default_value_t = 10_000, value_name = "MS")]
+    pub startup_ms: u64,
+    /// The bot's command and its arguments, after `--` (one word with spaces is
+    /// split like a shell would).
+    #[arg(last = true, required = true, value_name = "CMD")]
+    pub command: Vec<String>,
+}
+
+impl CheckBotArgs {
+    /// The bot's argv and the limits to check it under.
+    pub fn validate(&self) -> anyhow::Result<(Vec<String>, crate::checkbot::CheckLimits)> {
+        let argv = match self.command.as_slice() {
+            [one] => shlex::split(one).with_context(|| {
+                format!("check-bot: cannot split {one:?} into words (unbalanced quotes?)")
+            })?,
+            many => many.to_vec(),
+        };
+        if argv.is_empty() {
+            bail!("check-bot: the command is empty");
+        }
+        if self.decision_ms == 0 || self.startup_ms == 0 {
+            bail!("check-bot: --decision-ms and --startup-ms must be at least 1");
+        }
+        let limits = crate::checkbot::CheckLimits {
+            startup: Duration::from_millis(self.startup_ms),
+            decision: Duration::from_millis(self.decision_ms),
+            max_line: 64 * 1024,
+        };
+        Ok((argv, limits))
+    }
 }
 
 #[derive(Args, Debug)]

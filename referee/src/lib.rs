@@ -13,12 +13,14 @@
 //! - `verify.rs`: replaying a transcript through the rules engine.
 //! - `report.rs`: the human summary printed at the end of a run; `names.rs`:
 //!   teams named by their entrants, in every console line.
+//! - `checkbot/`: `referee check-bot`, a bot's conformance checklist.
 //! - `builtin.rs`: `referee bot NAME`, the built-in sample bots.
 //!
 //! The rules themselves live in the `schmier-protocol` crate (`rules`), pure.
 
 pub mod bot;
 pub mod builtin;
+pub mod checkbot;
 pub mod cli;
 pub mod config;
 pub mod fault;

@@ -17,6 +17,9 @@ fn main() -> ExitCode {
         Command::Bot { name } => referee::builtin::run(&name).map(|()| ExitCode::SUCCESS),
         Command::Verify { files } => referee::verify::transcripts(&files).map(|f| verify(&f)),
         Command::Play(args) => args.validate().and_then(play),
+        Command::CheckBot(args) => args
+            .validate()
+            .and_then(|(argv, limits)| check_bot(argv, limits)),
     };
     result.unwrap_or_else(|e| {
         eprintln!("referee: {e:#}");
@@ -42,6 +45,25 @@ fn play(cfg: PlayConfig) -> anyhow::Result<ExitCode> {
     })?;
     referee::report::print(&cfg, &summary);
     Ok(ExitCode::SUCCESS)
+}
+
+fn check_bot(
+    argv: Vec<String>,
+    limits: referee::checkbot::CheckLimits,
+) -> anyhow::Result<ExitCode> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    let report = runtime.block_on(async {
+        referee::bot::install_cleanup(|| {});
+        referee::checkbot::run(argv, limits).await
+    });
+    print!("{}", referee::checkbot::render(&report));
+    Ok(if report.passed() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
 }
 
 fn verify(files: &[std::path::PathBuf]) -> ExitCode {
