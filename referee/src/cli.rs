@@ -113,7 +113,9 @@ pub struct PlayArgs {
     #[arg(long = "team", value_name = "CMD")]
     pub teams: Vec<String>,
 
-    /// One seat's bot, e.g. `--seat 4="python3 bot.py"`; overrides --team for that seat.
+    /// One seat's bot, e.g. `--seat 4="python3 bot.py"`; overrides --team for that
+    /// seat. `--seat N=human` plays the seat yourself from the terminal (no time
+    /// limit): the hand and the legal actions are shown, you type a number.
     #[arg(long = "seat", value_name = "N=CMD")]
     pub seats: Vec<String>,
 
@@ -309,6 +311,9 @@ fn fresh_seed() -> u64 {
 }
 
 fn parse_bot(text: &str, what: &str) -> anyhow::Result<BotSpec> {
+    if text.trim() == "human" {
+        return Ok(BotSpec::Human);
+    }
     if let Some(name) = text.strip_prefix("inproc:") {
         if !schmier_sample_bots::NAMES.contains(&name) {
             bail!(

@@ -20,6 +20,9 @@ pub enum BotSpec {
     /// clock. For tests and benchmarks that need opponents a busy host cannot slow
     /// down to a timeout.
     InProcess(String),
+    /// A person at the terminal (`human`), played inside the referee with no
+    /// time limit.
+    Human,
     /// An external command: argv (split like a shell would, never run by one) and
     /// the text as the user gave it.
     Command { argv: Vec<String>, text: String },
@@ -31,6 +34,7 @@ impl BotSpec {
         match self {
             BotSpec::Builtin(name) => format!("referee bot {name}"),
             BotSpec::InProcess(name) => format!("inproc:{name}"),
+            BotSpec::Human => "human".to_owned(),
             BotSpec::Command { text, .. } => text.clone(),
         }
     }
@@ -53,6 +57,7 @@ impl BotSpec {
             BotSpec::InProcess(name) => {
                 anyhow::bail!("inproc:{name} runs inside the referee and has no command")
             }
+            BotSpec::Human => anyhow::bail!("a human seat runs inside the referee"),
             BotSpec::Command { argv, .. } => Ok(argv.clone()),
         }
     }

@@ -14,6 +14,7 @@
 //! - `report.rs`: the human summary printed at the end of a run; `names.rs`:
 //!   teams named by their entrants, in every console line.
 //! - `checkbot/`: `referee check-bot`, a bot's conformance checklist.
+//! - `human.rs`: `--seat N=human`, a person playing a seat from the terminal.
 //! - `builtin.rs`: `referee bot NAME`, the built-in sample bots.
 //!
 //! The rules themselves live in the `schmier-protocol` crate (`rules`), pure.
@@ -24,6 +25,7 @@ pub mod checkbot;
 pub mod cli;
 pub mod config;
 pub mod fault;
+pub mod human;
 pub mod names;
 pub mod outdir;
 pub mod report;

@@ -191,6 +191,12 @@ async fn start(
     let hello = serde_json::to_vec(&hello).expect("messages serialize");
     for &i in which {
         let slot = &mut slots[i];
+        if slot.spec == BotSpec::Human {
+            slot.name = "human".to_owned();
+            slot.inline = Some(Box::new(crate::human::Human::at_terminal()));
+            slot.starts += 1;
+            continue;
+        }
         if let BotSpec::InProcess(name) = &slot.spec {
             let strategy = schmier_sample_bots::by_name(name)
                 .with_context(|| format!("failed to find the built-in bot {name:?}"))?;
@@ -327,6 +333,7 @@ fn spawn_failure(program: &str, e: &std::io::Error) -> String {
 fn default_name(spec: &BotSpec) -> String {
     match spec {
         BotSpec::Builtin(name) | BotSpec::InProcess(name) => name.clone(),
+        BotSpec::Human => "human".to_owned(),
         BotSpec::Command { argv, .. } => argv.last().cloned().unwrap_or_default(),
     }
 }

@@ -6,6 +6,7 @@ mod determinism;
 mod docs;
 mod first_hour;
 mod hostile;
+mod human;
 mod leaks;
 mod limits;
 mod play;
