@@ -44,14 +44,13 @@ use crate::Strategy;
 #[derive(Default)]
 pub struct Heuristic;
 
-impl Strategy for Heuristic {
-    fn name(&self) -> &str {
-        "heuristic"
-    }
-
-    fn decide(&mut self, req: &Request) -> Action {
+impl Heuristic {
+    /// The heuristic's own choice, or `None` where it has no opinion (a request
+    /// shape it does not handle). It is meant to be legal on its own: tests call
+    /// this directly, so nothing covers for an illegal choice.
+    pub fn choose(&self, req: &Request) -> Option<Action> {
         let view = &req.view;
-        let action = match &req.legal {
+        match &req.legal {
             LegalWire::Bids(calls) => Some(bid(view, calls)),
             LegalWire::Suits(suits) => best_trump(view, suits).map(Action::Trump),
             LegalWire::Cards {
@@ -69,12 +68,19 @@ impl Strategy for Heuristic {
                 _ => None,
             },
             LegalWire::Play(cards) => play(view, *cards).map(Action::Play),
-        };
-        // An illegal reply would be a fault: never send one.
-        match action {
-            Some(a) if is_legal(req, a) => a,
-            _ => first_legal(req),
         }
+    }
+}
+
+impl Strategy for Heuristic {
+    fn name(&self) -> &str {
+        "heuristic"
+    }
+
+    /// The heuristic's choice as it is (an illegal one is the referee's to judge),
+    /// or the first legal action where it has none.
+    fn decide(&mut self, req: &Request) -> Action {
+        self.choose(req).unwrap_or_else(|| first_legal(req))
     }
 }
 
@@ -505,38 +511,8 @@ fn follow(t: &Table, legal: CardSet, trick: &TrickView) -> Option<Card> {
 }
 
 // ---------------------------------------------------------------------------
-// Safety net
+// No opinion
 // ---------------------------------------------------------------------------
-
-/// Whether `action` is one of the answers `req.legal` allows.
-fn is_legal(req: &Request, action: Action) -> bool {
-    match (&req.legal, action) {
-        (LegalWire::Bids(calls), Action::Pass) => calls.contains(&Call::Pass),
-        (LegalWire::Bids(calls), Action::Bid(n)) => calls.contains(&Call::Bid(n)),
-        (LegalWire::Suits(suits), Action::Trump(s)) => suits.contains(&s),
-        (
-            LegalWire::Cards {
-                must,
-                from,
-                min,
-                max,
-            },
-            Action::Exchange(cards) | Action::Discard(cards),
-        ) => {
-            let right_kind = matches!(
-                (req.decision, action),
-                (Decision::Exchange, Action::Exchange(_)) | (Decision::Discard, Action::Discard(_))
-            );
-            let extra = cards.difference(*must);
-            right_kind
-                && must.is_subset(cards)
-                && extra.is_subset(*from)
-                && (u32::from(*min)..=u32::from(*max)).contains(&extra.len())
-        }
-        (LegalWire::Play(cards), Action::Play(c)) => cards.contains(c),
-        _ => false,
-    }
-}
 
 /// The first legal action, as the referee's own fallback would choose it.
 fn first_legal(req: &Request) -> Action {

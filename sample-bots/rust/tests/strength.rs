@@ -108,6 +108,49 @@ fn heuristic_self_play_is_legal_and_finishes() {
     }
 }
 
+/// The heuristic's own choices (not `decide`, which would fill a gap with the
+/// first legal action) are present and legal at every decision of self-play and
+/// of games against random bots, under both rule variants.
+#[test]
+fn heuristic_always_has_a_legal_choice_of_its_own() {
+    let variants = [
+        RulesConfig::default(),
+        RulesConfig {
+            stick_the_dealer: true,
+            trump_anytime: true,
+            ..RulesConfig::default()
+        },
+    ];
+    let mut checked = 0u64;
+    for config in variants {
+        for seed in 0..60 {
+            let (mut game, _) = Game::new(seed, config);
+            let mut id = 0;
+            while let Some(seat) = game.to_act() {
+                id += 1;
+                let request = Request::for_decision(&game, id, None).expect("a decision is due");
+                let action = if seed % 2 == 0 || seat.team().index() == 0 {
+                    let own = Heuristic.choose(&request);
+                    let Some(action) = own else {
+                        panic!("seed {seed}: the heuristic has no choice for {request:?}");
+                    };
+                    checked += 1;
+                    action
+                } else {
+                    RandomBot.decide(&request)
+                };
+                if let Err(e) = game.apply(action) {
+                    panic!("seed {seed}: {seat} chose the illegal {action:?} for {request:?}: {e}");
+                }
+            }
+        }
+    }
+    assert!(
+        checked > 10_000,
+        "only {checked} heuristic decisions checked"
+    );
+}
+
 /// The heuristic uses no randomness and no state: the same game replays the same.
 #[test]
 fn heuristic_is_deterministic() {
