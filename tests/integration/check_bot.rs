@@ -83,6 +83,12 @@ fn the_sample_bots_pass_every_check() {
     passes(&[REFEREE, "bot", "heuristic"]);
 }
 
+#[test]
+fn the_starter_kits_pass_every_check() {
+    passes(&["python3", "sample-bots/python/my_bot.py"]);
+    passes(&["node", "sample-bots/js/my-bot.js"]);
+}
+
 const FIRST_GAME: &str = "unknown message types and unknown fields are ignored";
 
 #[test]
