@@ -147,9 +147,14 @@ fn the_cpu_clock_charges_cpu_not_sleep() {
         .expect("the timed-out request is in the sidecar");
     assert_eq!(entry["fault"], "timeout", "{entry}");
     let used = entry["micros"].as_u64().unwrap() / 1000;
+    let wall = entry["wall_micros"].as_u64().unwrap() / 1000;
+    eprintln!("flagged after {used} ms of CPU, {wall} ms of wall time");
+    // At a CPU check: past the limit plus grace (350 ms) and before the spin's
+    // 900 ms — unless the host was so busy that the bot did not get 350 ms of CPU
+    // before the 3.35 s wall-clock backstop, which is then the legitimate reason.
     assert!(
-        (350..900).contains(&used),
-        "flagged after {used} ms of CPU: {detail}"
+        (350..900).contains(&used) || (wall >= 3350 && used < 350),
+        "flagged after {used} ms of CPU and {wall} ms of wall time: {detail}"
     );
 }
 
