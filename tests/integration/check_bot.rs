@@ -52,6 +52,11 @@ fn passes(bot: &[&str]) {
 fn fails(mode: &str, decision_ms: &str, item: &str, problem: &str, quoted: Option<&str>) {
     let (ok, text) = check_bot(decision_ms, &["python3", "tests/hostile/bot.py", mode]);
     assert!(!ok, "{mode}: {text}");
+    let listed = text.lines().filter(|l| l.starts_with("  [")).count();
+    assert_eq!(
+        listed, 19,
+        "{mode}: every check is listed, run or not: {text}"
+    );
     let (at, first) = text
         .lines()
         .enumerate()
@@ -89,7 +94,8 @@ fn the_starter_kits_pass_every_check() {
     passes(&["node", "sample-bots/js/my-bot.js"]);
 }
 
-const FIRST_GAME: &str = "unknown message types and unknown fields are ignored";
+/// The first check after the handshake: the first request a bot gets.
+const FIRST_GAME: &str = "bid, first to speak";
 
 #[test]
 fn bots_that_fail_the_handshake() {

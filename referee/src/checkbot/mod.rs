@@ -79,6 +79,15 @@ pub async fn run(argv: Vec<String>, limits: CheckLimits) -> Report {
     }
     item("handshake", Outcome::Passed(handshake.unwrap_or_default()));
 
+    // Each situation, then the rest of that game.
+    for s in scenario::all() {
+        let outcome = match situation(&mut conv, &s).await {
+            Ok(note) => Outcome::Passed(note),
+            Err(f) => Outcome::Failed(f),
+        };
+        item(s.name, outcome);
+    }
+
     // Unknown message types and fields, in a whole game.
     conv.add_unknowns = true;
     let seed = derive_seed(GAMES_SEED, 100);
@@ -90,15 +99,6 @@ pub async fn run(argv: Vec<String>, limits: CheckLimits) -> Report {
     };
     conv.add_unknowns = false;
     item(NAMES[0], outcome);
-
-    // Each situation, then the rest of that game.
-    for s in scenario::all() {
-        let outcome = match situation(&mut conv, &s).await {
-            Ok(note) => Outcome::Passed(note),
-            Err(f) => Outcome::Failed(f),
-        };
-        item(s.name, outcome);
-    }
 
     // Whole games in every seat on one process: a new seat each game.
     let mut same_process = 0;
@@ -120,7 +120,7 @@ pub async fn run(argv: Vec<String>, limits: CheckLimits) -> Report {
                 Outcome::Failed(f)
             }
         };
-        item(&format!("a whole game in seat {}", seat.index()), outcome);
+        item(WHOLE_GAME[seat.index()], outcome);
     }
     let outcome = match (moved, same_process) {
         (Some(f), _) => Outcome::Failed(f),
@@ -145,11 +145,21 @@ const NAMES: [&str; 2] = [
 ];
 
 fn names() -> Vec<&'static str> {
-    let mut all = vec![NAMES[0]];
-    all.extend(scenario::all().iter().map(|s| s.name));
+    let mut all: Vec<&'static str> = scenario::all().iter().map(|s| s.name).collect();
+    all.push(NAMES[0]);
+    all.extend(Seat::all().map(|s| WHOLE_GAME[s.index()]));
     all.push(NAMES[1]);
     all
 }
+
+const WHOLE_GAME: [&str; 6] = [
+    "a whole game in seat 0",
+    "a whole game in seat 1",
+    "a whole game in seat 2",
+    "a whole game in seat 3",
+    "a whole game in seat 4",
+    "a whole game in seat 5",
+];
 
 /// Restarts the bot if an earlier failure stopped it.
 async fn ensure_running(conv: &mut Conversation) -> Result<(), Failure> {
