@@ -52,9 +52,11 @@ pub enum Command {
         #[arg(required = true)]
         files: Vec<PathBuf>,
     },
-    /// Check a bot against the protocol: a checklist of every kind of request and
-    /// the situations bots get wrong, whole games in every seat, and its decision
-    /// times. Exits 1 if any check fails. Example: referee check-bot -- python3 bot.py
+    /// Check a bot against the protocol, as a checklist (exit 1 if a check fails).
+    ///
+    /// Every kind of request and the situations bots get wrong, a game with
+    /// unknown messages and fields, whole games in every seat, and the bot's
+    /// decision times. Example: referee check-bot -- python3 my_bot.py
     CheckBot(CheckBotArgs),
     /// Run a built-in sample bot on stdin/stdout (what `builtin:NAME` starts).
     Bot {
@@ -136,7 +138,7 @@ pub struct PlayArgs {
 
     /// Play even if a bot fails to start or to say hello (the fallback plays its
     /// seats, and its team forfeits under the competition policy). Without it such
-    /// a failure is reported and `play` exits with status 1 before any game.
+    /// a failure is reported and `play` exits with status 2 before any game.
     #[arg(long)]
     pub keep_going: bool,
 
