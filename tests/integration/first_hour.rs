@@ -82,8 +82,15 @@ fn a_bot_that_cannot_start_is_reported_with_its_reason_and_play_fails() {
             "failed to start: protocol mismatch: the bot speaks \"schmier/0\"",
         ),
         (
-            // Reads its stdin to the end, never answering.
+            // Reads its stdin to the end, never answering. The other seats are
+            // in-process, so no bystander can miss the short limit on a busy host.
             &[
+                "--team",
+                "inproc:heuristic",
+                "--team",
+                "inproc:random",
+                "--team",
+                "inproc:random",
                 "--startup-ms",
                 "300",
                 "--seat",
@@ -316,6 +323,7 @@ fn a_seat_is_told_which_of_its_requests_timed_out() {
     // Seat 1 answers its first request twice as late as allowed.
     let done = play()
         .seed(17)
+        .inproc_bystanders()
         .args(["--decision-ms", "300", "--policy", "lenient", "--seat"])
         .arg(format!(
             "1=sh -c 'tee {} | python3 tests/hostile/bot.py late'",
