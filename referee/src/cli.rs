@@ -10,7 +10,9 @@ use clap::{Args, Parser, Subcommand};
 use schmier_protocol::rules::RulesConfig;
 
 use crate::bot::ResourceLimits;
-use crate::config::{BotSpec, Clock, Delivery, FaultPolicy, Output, PlayConfig, TimeControl};
+use crate::config::{
+    BotSpec, Clock, Delivery, FaultPolicy, Output, PlayConfig, TableSpec, TimeControl,
+};
 
 #[derive(Parser, Debug)]
 #[command(
@@ -58,11 +60,71 @@ pub enum Command {
     /// unknown messages and fields, whole games in every seat, and the bot's
     /// decision times. Example: referee check-bot -- python3 my_bot.py
     CheckBot(CheckBotArgs),
+    /// Run a bracket: many tables of three entrants, duplicate sets, standings.
+    Tournament(Box<crate::tournament::TournamentArgs>),
+    /// Combine the directories of a sharded tournament (--shard K/N) into one.
+    Merge {
+        /// The shard directories (each a tournament's --out).
+        #[arg(required = true)]
+        dirs: Vec<PathBuf>,
+        /// Where the merged tournament goes (must be empty or absent).
+        #[arg(long, value_name = "DIR")]
+        out: PathBuf,
+    },
     /// Run a built-in sample bot on stdin/stdout (what `builtin:NAME` starts).
     Bot {
         /// `random` or `heuristic`.
         name: String,
     },
+    /// Compare two transcripts (or two folders of them, paired by file name) in
+    /// game terms: the first divergence, then how the outcomes differ. Exit 0 when
+    /// the games are the same move for move, 1 when they differ.
+    Diff(DiffArgs),
+    /// Show a transcript as a readable account (hands with suit symbols, the
+    /// auction, trump, exchanges, tricks, points, scores), whole or as one seat saw
+    /// it; or write a self-contained HTML page that replays it.
+    Show(ShowArgs),
+    /// Write the JSON Schema of every protocol message and transcript line
+    /// (to-bot.json, from-bot.json, transcript-line.json, timings-line.json).
+    Schema(SchemaArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct SchemaArgs {
+    /// Folder to write the schema files into.
+    #[arg(default_value = "schema")]
+    pub dir: PathBuf,
+    /// Write nothing: exit 1 if the files in the folder differ from the code's.
+    #[arg(long)]
+    pub check: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct ShowArgs {
+    /// The transcript (*.jsonl).
+    pub file: PathBuf,
+    /// Only what this seat (0-5) was told: its own cards, everyone's public moves.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u8).range(0..6))]
+    pub seat: Option<u8>,
+    /// Only deal K (deals count from 1, thrown-in deals included).
+    #[arg(long, value_name = "K")]
+    pub deal: Option<u32>,
+    /// Write a replay page to this file instead (one HTML file, no network): step
+    /// through the game, jump to a deal, switch to one seat's view.
+    #[arg(long, value_name = "OUT.html", conflicts_with_all = ["seat", "deal"])]
+    pub html: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub struct DiffArgs {
+    /// The expected transcript or folder (e.g. a checked-in snapshot).
+    pub a: PathBuf,
+    /// The actual transcript or folder (e.g. a fresh run).
+    pub b: PathBuf,
+    /// Accept B: replace A's differing transcripts with B's (create A if it does
+    /// not exist yet), then exit 0.
+    #[arg(long)]
+    pub update: bool,
 }
 
 #[derive(Args, Debug)]
@@ -143,8 +205,8 @@ pub struct PlayArgs {
     pub keep_going: bool,
 
     /// Transcript file (one game, ending in .jsonl) or directory (game-0001.jsonl,
-    /// ...). Default: schmier-out/seed-<SEED>/. Per-decision timings go to
-    /// <dir>/timings/ (or <transcript>.timings/), each bot's stderr to <dir>/stderr/
+    /// ...). Default: schmier-out/seed-<SEED>/. Per-decision timings go to a
+    /// timings/ folder beside the transcripts, each bot's stderr to <dir>/stderr/
     /// (or <transcript>.stderr/).
     #[arg(long, value_name = "PATH")]
     pub transcript: Option<PathBuf>,
@@ -300,7 +362,7 @@ fn parse_seed(text: &str) -> Result<u64, String> {
 }
 
 /// A random seed for a run that was not given one.
-fn fresh_seed() -> u64 {
+pub(crate) fn fresh_seed() -> u64 {
     use std::hash::{BuildHasher, Hasher};
     let mut h = std::collections::hash_map::RandomState::new().build_hasher();
     h.write_u128(
@@ -312,7 +374,7 @@ fn fresh_seed() -> u64 {
     h.finish() >> 11 // keep it short to type: 53 bits
 }
 
-fn parse_bot(text: &str, what: &str) -> anyhow::Result<BotSpec> {
+pub(crate) fn parse_bot(text: &str, what: &str) -> anyhow::Result<BotSpec> {
     if text.trim() == "human" {
         return Ok(BotSpec::Human);
     }
@@ -416,29 +478,31 @@ impl PlayArgs {
             None => Output::Dir(PathBuf::from(format!("schmier-out/seed-{seed}"))),
         };
         Ok(PlayConfig {
-            lineup,
+            table: TableSpec {
+                lineup,
+                rules: RulesConfig {
+                    stick_the_dealer: self.stick_the_dealer,
+                    trump_anytime: self.trump_anytime,
+                    ..RulesConfig::default()
+                },
+                time,
+                policy: self.policy(),
+                limits: ResourceLimits {
+                    memory_bytes: self.limit_memory_mb.map(|m| m << 20),
+                    cpu_seconds: self.limit_cpu_s,
+                    open_files: self.limit_files,
+                    processes: self.limit_procs,
+                },
+                events: match self.events {
+                    DeliveryName::Live => Delivery::Live,
+                    DeliveryName::Batched => Delivery::Batched,
+                },
+                stderr_cap: self.stderr_cap,
+            },
             games: self.games,
             seed,
-            rules: RulesConfig {
-                stick_the_dealer: self.stick_the_dealer,
-                trump_anytime: self.trump_anytime,
-                ..RulesConfig::default()
-            },
-            time,
-            policy: self.policy(),
-            limits: ResourceLimits {
-                memory_bytes: self.limit_memory_mb.map(|m| m << 20),
-                cpu_seconds: self.limit_cpu_s,
-                open_files: self.limit_files,
-                processes: self.limit_procs,
-            },
             rotate: !self.no_rotate,
             output,
-            events: match self.events {
-                DeliveryName::Live => Delivery::Live,
-                DeliveryName::Batched => Delivery::Batched,
-            },
-            stderr_cap: self.stderr_cap,
             quiet: self.quiet,
             overwrite: self.overwrite,
             keep_going: self.keep_going,

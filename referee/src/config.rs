@@ -119,19 +119,22 @@ impl Output {
         }
     }
 
-    /// The sidecar with game `g`'s per-decision timings. It lives in a folder of
-    /// its own, so that a glob for transcripts (`DIR/*.jsonl`) never matches it.
-    pub fn timings(&self, g: u32) -> PathBuf {
-        match self {
-            Output::File(p) => self.timings_dir().join(p.file_name().unwrap_or_default()),
-            Output::Dir(_) => self.timings_dir().join(format!("game-{g:04}.jsonl")),
-        }
+    /// The sidecar with a transcript's per-decision timings: `timings/` beside
+    /// the transcript, same file name. A folder of its own, so that a glob for
+    /// transcripts (`DIR/*.jsonl`) never matches it.
+    pub fn timings(transcript: &std::path::Path) -> PathBuf {
+        let dir = transcript.parent().unwrap_or(std::path::Path::new(""));
+        dir.join("timings")
+            .join(transcript.file_name().unwrap_or_default())
     }
 
     /// The directory holding the timings sidecars.
     pub fn timings_dir(&self) -> PathBuf {
         match self {
-            Output::File(p) => p.with_extension("timings"),
+            Output::File(p) => p
+                .parent()
+                .unwrap_or(std::path::Path::new(""))
+                .join("timings"),
             Output::Dir(d) => d.join("timings"),
         }
     }
@@ -158,22 +161,34 @@ pub enum Delivery {
     Batched,
 }
 
+/// What a table needs to judge its games: who sits where, the rules, the clock and
+/// the fault policy. Run-level settings (where files go, how much is printed) live
+/// in [`PlayConfig`] or the tournament's configuration, not here; each game's seed
+/// and seating come with its [`crate::table::GamePlan`].
 #[derive(Clone, Debug)]
-pub struct PlayConfig {
-    /// Lineup slot `i` sits at seat `i` in the first game (see `rotate`).
+pub struct TableSpec {
+    /// Lineup slot `i` is one bot process; a game's plan says at which seat it sits.
     pub lineup: [BotSpec; 6],
-    pub games: u32,
-    pub seed: u64,
     pub rules: RulesConfig,
     pub time: TimeControl,
     pub policy: FaultPolicy,
     pub limits: ResourceLimits,
+    /// When seats are sent the game's events.
+    pub events: Delivery,
+    /// Bytes of each bot's stderr kept in its log file.
+    pub stderr_cap: u64,
+}
+
+/// `referee play`: one table, a match of `games` games.
+#[derive(Clone, Debug)]
+pub struct PlayConfig {
+    pub table: TableSpec,
+    pub games: u32,
+    pub seed: u64,
     /// Move every slot one seat to the left after each game, so that each team
     /// plays every seat position over a match.
     pub rotate: bool,
     pub output: Output,
-    pub events: Delivery,
-    pub stderr_cap: u64,
     pub quiet: bool,
     /// Replace the games already in the output folder (else that is an error).
     pub overwrite: bool,

@@ -13,11 +13,19 @@
 //! - `outdir.rs`: the output folder — never mixes two runs' games.
 //! - `transcript.rs`: the JSONL transcript format and its atomic writer.
 //! - `verify.rs`: replaying a transcript through the rules engine.
+//! - `shutdown.rs`: Ctrl-C / SIGTERM cancel one token that tables and the pool
+//!   watch, so a run always stops between records.
 //! - `report.rs`: the human summary printed at the end of a run; `names.rs`:
 //!   teams named by their entrants, in every console line.
 //! - `checkbot/`: `referee check-bot`, a bot's conformance checklist.
 //! - `human.rs`: `--seat N=human`, a person playing a seat from the terminal.
+//! - `tournament/`: `referee tournament` and `referee merge` — a layer above the
+//!   table: schedule, pool of tables, journal, standings, shards.
 //! - `builtin.rs`: `referee bot NAME`, the built-in sample bots.
+//! - `load.rs`: reading transcripts back for the tools below.
+//! - `diff.rs`: `referee diff`, two transcripts compared in game terms.
+//! - `show/`: `referee show`, a transcript as a terminal account or a replay page.
+//! - `schema.rs`: `referee schema`, the JSON Schema of every message and line.
 //!
 //! The rules themselves live in the `schmier-protocol` crate (`rules`), pure.
 
@@ -27,15 +35,21 @@ pub mod checkbot;
 pub mod cli;
 pub mod clock;
 pub mod config;
+pub mod diff;
 pub mod fault;
 pub mod human;
+pub mod load;
 pub mod names;
 pub mod outdir;
 pub mod reply;
 pub mod report;
+pub mod schema;
 pub mod session;
+pub mod show;
+pub mod shutdown;
 pub mod slot;
 pub mod table;
+pub mod tournament;
 pub mod transcript;
 pub mod verify;
 

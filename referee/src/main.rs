@@ -20,6 +20,11 @@ fn main() -> ExitCode {
         Command::CheckBot(args) => args
             .validate()
             .and_then(|(argv, limits)| check_bot(argv, limits)),
+        Command::Tournament(args) => args.validate().and_then(tournament),
+        Command::Merge { dirs, out } => merge(&dirs, &out),
+        Command::Diff(args) => diff(&args),
+        Command::Show(args) => show(&args),
+        Command::Schema(args) => schema(&args),
     };
     result.unwrap_or_else(|e| {
         eprintln!("referee: {e:#}");
@@ -31,8 +36,10 @@ fn play(cfg: PlayConfig) -> anyhow::Result<ExitCode> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
+    let cancel = tokio_util::sync::CancellationToken::new();
     let summary = runtime.block_on(async {
-        referee::bot::install_cleanup(referee::report::print_interrupted_tally);
+        referee::bot::install_cleanup();
+        referee::shutdown::cancel_on_signals(cancel.clone());
         if !cfg.quiet {
             eprintln!(
                 "referee: seed {} — {} game(s), transcripts in {}",
@@ -41,8 +48,17 @@ fn play(cfg: PlayConfig) -> anyhow::Result<ExitCode> {
                 cfg.output.describe()
             );
         }
-        referee::session::run(&cfg).await
-    })?;
+        referee::session::run(&cfg, &cancel).await
+    });
+    let summary = match summary {
+        Err(e) if e.is::<referee::session::Interrupted>() => {
+            eprintln!("referee: interrupted; every bot process was ended. Completed games' transcripts are kept; the game in progress was left as *.partial.");
+            referee::report::print_interrupted_tally();
+            let code = referee::shutdown::signal_exit_code().unwrap_or(130);
+            return Ok(ExitCode::from(code));
+        }
+        other => other?,
+    };
     referee::report::print(&cfg, &summary);
     Ok(ExitCode::SUCCESS)
 }
@@ -55,7 +71,7 @@ fn check_bot(
         .enable_all()
         .build()?;
     let report = runtime.block_on(async {
-        referee::bot::install_cleanup(|| {});
+        referee::bot::install_cleanup();
         referee::checkbot::run(argv, limits).await
     });
     print!("{}", referee::checkbot::render(&report));
@@ -64,6 +80,74 @@ fn check_bot(
     } else {
         ExitCode::FAILURE
     })
+}
+
+fn tournament(cfg: referee::tournament::TournamentConfig) -> anyhow::Result<ExitCode> {
+    use referee::tournament::Ended;
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(cfg.jobs.min(cores).max(1))
+        .enable_all()
+        .build()?;
+    let cancel = tokio_util::sync::CancellationToken::new();
+    let ended = runtime.block_on(async {
+        referee::bot::install_cleanup();
+        referee::shutdown::cancel_on_signals(cancel.clone());
+        referee::tournament::run(&cfg, &cancel).await
+    })?;
+    match ended {
+        Ended::Complete(standings) => {
+            print!("{}", standings.table());
+            println!(
+                "{} games; standings in {}/standings.json and standings.csv",
+                standings.games,
+                cfg.out.display()
+            );
+            Ok(ExitCode::SUCCESS)
+        }
+        Ended::Interrupted(standings) => {
+            print!("{}", standings.table());
+            eprintln!(
+                "referee: interrupted after {} recorded games; games in flight were discarded. Resume with:\n  {}",
+                standings.games,
+                resume_command(&cfg)
+            );
+            Ok(ExitCode::from(
+                referee::shutdown::signal_exit_code().unwrap_or(130),
+            ))
+        }
+    }
+}
+
+/// This very command line with `--resume`, and the seed and directory made explicit.
+fn resume_command(cfg: &referee::tournament::TournamentConfig) -> String {
+    let mut args: Vec<String> = std::env::args().collect();
+    let has = |flag: &str, args: &[String]| {
+        args.iter()
+            .any(|a| a == flag || a.starts_with(&format!("{flag}=")))
+    };
+    if !has("--seed", &args) {
+        args.extend(["--seed".into(), cfg.seed.to_string()]);
+    }
+    if !has("--out", &args) {
+        args.extend(["--out".into(), cfg.out.display().to_string()]);
+    }
+    if !has("--resume", &args) {
+        args.push("--resume".into());
+    }
+    shlex::try_join(args.iter().map(String::as_str)).unwrap_or_else(|_| args.join(" "))
+}
+
+fn merge(dirs: &[std::path::PathBuf], out: &std::path::Path) -> anyhow::Result<ExitCode> {
+    let standings = referee::tournament::merge(dirs, out)?;
+    print!("{}", standings.table());
+    println!(
+        "{} games from {} shards; standings in {}/standings.json and standings.csv",
+        standings.games,
+        dirs.len(),
+        out.display()
+    );
+    Ok(ExitCode::SUCCESS)
 }
 
 fn verify(files: &[std::path::PathBuf]) -> ExitCode {
@@ -99,4 +183,68 @@ fn verify(files: &[std::path::PathBuf]) -> ExitCode {
         eprintln!("referee: {bad} of {} transcript(s) invalid", files.len());
         ExitCode::FAILURE
     }
+}
+
+fn diff(args: &referee::cli::DiffArgs) -> anyhow::Result<ExitCode> {
+    let mut report = String::new();
+    let same = referee::diff::run(&args.a, &args.b, args.update, &mut report)?;
+    print!("{report}");
+    Ok(if same || args.update {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+fn show(args: &referee::cli::ShowArgs) -> anyhow::Result<ExitCode> {
+    use std::io::Write;
+    let transcript = referee::load::Transcript::read(&args.file)?;
+    let replay = referee::show::Replay::new(&transcript)?;
+    if let Some(out) = &args.html {
+        let page = referee::show::html::render(&replay)?;
+        std::fs::write(out, page)
+            .map_err(|e| anyhow::anyhow!("failed to write {}: {e}", out.display()))?;
+        eprintln!("referee: wrote {}", out.display());
+        return Ok(ExitCode::SUCCESS);
+    }
+    let opts = referee::show::TextOptions {
+        seat: args.seat.map(|s| schmier_protocol::Seat::new(s as usize)),
+        deal: args.deal,
+    };
+    let text = referee::show::text::render(&replay, opts)?;
+    // anstream drops the colours unless stdout is a terminal that wants them
+    // (NO_COLOR set: plain).
+    let mut stdout = anstream::stdout();
+    match stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush())
+    {
+        // `referee show ... | head` is not a failure.
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            anyhow::bail!("failed to write to stdout: {e}")
+        }
+        _ => Ok(ExitCode::SUCCESS),
+    }
+}
+
+fn schema(args: &referee::cli::SchemaArgs) -> anyhow::Result<ExitCode> {
+    if !args.check {
+        referee::schema::write(&args.dir)?;
+        eprintln!("referee: wrote the schema files to {}", args.dir.display());
+        return Ok(ExitCode::SUCCESS);
+    }
+    let stale = referee::schema::check(&args.dir);
+    if stale.is_empty() {
+        println!("schema files in {} match the code", args.dir.display());
+        return Ok(ExitCode::SUCCESS);
+    }
+    for name in &stale {
+        println!("{}: missing or out of date", args.dir.join(name).display());
+    }
+    eprintln!(
+        "referee: {} schema file(s) differ from the code; run `referee schema {}`",
+        stale.len(),
+        args.dir.display()
+    );
+    Ok(ExitCode::FAILURE)
 }

@@ -49,23 +49,23 @@ pub fn prepare(output: &Output, overwrite: bool) -> anyhow::Result<()> {
 /// `.partial`), timings sidecars and stderr logs. Nothing else is touched.
 fn earlier_run(output: &Output) -> anyhow::Result<Vec<PathBuf>> {
     let mut found = Vec::new();
-    let (folder, is_ours): (PathBuf, fn(&str) -> bool) = match output {
+    match output {
         Output::File(p) => {
-            let mut partial = p.as_os_str().to_owned();
-            partial.push(".partial");
-            found.extend(
-                [p.clone(), PathBuf::from(partial)]
-                    .into_iter()
-                    .filter(|f| f.is_file()),
-            );
-            (output.timings_dir(), |_| true)
+            for f in [p.clone(), Output::timings(p)] {
+                let mut partial = f.as_os_str().to_owned();
+                partial.push(".partial");
+                found.extend(
+                    [f, PathBuf::from(partial)]
+                        .into_iter()
+                        .filter(|f| f.is_file()),
+                );
+            }
         }
         Output::Dir(d) => {
             found.extend(list(d, is_game)?);
-            (output.timings_dir(), is_game)
+            found.extend(list(&output.timings_dir(), is_game)?);
         }
-    };
-    found.extend(list(&folder, is_ours)?);
+    }
     found.extend(list(&output.stderr_dir(), |n| {
         n.starts_with("player") && n.ends_with(".log")
     })?);

@@ -4,6 +4,7 @@
 //! each game. The session owns the [`Slot`]s; `table.rs` borrows them for one game
 //! at a time.
 
+use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::Context;
@@ -15,10 +16,13 @@ use schmier_protocol::wire::{FromBot, Limits, ToBot, PROTOCOL};
 use schmier_protocol::Team;
 
 use crate::bot::{BotProcess, Incoming, Spawn};
-use crate::config::{BotSpec, PlayConfig};
+use schmier_protocol::shuffle::derive_seed;
+use tokio_util::sync::CancellationToken;
+
+use crate::config::{BotSpec, PlayConfig, TableSpec};
 use crate::fault::{quote, Fault, FaultKind};
 use crate::slot::Slot;
-use crate::table::{self, GameRecord};
+use crate::table::{self, GamePlan, GameRecord};
 use crate::REFEREE;
 
 /// What a finished session reports.
@@ -52,13 +56,22 @@ pub struct GameSummary {
     pub hands: Vec<schmier_protocol::rules::HandScore>,
 }
 
-pub async fn run(cfg: &PlayConfig) -> anyhow::Result<MatchSummary> {
+/// `referee play`: one table, `cfg.games` games, stopped early (with
+/// [`Interrupted`]) when `cancel` fires. The game in flight is then abandoned: its
+/// transcript stays `*.partial`, every finished one is kept.
+pub async fn run(cfg: &PlayConfig, cancel: &CancellationToken) -> anyhow::Result<MatchSummary> {
     crate::outdir::prepare(&cfg.output, cfg.overwrite)?;
-    let stderr_dir = cfg.output.stderr_dir();
-
-    let mut slots = start_bots(cfg, &stderr_dir).await?;
-    let mut next_id = 1u64;
-    let names: Vec<&str> = slots.iter().map(|s| s.name.as_str()).collect();
+    let mut session = Session::start(cfg.table.clone(), cfg.output.stderr_dir(), cancel).await?;
+    let failed = session.failed_to_start();
+    if !failed.is_empty() && !cfg.keep_going {
+        session.shutdown(cancel).await;
+        anyhow::bail!(
+            "failed to start {} of the six bots (see above); fix the command, or pass \
+             --keep-going to play with the referee's fallback in their seats",
+            failed.len()
+        );
+    }
+    let names: Vec<&str> = session.slots.iter().map(|s| s.name.as_str()).collect();
     let mut summary = MatchSummary {
         seed: cfg.seed,
         teams: crate::names::team_names(&names),
@@ -68,10 +81,14 @@ pub async fn run(cfg: &PlayConfig) -> anyhow::Result<MatchSummary> {
     };
     let mut failure = None;
     for g in 0..cfg.games {
-        if g > 0 {
-            restart_gone(cfg, &stderr_dir, &mut slots).await?;
-        }
-        match table::play_game(cfg, g, &mut slots, &mut next_id).await {
+        let plan = GamePlan {
+            match_seed: cfg.seed,
+            game: g + 1,
+            seed: derive_seed(cfg.seed, u64::from(g)),
+            seat_slot: std::array::from_fn(|s| cfg.slot_at(s, g)),
+            transcript: cfg.output.transcript(g + 1),
+        };
+        match session.play(&plan, cancel).await {
             Ok(record) => {
                 let GameRecord {
                     seed,
@@ -115,41 +132,122 @@ pub async fn run(cfg: &PlayConfig) -> anyhow::Result<MatchSummary> {
                 crate::report::note_finished(&summary);
             }
             Err(e) => {
-                failure = Some(e.context(format!("failed to play game {}", g + 1)));
+                failure = Some(match e.downcast::<Interrupted>() {
+                    Ok(i) => anyhow::Error::new(i),
+                    Err(e) => e.context(format!("failed to play game {}", g + 1)),
+                });
                 break;
             }
         }
     }
-    shutdown(&mut slots, cfg.time.shutdown).await;
+    session.shutdown(cancel).await;
     match failure {
         Some(e) => Err(e),
         None => Ok(summary),
     }
 }
 
+/// The run was stopped by its cancellation token (Ctrl-C, SIGTERM) before it
+/// finished; what was finished is kept.
+#[derive(Debug, thiserror::Error)]
+#[error("interrupted")]
+pub struct Interrupted;
+
+/// One table's six bot processes, kept up across the games it plays.
+pub struct Session {
+    spec: TableSpec,
+    stderr_dir: PathBuf,
+    slots: Vec<Slot>,
+    next_id: u64,
+    played: u32,
+}
+
+impl Session {
+    /// Starts the six processes of `spec.lineup` and runs their handshake. Bots'
+    /// stderr goes to `stderr_dir`.
+    pub async fn start(
+        spec: TableSpec,
+        stderr_dir: PathBuf,
+        cancel: &CancellationToken,
+    ) -> anyhow::Result<Session> {
+        std::fs::create_dir_all(&stderr_dir)
+            .with_context(|| format!("failed to create {}", stderr_dir.display()))?;
+        let slots = tokio::select! {
+            slots = start_bots(&spec, &stderr_dir) => slots?,
+            () = cancel.cancelled() => return Err(Interrupted.into()),
+        };
+        Ok(Session {
+            spec,
+            stderr_dir,
+            slots,
+            next_id: 1,
+            played: 0,
+        })
+    }
+
+    /// The lineup slots whose bot failed to start or to say hello (each already
+    /// reported on the console with its reason); the fallback plays for them.
+    pub fn failed_to_start(&self) -> Vec<usize> {
+        (0..self.slots.len())
+            .filter(|&i| self.slots[i].gone.is_some())
+            .collect()
+    }
+
+    /// Makes the next request id `id` (it must not go back: ids increase through a
+    /// session). A tournament numbers each game's requests from a base derived
+    /// from its place in the schedule, so a resumed table sends the same ids.
+    pub fn first_request_id(&mut self, id: u64) {
+        debug_assert!(id >= self.next_id, "request ids never go back");
+        self.next_id = self.next_id.max(id);
+    }
+
+    /// Plays one game. Bots that crashed in an earlier game are restarted first
+    /// (if the policy says so). When `cancel` fires the game is abandoned (its
+    /// transcript stays `*.partial`) and [`Interrupted`] is returned.
+    pub async fn play(
+        &mut self,
+        plan: &GamePlan,
+        cancel: &CancellationToken,
+    ) -> anyhow::Result<GameRecord> {
+        if self.played > 0 {
+            tokio::select! {
+                r = restart_gone(&self.spec, &self.stderr_dir, &mut self.slots) => r?,
+                () = cancel.cancelled() => return Err(Interrupted.into()),
+            }
+        }
+        self.played += 1;
+        tokio::select! {
+            r = table::play_game(&self.spec, plan, &mut self.slots, &mut self.next_id) => r,
+            () = cancel.cancelled() => Err(Interrupted.into()),
+        }
+    }
+
+    /// Says `bye` and ends every process; at once (no grace) when cancelled.
+    pub async fn shutdown(mut self, cancel: &CancellationToken) {
+        let grace = if cancel.is_cancelled() {
+            Duration::ZERO
+        } else {
+            self.spec.time.shutdown
+        };
+        shutdown(&mut self.slots, grace).await;
+    }
+}
+
 /// Spawns the six processes and runs the handshake, all against one deadline.
-async fn start_bots(cfg: &PlayConfig, stderr_dir: &std::path::Path) -> anyhow::Result<Vec<Slot>> {
+async fn start_bots(cfg: &TableSpec, stderr_dir: &std::path::Path) -> anyhow::Result<Vec<Slot>> {
     let mut slots: Vec<Slot> = cfg
         .lineup
         .iter()
         .map(|spec| Slot::new(spec.clone(), default_name(spec)))
         .collect();
     let all: Vec<usize> = (0..slots.len()).collect();
-    let failed = start(cfg, stderr_dir, &mut slots, &all).await?;
-    if !failed.is_empty() && !cfg.keep_going {
-        shutdown(&mut slots, Duration::ZERO).await;
-        anyhow::bail!(
-            "failed to start {} of the six bots (see above); fix the command, or pass \
-             --keep-going to play with the referee's fallback in their seats",
-            failed.len()
-        );
-    }
+    start(cfg, stderr_dir, &mut slots, &all).await?;
     Ok(slots)
 }
 
 /// Restarts the bots that crashed or closed their pipes, if the policy says so.
 async fn restart_gone(
-    cfg: &PlayConfig,
+    cfg: &TableSpec,
     stderr_dir: &std::path::Path,
     slots: &mut [Slot],
 ) -> anyhow::Result<()> {
@@ -172,7 +270,7 @@ async fn restart_gone(
 /// deadline. A bot that fails is marked gone (the fallback plays for it) and
 /// reported on the console with its reason; the failed slots are returned.
 async fn start(
-    cfg: &PlayConfig,
+    cfg: &TableSpec,
     stderr_dir: &std::path::Path,
     slots: &mut [Slot],
     which: &[usize],
@@ -328,6 +426,15 @@ fn spawn_failure(program: &str, e: &std::io::Error) -> String {
         ),
         _ => format!("failed to run {program:?}: {e}"),
     }
+}
+
+/// The team a match credits with a game: the first-ranked team, if it did not
+/// forfeit, and if the game had a winner or a forfeit decided it (a capped game
+/// with no forfeit has no winner).
+pub(crate) fn credited_winner(result: &crate::transcript::ResultRecord) -> Option<Team> {
+    let first = result.ranking[0];
+    let decided = result.winner.is_some() || !result.forfeited.is_empty();
+    (decided && !result.forfeited.contains(&first)).then_some(first)
 }
 
 fn default_name(spec: &BotSpec) -> String {

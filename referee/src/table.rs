@@ -11,13 +11,12 @@ use std::time::Duration;
 use tokio::time::Instant;
 
 use schmier_protocol::rules::{first_legal, Action, Decision, Event, Game, HandScore, SeatEvent};
-use schmier_protocol::shuffle::derive_seed;
 use schmier_protocol::wire::{FaultNotice, Request, ToBot};
 use schmier_protocol::{Seat, Team};
 
 use crate::bot::{Incoming, WriteError};
 use crate::clock::{DecisionClock, TimeBank};
-use crate::config::{Delivery, PlayConfig};
+use crate::config::{Delivery, Output, TableSpec};
 use crate::fault::{Fault, FaultKind};
 use crate::reply::{read_reply, Reply};
 use crate::slot::Slot;
@@ -27,6 +26,22 @@ use crate::transcript::{
 };
 use crate::REFEREE;
 
+/// Which game a table plays next: its seed, where each lineup slot sits, where the
+/// transcript goes. Made by whoever schedules games (a match, a tournament).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GamePlan {
+    /// The seed of the match (or tournament matchup) recorded in the header.
+    pub match_seed: u64,
+    /// The game's number within its match, from 1 (recorded in the header and
+    /// sent in `game_start`).
+    pub game: u32,
+    /// The game's own seed: it decides every deal.
+    pub seed: u64,
+    /// The lineup slot at each seat.
+    pub seat_slot: [usize; 6],
+    pub transcript: PathBuf,
+}
+
 pub struct GameRecord {
     pub seed: u64,
     pub transcript: PathBuf,
@@ -35,7 +50,7 @@ pub struct GameRecord {
 }
 
 struct Table<'a> {
-    cfg: &'a PlayConfig,
+    cfg: &'a TableSpec,
     slots: &'a mut [Slot],
     /// Lineup slot at each seat this game.
     seat_slot: [usize; 6],
@@ -47,20 +62,27 @@ struct Table<'a> {
     bank: TimeBank,
 }
 
-/// Plays game `g` (0-based) of the match and writes its transcript.
+/// Plays the game `plan` describes and writes its transcript.
 pub async fn play_game(
-    cfg: &PlayConfig,
-    g: u32,
+    cfg: &TableSpec,
+    plan: &GamePlan,
     slots: &mut [Slot],
     next_id: &mut u64,
 ) -> anyhow::Result<GameRecord> {
-    let seed = derive_seed(cfg.seed, u64::from(g));
-    let path = cfg.output.transcript(g + 1);
-    let seat_slot: [usize; 6] = std::array::from_fn(|s| cfg.slot_at(s, g));
+    let seed = plan.seed;
+    let path = plan.transcript.clone();
+    let seat_slot = plan.seat_slot;
     let mut table = Table {
         cfg,
         transcript: JsonlWriter::create(&path)?,
-        timings: JsonlWriter::create(&cfg.output.timings(g + 1))?,
+        timings: {
+            let timings = Output::timings(&path);
+            if let Some(dir) = timings.parent() {
+                std::fs::create_dir_all(dir)
+                    .map_err(|e| anyhow::anyhow!("failed to create {}: {e}", dir.display()))?;
+            }
+            JsonlWriter::create(&timings)?
+        },
         slots,
         seat_slot,
         faults: [0; 6],
@@ -71,8 +93,8 @@ pub async fn play_game(
         format: FORMAT.into(),
         protocol: schmier_protocol::wire::PROTOCOL.into(),
         referee: REFEREE.into(),
-        match_seed: cfg.seed,
-        game: g + 1,
+        match_seed: plan.match_seed,
+        game: plan.game,
         seed,
         rules: cfg.rules,
         time_control: cfg.time.record(),
@@ -93,7 +115,7 @@ pub async fn play_game(
     let players: Vec<String> = Seat::all().map(|s| table.slot(s).name.clone()).collect();
     for seat in Seat::all() {
         let msg = ToBot::GameStart {
-            game: g + 1,
+            game: plan.game,
             seat,
             team: seat.team(),
             partner: seat.partner(),

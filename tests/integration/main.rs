@@ -3,6 +3,7 @@
 
 mod check_bot;
 mod determinism;
+mod diff;
 mod docs;
 mod first_hour;
 mod hostile;
@@ -10,7 +11,12 @@ mod human;
 mod leaks;
 mod limits;
 mod play;
+mod replay_page;
 mod sample_bots;
+mod schema;
+mod show;
+mod snapshot_example;
 mod snapshots;
 mod support;
+mod tournament;
 mod verify;

@@ -87,30 +87,12 @@ pub fn kill_all_groups() {
     }
 }
 
-/// Installs the panic hook and the Ctrl-C / SIGTERM handler that kill every bot
-/// before the referee goes, then call `on_interrupt` (which reports what was
-/// finished). Call once, inside the runtime.
-pub fn install_cleanup(on_interrupt: fn()) {
+/// Installs the panic hook that kills every bot before the referee goes. Signals
+/// are not handled here: they cancel the run cooperatively (`crate::shutdown`).
+pub fn install_cleanup() {
     let previous = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
         kill_all_groups();
         previous(info);
     }));
-    tokio::spawn(async move {
-        use tokio::signal::unix::{signal, SignalKind};
-        let (Ok(mut term), Ok(mut int)) = (
-            signal(SignalKind::terminate()),
-            signal(SignalKind::interrupt()),
-        ) else {
-            return;
-        };
-        let code = tokio::select! {
-            _ = term.recv() => 143,
-            _ = int.recv() => 130,
-        };
-        kill_all_groups();
-        eprintln!("referee: interrupted; every bot process was killed. Completed games' transcripts are kept; the game in progress was left as *.partial.");
-        on_interrupt();
-        std::process::exit(code);
-    });
 }

@@ -1,0 +1,477 @@
+//! `referee tournament`: its flags (stage one), its TOML file, and the validated
+//! [`TournamentConfig`] (stage two). Every field of the file can be given as a
+//! flag; flags win. Errors name the flag or file field and the bad value.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::{bail, Context};
+use clap::Args;
+use serde::Deserialize;
+
+use schmier_protocol::rules::RulesConfig;
+
+use super::schedule::{Format, Shard};
+use crate::bot::ResourceLimits;
+use crate::cli::{fresh_seed, parse_bot, PolicyName};
+use crate::config::{BotSpec, Clock, FaultPolicy, TableSpec, TimeControl};
+
+#[derive(Args, Debug, Default)]
+pub struct TournamentArgs {
+    /// Tournament file (TOML); see examples/sample-bracket.toml. Flags override it.
+    #[arg(value_name = "CONFIG")]
+    pub config: Option<PathBuf>,
+
+    /// An entrant, `NAME=CMD` (repeat). An entrant plays as a team: two processes
+    /// of CMD in opposite seats. Replaces the file's entrant of the same name.
+    #[arg(long = "entrant", value_name = "NAME=CMD")]
+    pub entrants: Vec<String>,
+
+    /// `round-robin` (every three entrants meet) or `gauntlet` (each
+    /// --challenger against every pair of the others).
+    #[arg(long, value_name = "FORMAT")]
+    pub format: Option<String>,
+
+    /// A gauntlet's challenger, by entrant name (repeat).
+    #[arg(long = "challenger", value_name = "NAME")]
+    pub challengers: Vec<String>,
+
+    /// Duplicate sets per matchup; a set is six games on one deal seed, the three
+    /// entrants rotated through every arrangement of the team positions. [default: 1]
+    #[arg(long, value_name = "N")]
+    pub sets: Option<u32>,
+
+    /// Tournament seed; every game's seed derives from it and the schedule.
+    /// Random, and printed, if absent.
+    #[arg(long, value_name = "N")]
+    pub seed: Option<u64>,
+
+    /// Output directory. [default: schmier-out/tournament-SEED]
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+
+    /// Tables played at once. [default: the number of cores]
+    #[arg(long, value_name = "N")]
+    pub jobs: Option<usize>,
+
+    /// Continue the tournament in --out: replay its journal and play only the
+    /// games it lacks.
+    #[arg(long)]
+    pub resume: bool,
+
+    /// Play only slice K of N of the schedule (K from 0), e.g. `--shard 2/8`, into
+    /// its own --out; combine the shards with `referee merge`. `auto` reads K and N
+    /// from a Kubernetes Indexed Job (JOB_COMPLETION_INDEX, with N from the
+    /// file's `shards` or SCHMIER_SHARDS) or a Slurm array (SLURM_ARRAY_TASK_ID,
+    /// SLURM_ARRAY_TASK_COUNT).
+    #[arg(long, value_name = "K/N|auto")]
+    pub shard: Option<String>,
+
+    /// Who takes the empty team positions when there are fewer than three
+    /// entrants, e.g. `builtin:random`.
+    #[arg(long, value_name = "CMD")]
+    pub fill: Option<String>,
+
+    /// Time a bot has for each decision, in milliseconds. [default: 1000]
+    #[arg(long, value_name = "MS")]
+    pub decision_ms: Option<u64>,
+
+    /// Time a bot has to answer hello, in milliseconds. [default: 10000]
+    #[arg(long, value_name = "MS")]
+    pub startup_ms: Option<u64>,
+
+    /// Multiply every time limit by this factor. [default: 1.0]
+    #[arg(long, value_name = "F")]
+    pub time_scale: Option<f64>,
+
+    /// Fault policy, as for `referee play`. [default: competition]
+    #[arg(long, value_enum)]
+    pub policy: Option<PolicyName>,
+
+    /// Rules variant: stick the dealer.
+    #[arg(long)]
+    pub stick_the_dealer: bool,
+
+    /// Rules variant: trump may be played at any time.
+    #[arg(long)]
+    pub trump_anytime: bool,
+
+    /// No progress bar or progress lines; only the final standings.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+/// The tournament file. Field names are the long flags with `_` for `-`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileConfig {
+    seed: Option<u64>,
+    format: Option<String>,
+    challengers: Option<Vec<String>>,
+    sets: Option<u32>,
+    out: Option<PathBuf>,
+    jobs: Option<usize>,
+    fill: Option<String>,
+    /// N for `--shard auto` on a Kubernetes Indexed Job.
+    shards: Option<u32>,
+    decision_ms: Option<u64>,
+    startup_ms: Option<u64>,
+    time_scale: Option<f64>,
+    policy: Option<String>,
+    stick_the_dealer: Option<bool>,
+    trump_anytime: Option<bool>,
+    #[serde(default, rename = "entrant")]
+    entrants: Vec<FileEntrant>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileEntrant {
+    name: String,
+    command: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Entrant {
+    pub name: String,
+    pub bot: BotSpec,
+}
+
+/// A validated tournament.
+#[derive(Clone, Debug)]
+pub struct TournamentConfig {
+    pub entrants: Vec<Entrant>,
+    pub format: Format,
+    pub sets: u32,
+    pub seed: u64,
+    /// What every table shares; the lineup is filled in per matchup.
+    pub table: TableSpec,
+    pub out: PathBuf,
+    pub jobs: usize,
+    pub resume: bool,
+    pub shard: Option<Shard>,
+    pub quiet: bool,
+}
+
+impl TournamentArgs {
+    pub fn validate(&self) -> anyhow::Result<TournamentConfig> {
+        let file = match &self.config {
+            Some(path) => read_file(path)?,
+            None => FileConfig::default(),
+        };
+        let mut entrants: Vec<Entrant> = Vec::new();
+        for e in &file.entrants {
+            let what = format!("entrant {:?}", e.name);
+            add(&mut entrants, &e.name, parse_bot(&e.command, &what)?, &what)?;
+        }
+        for text in &self.entrants {
+            let (name, cmd) = text.split_once('=').with_context(|| {
+                format!(
+                    "--entrant {text:?}: expected NAME=CMD, e.g. --entrant mine=\"python3 bot.py\""
+                )
+            })?;
+            let name = name.trim();
+            let bot = parse_bot(cmd, &format!("--entrant {name}"))?;
+            entrants.retain(|e| e.name != name);
+            add(&mut entrants, name, bot, &format!("--entrant {text:?}"))?;
+        }
+        let fill = self.fill.clone().or(file.fill);
+        if entrants.len() < 3 {
+            match &fill {
+                Some(cmd) => {
+                    let bot = parse_bot(cmd, "--fill")?;
+                    let mut k = 1;
+                    while entrants.len() < 3 {
+                        let name = format!("fill-{k}");
+                        k += 1;
+                        if entrants.iter().all(|e| e.name != name) {
+                            entrants.push(Entrant {
+                                name,
+                                bot: bot.clone(),
+                            });
+                        }
+                    }
+                }
+                None => bail!(
+                    "a tournament needs at least three entrants (a table seats three teams), got {}; \
+                     add --entrant NAME=CMD, or name who fills the empty team positions with --fill builtin:random",
+                    entrants.len()
+                ),
+            }
+        }
+        let format_name = self
+            .format
+            .clone()
+            .or(file.format)
+            .unwrap_or_else(|| "round-robin".into());
+        let challenger_names = if self.challengers.is_empty() {
+            file.challengers.unwrap_or_default()
+        } else {
+            self.challengers.clone()
+        };
+        let format = match format_name.as_str() {
+            "round-robin" => {
+                if !challenger_names.is_empty() {
+                    bail!("--challenger: only a gauntlet has challengers (--format gauntlet)");
+                }
+                Format::RoundRobin
+            }
+            "gauntlet" => {
+                if challenger_names.is_empty() {
+                    bail!("--format gauntlet: name at least one --challenger");
+                }
+                let mut challengers = Vec::new();
+                for name in &challenger_names {
+                    let i = entrants
+                        .iter()
+                        .position(|e| &e.name == name)
+                        .with_context(|| {
+                            format!("--challenger {name:?}: no entrant has that name")
+                        })?;
+                    if !challengers.contains(&i) {
+                        challengers.push(i);
+                    }
+                }
+                if entrants.len() - challengers.len() < 2 {
+                    bail!("--format gauntlet: a challenger needs at least two other entrants to play against");
+                }
+                Format::Gauntlet { challengers }
+            }
+            "knockout" | "swiss" => {
+                bail!("--format {format_name}: not implemented yet; use round-robin or gauntlet")
+            }
+            other => bail!("--format {other:?}: expected round-robin or gauntlet"),
+        };
+        let sets = self.sets.or(file.sets).unwrap_or(1);
+        if sets == 0 {
+            bail!("--sets must be at least 1");
+        }
+        let seed = self.seed.or(file.seed).unwrap_or_else(fresh_seed);
+        let jobs = self
+            .jobs
+            .or(file.jobs)
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+        if jobs == 0 {
+            bail!("--jobs must be at least 1");
+        }
+        let time_scale = self.time_scale.or(file.time_scale).unwrap_or(1.0);
+        if !(time_scale.is_finite() && time_scale > 0.0) {
+            bail!("--time-scale must be a positive number, got {time_scale}");
+        }
+        let policy_name = match (self.policy, file.policy.as_deref()) {
+            (Some(p), _) => p,
+            (None, None | Some("competition")) => PolicyName::Competition,
+            (None, Some("lenient")) => PolicyName::Lenient,
+            (None, Some(other)) => {
+                bail!("policy {other:?} in the tournament file: expected competition or lenient")
+            }
+        };
+        let scale = |ms: u64| Duration::from_secs_f64(ms as f64 * time_scale / 1000.0);
+        let decision_ms = self.decision_ms.or(file.decision_ms).unwrap_or(1000);
+        let time = TimeControl {
+            clock: Clock::Wall,
+            bank: Duration::ZERO,
+            startup: Some(scale(self.startup_ms.or(file.startup_ms).unwrap_or(10_000))),
+            decision: Some(scale(decision_ms)),
+            grace: scale(50),
+            max_line: 64 * 1024,
+            write: scale(decision_ms.max(1000)),
+            shutdown: scale(1000),
+        };
+        let shard = match self.shard.as_deref() {
+            None => None,
+            Some("auto") => Some(auto_shard(file.shards, |k| std::env::var(k).ok())?),
+            Some(text) => Some(
+                text.parse::<Shard>()
+                    .map_err(|e| anyhow::anyhow!("--shard {e}"))?,
+            ),
+        };
+        let out = self
+            .out
+            .clone()
+            .or(file.out)
+            .unwrap_or_else(|| PathBuf::from(format!("schmier-out/tournament-{seed}")));
+        let placeholder = BotSpec::Builtin("random".into());
+        Ok(TournamentConfig {
+            entrants,
+            format,
+            sets,
+            seed,
+            table: TableSpec {
+                lineup: std::array::from_fn(|_| placeholder.clone()),
+                rules: RulesConfig {
+                    stick_the_dealer: self.stick_the_dealer || file.stick_the_dealer == Some(true),
+                    trump_anytime: self.trump_anytime || file.trump_anytime == Some(true),
+                    ..RulesConfig::default()
+                },
+                time,
+                policy: match policy_name {
+                    PolicyName::Competition => FaultPolicy::COMPETITION,
+                    PolicyName::Lenient => FaultPolicy::LENIENT,
+                },
+                limits: ResourceLimits::default(),
+                events: crate::config::Delivery::default(),
+                stderr_cap: 1 << 20,
+            },
+            out,
+            jobs,
+            resume: self.resume,
+            shard,
+            quiet: self.quiet,
+        })
+    }
+}
+
+fn add(entrants: &mut Vec<Entrant>, name: &str, bot: BotSpec, what: &str) -> anyhow::Result<()> {
+    if name.is_empty() {
+        bail!("{what}: the name is empty");
+    }
+    if entrants.iter().any(|e| e.name == name) {
+        bail!("{what}: two entrants are named {name:?}");
+    }
+    entrants.push(Entrant {
+        name: name.to_owned(),
+        bot,
+    });
+    Ok(())
+}
+
+fn read_file(path: &Path) -> anyhow::Result<FileConfig> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("failed to read the tournament file {}", path.display()))?;
+    toml::from_str(&text)
+        .with_context(|| format!("failed to read the tournament file {}", path.display()))
+}
+
+/// `--shard auto`: the slice from a Kubernetes Indexed Job or a Slurm array.
+fn auto_shard(
+    file_shards: Option<u32>,
+    env: impl Fn(&str) -> Option<String>,
+) -> anyhow::Result<Shard> {
+    let number = |key: &str| -> anyhow::Result<Option<u32>> {
+        env(key)
+            .map(|v| {
+                v.trim()
+                    .parse::<u32>()
+                    .with_context(|| format!("--shard auto: {key}={v:?} is not a number"))
+            })
+            .transpose()
+    };
+    let (index, count, source) = if let Some(k) = number("JOB_COMPLETION_INDEX")? {
+        let n = match number("SCHMIER_SHARDS")? {
+            Some(n) => n,
+            None => file_shards.context(
+                "--shard auto: JOB_COMPLETION_INDEX is set but not the shard count; \
+                 set `shards` in the tournament file or SCHMIER_SHARDS (the Job's completions)",
+            )?,
+        };
+        (k, n, "JOB_COMPLETION_INDEX")
+    } else if let Some(k) = number("SLURM_ARRAY_TASK_ID")? {
+        let n = number("SLURM_ARRAY_TASK_COUNT")?
+            .context("--shard auto: SLURM_ARRAY_TASK_ID is set but not SLURM_ARRAY_TASK_COUNT")?;
+        // Arrays may start at 1 (`--array=1-8`): shards count from the minimum.
+        let min = number("SLURM_ARRAY_TASK_MIN")?.unwrap_or(0);
+        (k.saturating_sub(min), n, "SLURM_ARRAY_TASK_ID")
+    } else {
+        bail!("--shard auto: neither JOB_COMPLETION_INDEX (Kubernetes) nor SLURM_ARRAY_TASK_ID (Slurm) is set; give --shard K/N");
+    };
+    format!("{index}/{count}")
+        .parse::<Shard>()
+        .map_err(|e| anyhow::anyhow!("--shard auto (from {source}): {e}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(entrants: &[&str]) -> TournamentArgs {
+        TournamentArgs {
+            entrants: entrants.iter().map(|s| s.to_string()).collect(),
+            seed: Some(1),
+            ..TournamentArgs::default()
+        }
+    }
+
+    #[test]
+    fn fewer_than_three_entrants_is_an_error_unless_filled() {
+        let err = args(&["a=builtin:random", "b=builtin:heuristic"])
+            .validate()
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("at least three entrants") && err.contains("--fill"),
+            "{err}"
+        );
+        let mut a = args(&["a=builtin:heuristic"]);
+        a.fill = Some("builtin:random".into());
+        let cfg = a.validate().unwrap();
+        let names: Vec<&str> = cfg.entrants.iter().map(|e| e.name.as_str()).collect();
+        assert_eq!(names, ["a", "fill-1", "fill-2"]);
+    }
+
+    #[test]
+    fn flags_override_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.toml");
+        std::fs::write(
+            &path,
+            "seed = 5\nsets = 2\njobs = 4\n\
+             [[entrant]]\nname = \"a\"\ncommand = \"builtin:random\"\n\
+             [[entrant]]\nname = \"b\"\ncommand = \"builtin:random\"\n\
+             [[entrant]]\nname = \"c\"\ncommand = \"builtin:random\"\n",
+        )
+        .unwrap();
+        let a = TournamentArgs {
+            config: Some(path),
+            entrants: vec!["b=builtin:heuristic".into()],
+            sets: Some(3),
+            ..TournamentArgs::default()
+        };
+        let cfg = a.validate().unwrap();
+        assert_eq!((cfg.seed, cfg.sets, cfg.jobs), (5, 3, 4));
+        let b = cfg.entrants.iter().find(|e| e.name == "b").unwrap();
+        assert_eq!(b.bot, BotSpec::Builtin("heuristic".into()));
+        assert_eq!(cfg.entrants.len(), 3);
+    }
+
+    #[test]
+    fn a_bad_file_field_is_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.toml");
+        std::fs::write(&path, "seed = 5\nsetz = 2\n").unwrap();
+        let a = TournamentArgs {
+            config: Some(path),
+            ..TournamentArgs::default()
+        };
+        let err = format!("{:#}", a.validate().unwrap_err());
+        assert!(err.contains("setz"), "{err}");
+    }
+
+    #[test]
+    fn shard_auto_reads_kubernetes_and_slurm() {
+        let env = |pairs: &'static [(&'static str, &'static str)]| {
+            move |k: &str| {
+                pairs
+                    .iter()
+                    .find(|(n, _)| *n == k)
+                    .map(|(_, v)| v.to_string())
+            }
+        };
+        let k8s = auto_shard(Some(4), env(&[("JOB_COMPLETION_INDEX", "3")])).unwrap();
+        assert_eq!(k8s, Shard { index: 3, count: 4 });
+        let slurm = auto_shard(
+            None,
+            env(&[
+                ("SLURM_ARRAY_TASK_ID", "2"),
+                ("SLURM_ARRAY_TASK_COUNT", "2"),
+                ("SLURM_ARRAY_TASK_MIN", "1"),
+            ]),
+        )
+        .unwrap();
+        assert_eq!(slurm, Shard { index: 1, count: 2 });
+        let err = auto_shard(None, env(&[("JOB_COMPLETION_INDEX", "0")])).unwrap_err();
+        assert!(err.to_string().contains("shard count"), "{err}");
+        let err = auto_shard(None, env(&[])).unwrap_err();
+        assert!(err.to_string().contains("give --shard K/N"), "{err}");
+    }
+}

@@ -1,0 +1,254 @@
+//! The journal: `DIR/journal.jsonl`, one [`GameOutcome`] per finished game,
+//! appended and fsynced before the game counts. A run killed mid-write leaves at
+//! most a torn last line, which [`Journal::open`] detects, reports and cuts off;
+//! `--resume` then plays exactly the games the journal does not hold.
+//!
+//! Lines are appended in the order games finish, which depends on `--jobs`; when
+//! the tournament is complete, [`rewrite_sorted`] puts them in schedule order, so
+//! a finished directory is the same whatever the parallelism or sharding.
+
+use std::collections::BTreeMap;
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context};
+
+use super::outcome::GameOutcome;
+use super::schedule::GameKey;
+
+pub const FILE: &str = "journal.jsonl";
+
+pub struct Journal {
+    path: PathBuf,
+    file: File,
+}
+
+/// What an existing journal held.
+pub struct Loaded {
+    pub outcomes: BTreeMap<GameKey, GameOutcome>,
+    /// Bytes of a torn last line that were cut off.
+    pub torn: usize,
+}
+
+impl Journal {
+    /// Opens `dir/journal.jsonl` for appending (creating it), after reading what
+    /// it holds and cutting off a torn last line.
+    pub fn open(dir: &Path) -> anyhow::Result<(Journal, Loaded)> {
+        let path = dir.join(FILE);
+        let loaded = match std::fs::read(&path) {
+            Ok(bytes) => {
+                let (loaded, good) = parse(&bytes, &path)?;
+                if good < bytes.len() {
+                    let f = OpenOptions::new()
+                        .write(true)
+                        .open(&path)
+                        .with_context(|| format!("failed to open {}", path.display()))?;
+                    f.set_len(good as u64)
+                        .and_then(|()| f.sync_all())
+                        .with_context(|| {
+                            format!("failed to cut the torn last line off {}", path.display())
+                        })?;
+                }
+                loaded
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Loaded {
+                outcomes: BTreeMap::new(),
+                torn: 0,
+            },
+            Err(e) => bail!("failed to read {}: {e}", path.display()),
+        };
+        let file = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)
+            .with_context(|| format!("failed to open {}", path.display()))?;
+        Ok((Journal { path, file }, loaded))
+    }
+
+    /// Appends one finished game and waits until it is on disk.
+    pub fn record(&mut self, outcome: &GameOutcome) -> anyhow::Result<()> {
+        let mut line = serde_json::to_vec(outcome).expect("outcomes serialize");
+        line.push(b'\n');
+        self.file
+            .write_all(&line)
+            .and_then(|()| self.file.sync_data())
+            .with_context(|| format!("failed to append to {}", self.path.display()))
+    }
+}
+
+/// Reads a journal without changing it.
+pub fn read(dir: &Path) -> anyhow::Result<Loaded> {
+    let path = dir.join(FILE);
+    let bytes =
+        std::fs::read(&path).with_context(|| format!("failed to read {}", path.display()))?;
+    Ok(parse(&bytes, &path)?.0)
+}
+
+/// The outcomes in `bytes` and the length of the part that holds whole lines.
+fn parse(bytes: &[u8], path: &Path) -> anyhow::Result<(Loaded, usize)> {
+    let mut outcomes = BTreeMap::new();
+    let mut at = 0;
+    let mut n = 0;
+    while at < bytes.len() {
+        n += 1;
+        let end = bytes[at..].iter().position(|&b| b == b'\n').map(|i| at + i);
+        let line = &bytes[at..end.unwrap_or(bytes.len())];
+        let parsed = serde_json::from_slice::<GameOutcome>(line);
+        match (parsed, end) {
+            (Ok(o), Some(end)) => {
+                if let Some(old) = outcomes.insert(o.key(), o) {
+                    bail!(
+                        "failed to read {}: line {n} records matchup {} game {} a second time",
+                        path.display(),
+                        old.matchup,
+                        old.game
+                    );
+                }
+                at = end + 1;
+            }
+            // The last line, torn by a crash mid-write (no newline, or not JSON).
+            (_, None) | (Err(_), Some(_)) if is_last(bytes, end) => {
+                return Ok((
+                    Loaded {
+                        outcomes,
+                        torn: bytes.len() - at,
+                    },
+                    at,
+                ));
+            }
+            (Err(e), _) => bail!(
+                "failed to read {}: line {n} is damaged: {e}",
+                path.display()
+            ),
+            (Ok(_), None) => unreachable!("a line without newline is the last"),
+        }
+    }
+    Ok((Loaded { outcomes, torn: 0 }, at))
+}
+
+fn is_last(bytes: &[u8], end: Option<usize>) -> bool {
+    end.is_none_or(|e| e + 1 == bytes.len())
+}
+
+/// Replaces the journal with its lines in schedule order (atomically).
+pub fn rewrite_sorted(dir: &Path, outcomes: &BTreeMap<GameKey, GameOutcome>) -> anyhow::Result<()> {
+    let mut text = Vec::new();
+    for o in outcomes.values() {
+        serde_json::to_writer(&mut text, o).expect("outcomes serialize");
+        text.push(b'\n');
+    }
+    super::write_atomic(&dir.join(FILE), &text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn outcome(matchup: u32, game: u32) -> GameOutcome {
+        GameOutcome {
+            matchup,
+            game,
+            seed: 1,
+            teams: [0, 1, 2],
+            transcript: format!("games/m{matchup:04}-g{game:03}.jsonl"),
+            scores: [21, 5, -3],
+            deals: 7,
+            ranking: [0, 1, 2],
+            winner: Some(0),
+            forfeited: vec![],
+            made: [2, 1, 0],
+            set: [0, 1, 1],
+            won: [14, 6, 3],
+            hands: 7,
+            faults: Default::default(),
+        }
+    }
+
+    #[test]
+    fn a_torn_last_line_is_cut_off_and_the_rest_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        {
+            let (mut j, loaded) = Journal::open(dir.path()).unwrap();
+            assert!(loaded.outcomes.is_empty());
+            j.record(&outcome(0, 1)).unwrap();
+            j.record(&outcome(0, 2)).unwrap();
+        }
+        let path = dir.path().join(FILE);
+        let whole = std::fs::read(&path).unwrap();
+        let mut torn = whole.clone();
+        let third = serde_json::to_vec(&outcome(1, 1)).unwrap();
+        torn.extend_from_slice(&third[..third.len() / 2]);
+        std::fs::write(&path, &torn).unwrap();
+
+        let (mut j, loaded) = Journal::open(dir.path()).unwrap();
+        assert_eq!(loaded.torn, third.len() / 2);
+        let keys: Vec<GameKey> = loaded.outcomes.keys().copied().collect();
+        assert_eq!(
+            keys,
+            [
+                GameKey {
+                    matchup: 0,
+                    game: 1
+                },
+                GameKey {
+                    matchup: 0,
+                    game: 2
+                }
+            ]
+        );
+        assert_eq!(
+            std::fs::read(&path).unwrap(),
+            whole,
+            "the torn bytes are gone"
+        );
+        j.record(&outcome(1, 1)).unwrap();
+        assert_eq!(read(dir.path()).unwrap().outcomes.len(), 3);
+    }
+
+    #[test]
+    fn a_damaged_line_before_the_last_is_an_error_naming_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut text = serde_json::to_vec(&outcome(0, 1)).unwrap();
+        text.extend_from_slice(b"\n{\"matchup\": oops}\n");
+        text.extend_from_slice(&serde_json::to_vec(&outcome(0, 2)).unwrap());
+        text.push(b'\n');
+        std::fs::write(dir.path().join(FILE), &text).unwrap();
+        let err = Journal::open(dir.path()).err().unwrap().to_string();
+        assert!(err.contains("line 2 is damaged"), "{err}");
+    }
+
+    #[test]
+    fn a_game_recorded_twice_is_an_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut text = Vec::new();
+        for _ in 0..2 {
+            text.extend_from_slice(&serde_json::to_vec(&outcome(3, 4)).unwrap());
+            text.push(b'\n');
+        }
+        std::fs::write(dir.path().join(FILE), &text).unwrap();
+        let err = read(dir.path()).err().unwrap().to_string();
+        assert!(err.contains("matchup 3 game 4 a second time"), "{err}");
+    }
+
+    #[test]
+    fn rewriting_sorts_by_schedule_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let (mut j, _) = Journal::open(dir.path()).unwrap();
+        for (m, g) in [(1, 2), (0, 3), (1, 1), (0, 1)] {
+            j.record(&outcome(m, g)).unwrap();
+        }
+        drop(j);
+        let loaded = read(dir.path()).unwrap();
+        rewrite_sorted(dir.path(), &loaded.outcomes).unwrap();
+        let text = std::fs::read_to_string(dir.path().join(FILE)).unwrap();
+        let order: Vec<(u32, u32)> = text
+            .lines()
+            .map(|l| {
+                let o: GameOutcome = serde_json::from_str(l).unwrap();
+                (o.matchup, o.game)
+            })
+            .collect();
+        assert_eq!(order, [(0, 1), (0, 3), (1, 1), (1, 2)]);
+    }
+}

@@ -1,0 +1,58 @@
+//! A tournament: many tables above the table layer. A tour:
+//!
+//! - `config.rs`: flags and the TOML file → a validated [`TournamentConfig`].
+//! - `schedule.rs`: pure — entrants, format, seed → matchups, duplicate sets,
+//!   each game's seed and seating; shards.
+//! - `pool.rs`: plays the matchups on `--jobs` tables, each a
+//!   [`crate::session::Session`].
+//! - `outcome.rs`: the figures kept of a finished game, read from its transcript.
+//! - `journal.rs`: `journal.jsonl`, appended and fsynced per game; `--resume`.
+//! - `manifest.rs`: `tournament.json`, what the tournament in a directory is.
+//! - `standings.rs`: standings, intervals and ratings, as JSON, CSV and a table.
+//! - `run.rs`: `referee tournament` — directory, coordinator, progress.
+//! - `merge.rs`: `referee merge` — shards back into one tournament.
+
+mod config;
+mod journal;
+mod manifest;
+mod merge;
+mod outcome;
+mod pool;
+mod run;
+pub mod schedule;
+mod standings;
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use anyhow::Context;
+
+pub use config::{TournamentArgs, TournamentConfig};
+pub use merge::merge;
+pub use run::{run, Ended};
+pub use standings::Standings;
+
+/// Writes a whole file under a temporary name and renames it into place, so a
+/// reader (or a crash) never sees half of it.
+fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(".tmp");
+    let tmp = std::path::PathBuf::from(tmp);
+    std::fs::write(&tmp, bytes)
+        .and_then(|()| std::fs::rename(&tmp, path))
+        .with_context(|| format!("failed to write {}", path.display()))
+}
+
+/// The end of a complete tournament (or merge): the journal in schedule order,
+/// and the standings files.
+fn finish(
+    dir: &Path,
+    manifest: &manifest::Manifest,
+    outcomes: &BTreeMap<schedule::GameKey, outcome::GameOutcome>,
+) -> anyhow::Result<Standings> {
+    journal::rewrite_sorted(dir, outcomes)?;
+    let standings = standings::compute(manifest, outcomes);
+    write_atomic(&dir.join("standings.json"), &standings.json())?;
+    write_atomic(&dir.join("standings.csv"), &standings.csv())?;
+    Ok(standings)
+}

@@ -1,0 +1,115 @@
+//! What a tournament keeps of one finished game: the figures standings need,
+//! read back from the game's transcript (the authoritative record), so that the
+//! journal, a resumed run and a merge of shards all derive them the same way.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use anyhow::{bail, Context};
+use serde::{Deserialize, Serialize};
+
+use schmier_protocol::rules::Event;
+
+use super::schedule::GameKey;
+use crate::transcript::Line;
+
+/// One journal line. Per-team arrays are indexed by team position (seat % 3).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GameOutcome {
+    pub matchup: u32,
+    pub game: u32,
+    pub seed: u64,
+    /// Entrant index at each team position.
+    pub teams: [usize; 3],
+    /// The transcript, relative to the tournament directory.
+    pub transcript: String,
+    pub scores: [i32; 3],
+    pub deals: u32,
+    /// Team positions from first to last (the result line's ranking).
+    pub ranking: [usize; 3],
+    /// The team position credited with the win: ranked first, did not forfeit,
+    /// and the game was decided (a capped game without forfeits has no winner).
+    pub winner: Option<usize>,
+    pub forfeited: Vec<usize>,
+    /// Hands each team bid and made / bid and was set.
+    pub made: [u32; 3],
+    pub set: [u32; 3],
+    /// Points each team won over all hands (before the bidder's set penalty).
+    pub won: [i32; 3],
+    /// Hands played (deals that were not thrown in).
+    pub hands: u32,
+    /// Faults per team position, by kind.
+    pub faults: [BTreeMap<String, u32>; 3],
+}
+
+impl GameOutcome {
+    pub fn key(&self) -> GameKey {
+        GameKey {
+            matchup: self.matchup,
+            game: self.game,
+        }
+    }
+
+    /// Reads the outcome of game `key` from its transcript at `dir/rel`.
+    pub fn read(dir: &Path, rel: &str, key: GameKey, teams: [usize; 3]) -> anyhow::Result<Self> {
+        let path = dir.join(rel);
+        let text = std::fs::read_to_string(&path)
+            .with_context(|| format!("failed to read {}", path.display()))?;
+        let mut out = GameOutcome {
+            matchup: key.matchup,
+            game: key.game,
+            seed: 0,
+            teams,
+            transcript: rel.to_owned(),
+            scores: [0; 3],
+            deals: 0,
+            ranking: [0, 1, 2],
+            winner: None,
+            forfeited: Vec::new(),
+            made: [0; 3],
+            set: [0; 3],
+            won: [0; 3],
+            hands: 0,
+            faults: Default::default(),
+        };
+        let mut finished = false;
+        for (n, raw) in text.lines().enumerate() {
+            let line: Line = serde_json::from_str(raw)
+                .with_context(|| format!("failed to read line {} of {}", n + 1, path.display()))?;
+            match line {
+                Line::Header(h) => out.seed = h.seed,
+                Line::Fault(f) => {
+                    *out.faults[f.seat.team().index()]
+                        .entry(f.fault.name().to_owned())
+                        .or_default() += 1;
+                }
+                Line::Event(Event::HandEnd(h)) => {
+                    let bidder = h.bidder.team().index();
+                    if h.made {
+                        out.made[bidder] += 1;
+                    } else {
+                        out.set[bidder] += 1;
+                    }
+                    for t in 0..3 {
+                        out.won[t] += h.won[t];
+                    }
+                    out.hands += 1;
+                }
+                Line::Event(_) => {}
+                Line::Result(r) => {
+                    out.scores = r.scores;
+                    out.deals = r.deals;
+                    out.ranking = r.ranking.map(|t| t.index());
+                    out.forfeited = r.forfeited.iter().map(|t| t.index()).collect();
+                    out.winner = crate::session::credited_winner(&r).map(|t| t.index());
+                    finished = true;
+                }
+            }
+        }
+        if !finished {
+            bail!("failed to read {}: it has no result line", path.display());
+        }
+        Ok(out)
+    }
+}

@@ -1,0 +1,166 @@
+//! The pool: up to `--jobs` tables at once, each its own [`Session`] (six bot
+//! processes kept up across the games of its matchup, restarted after a crash).
+//! A finished game's outcome goes to the coordinator, which journals it; a table
+//! never writes shared state itself. Spawns are throttled: at most
+//! [`STARTING`] tables start their bots at the same time.
+//!
+//! Which table plays a matchup, and in what order tables finish, changes nothing
+//! recorded: a game's seed, seating and request ids come from the schedule.
+
+use std::collections::VecDeque;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use tokio::sync::{mpsc, Semaphore};
+use tokio::task::JoinSet;
+use tokio_util::sync::CancellationToken;
+
+use super::outcome::GameOutcome;
+use super::schedule::{GameKey, Matchup};
+use crate::config::TableSpec;
+use crate::session::{Interrupted, Session};
+use crate::table::GamePlan;
+
+/// Tables that may be starting their bots at once.
+pub const STARTING: usize = 2;
+
+/// One matchup's games still to play, and the table that plays them.
+pub struct TableJob {
+    pub matchup: Matchup,
+    pub spec: TableSpec,
+    /// Game numbers (from 1), ascending.
+    pub games: Vec<u32>,
+}
+
+/// The transcript of a game, relative to the tournament directory.
+pub fn transcript_name(key: GameKey) -> String {
+    format!("games/m{:04}-g{:03}.jsonl", key.matchup, key.game)
+}
+
+/// Plays `jobs` on `tables` tables until done or `stop` fires; every finished
+/// game's outcome is sent on `done`. A table that fails (the referee's own
+/// error, not a bot's fault) stops the others and its error is returned.
+pub async fn run(
+    dir: PathBuf,
+    jobs: Vec<TableJob>,
+    tables: usize,
+    stop: CancellationToken,
+    done: mpsc::Sender<GameOutcome>,
+) -> anyhow::Result<()> {
+    let queue = Arc::new(Mutex::new(VecDeque::from(jobs)));
+    let starting = Arc::new(Semaphore::new(STARTING));
+    let mut workers = JoinSet::new();
+    for _ in 0..tables {
+        let (queue, starting, stop, done, dir) = (
+            queue.clone(),
+            starting.clone(),
+            stop.clone(),
+            done.clone(),
+            dir.clone(),
+        );
+        workers.spawn(async move {
+            loop {
+                let job = queue.lock().unwrap_or_else(|e| e.into_inner()).pop_front();
+                let Some(job) = job else { return Ok(()) };
+                if stop.is_cancelled() {
+                    return Ok(());
+                }
+                play_table(&dir, job, &starting, &stop, &done).await?;
+            }
+        });
+    }
+    drop(done);
+    let mut failure: Option<anyhow::Error> = None;
+    while let Some(joined) = workers.join_next().await {
+        let error = match joined {
+            Ok(Ok(())) => continue,
+            Ok(Err(e)) => e,
+            Err(e) => anyhow::anyhow!("failed to run a table: {e}"),
+        };
+        stop.cancel();
+        failure.get_or_insert(error);
+    }
+    failure.map_or(Ok(()), Err)
+}
+
+async fn play_table(
+    dir: &Path,
+    job: TableJob,
+    starting: &Semaphore,
+    stop: &CancellationToken,
+    done: &mpsc::Sender<GameOutcome>,
+) -> anyhow::Result<()> {
+    let m = &job.matchup;
+    let Some(&first) = job.games.first() else {
+        return Ok(());
+    };
+    // A resumed table logs to a directory of its own, so no log is overwritten.
+    let stderr_dir = dir
+        .join("stderr")
+        .join(format!("m{:04}-from-g{first:03}", m.index));
+    let session = {
+        let _permit = starting.acquire().await.expect("the semaphore stays open");
+        Session::start(job.spec.clone(), stderr_dir, stop).await
+    };
+    let mut session = match session {
+        Ok(s) => s,
+        Err(e) if e.is::<Interrupted>() => return Ok(()),
+        Err(e) => {
+            return Err(e.context(format!("failed to start the table of matchup {}", m.index)))
+        }
+    };
+    let mut result = Ok(());
+    for &game in &job.games {
+        let key = GameKey {
+            matchup: m.index,
+            game,
+        };
+        let rel = transcript_name(key);
+        let plan = GamePlan {
+            match_seed: m.seed,
+            // The header's game number is the set: see `Matchup::game_seed`.
+            game: m.set_of(game),
+            seed: m.game_seed(game),
+            seat_slot: m.seat_slot(game),
+            transcript: dir.join(&rel),
+        };
+        session.first_request_id(m.first_request_id(game));
+        match session.play(&plan, stop).await {
+            Ok(_) => {}
+            Err(e) if e.is::<Interrupted>() => {
+                discard_partial(&plan.transcript);
+                break;
+            }
+            Err(e) => {
+                result = Err(e.context(format!("failed to play matchup {} game {game}", m.index)));
+                break;
+            }
+        }
+        match GameOutcome::read(dir, &rel, key, m.teams(game)) {
+            Ok(o) => {
+                if done.send(o).await.is_err() {
+                    break; // the coordinator stopped
+                }
+            }
+            Err(e) => {
+                result = Err(e);
+                break;
+            }
+        }
+    }
+    session.shutdown(stop).await;
+    result
+}
+
+/// Removes what an abandoned game left: it was never recorded, and `--resume`
+/// plays it again from the start.
+fn discard_partial(transcript: &Path) {
+    for path in [
+        transcript.to_path_buf(),
+        crate::config::Output::timings(transcript),
+    ] {
+        let mut partial = path.into_os_string();
+        partial.push(".partial");
+        let _ = std::fs::remove_file(partial);
+    }
+}

@@ -1,0 +1,282 @@
+//! `referee tournament`: prepares the directory (or checks it for `--resume`),
+//! hands the games still to play to the pool, journals each finished game as it
+//! arrives, shows progress, and at the end writes the standings.
+
+use std::collections::BTreeMap;
+use std::io::IsTerminal;
+use std::path::Path;
+use std::time::Duration;
+
+use anyhow::{bail, Context};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use super::config::TournamentConfig;
+use super::journal::Journal;
+use super::manifest::{EntrantRecord, Manifest};
+use super::outcome::GameOutcome;
+use super::pool::{self, TableJob};
+use super::schedule::{matchups, GameKey, Matchup};
+use super::standings::Standings;
+
+/// Open files a table needs: three pipes and a log per bot, two transcripts, slack.
+const FILES_PER_TABLE: u64 = 32;
+
+/// How a run ended.
+pub enum Ended {
+    /// Every game of this run's schedule (or shard) is played.
+    Complete(Standings),
+    /// Stopped by Ctrl-C / SIGTERM; the standings so far.
+    Interrupted(Standings),
+}
+
+pub fn manifest(cfg: &TournamentConfig, schedule: &[Matchup]) -> Manifest {
+    Manifest {
+        format_version: super::manifest::FORMAT.into(),
+        seed: cfg.seed,
+        format: cfg.format.clone(),
+        sets: cfg.sets,
+        entrants: cfg
+            .entrants
+            .iter()
+            .map(|e| EntrantRecord {
+                name: e.name.clone(),
+                command: e.bot.display(),
+            })
+            .collect(),
+        rules: cfg.table.rules,
+        time_control: cfg.table.time.record(),
+        fault_policy: cfg.table.policy,
+        matchups: schedule.len() as u32,
+        games: schedule.iter().map(|m| m.games()).sum(),
+        shard: cfg.shard,
+    }
+}
+
+pub async fn run(cfg: &TournamentConfig, cancel: &CancellationToken) -> anyhow::Result<Ended> {
+    let schedule = matchups(cfg.entrants.len(), &cfg.format, cfg.sets, cfg.seed);
+    let manifest = manifest(cfg, &schedule);
+    let mine: Vec<&Matchup> = schedule
+        .iter()
+        .filter(|m| cfg.shard.is_none_or(|s| s.holds(m)))
+        .collect();
+    let dir = &cfg.out;
+    prepare(dir, &manifest, cfg.resume)?;
+    let (mut journal, loaded) = Journal::open(dir)?;
+    if loaded.torn > 0 {
+        eprintln!(
+            "referee: cut off a torn last line ({} bytes) of {}; that game is played again",
+            loaded.torn,
+            dir.join(super::journal::FILE).display()
+        );
+    }
+    let mut outcomes = loaded.outcomes;
+    let wanted: Vec<GameKey> = mine.iter().flat_map(|m| m.keys()).collect();
+    if let Some(stray) = outcomes.keys().find(|k| !wanted.contains(k)) {
+        bail!(
+            "failed to resume: the journal in {} records matchup {} game {}, which is not in this run's schedule",
+            dir.display(),
+            stray.matchup,
+            stray.game
+        );
+    }
+    let jobs: Vec<TableJob> = mine
+        .iter()
+        .map(|m| {
+            let mut spec = cfg.table.clone();
+            spec.lineup =
+                std::array::from_fn(|slot| cfg.entrants[m.entrants[slot % 3]].bot.clone());
+            TableJob {
+                matchup: (*m).clone(),
+                spec,
+                games: m
+                    .keys()
+                    .filter(|k| !outcomes.contains_key(k))
+                    .map(|k| k.game)
+                    .collect(),
+            }
+        })
+        .filter(|j| !j.games.is_empty())
+        .collect();
+    let total = wanted.len() as u64;
+    let todo: u64 = jobs.iter().map(|j| j.games.len() as u64).sum();
+    let tables = cfg.jobs.min(jobs.len()).max(1);
+    if !cfg.quiet {
+        eprintln!(
+            "referee: {} entrants, {} matchup(s) of {} duplicate set(s) = {} games{}; {} to play on {} table(s) at once; seed {}; files in {}/",
+            cfg.entrants.len(),
+            mine.len(),
+            cfg.sets,
+            total,
+            cfg.shard.map_or(String::new(), |s| format!(" (shard {}/{} of {} matchups)", s.index, s.count, schedule.len())),
+            todo,
+            tables,
+            cfg.seed,
+            dir.display()
+        );
+    }
+    check_open_files(tables as u64)?;
+
+    let progress = Progress::new(total, outcomes.len() as u64, cfg.quiet);
+    let stop = cancel.child_token();
+    let (tx, mut rx) = mpsc::channel::<GameOutcome>(64);
+    let pool = tokio::spawn(pool::run(dir.clone(), jobs, tables, stop.clone(), tx));
+    let mut tick = tokio::time::interval(Duration::from_secs(5));
+    tick.tick().await;
+    let mut failure = None;
+    let names: Vec<&str> = cfg.entrants.iter().map(|e| e.name.as_str()).collect();
+    loop {
+        tokio::select! {
+            o = rx.recv() => {
+                let Some(o) = o else { break };
+                // Recorded before it counts; a journal that cannot be written stops the run.
+                if let Err(e) = journal.record(&o) {
+                    stop.cancel();
+                    failure.get_or_insert(e);
+                    continue;
+                }
+                outcomes.insert(o.key(), o);
+                progress.update(outcomes.len() as u64, leader(&names, &outcomes));
+            }
+            _ = tick.tick() => progress.line(),
+        }
+    }
+    let pooled = pool.await.context("failed to run the pool")?;
+    progress.finish();
+    if let Some(e) = failure {
+        return Err(e);
+    }
+    pooled?;
+    if cancel.is_cancelled() {
+        return Ok(Ended::Interrupted(super::standings::compute(
+            &manifest, &outcomes,
+        )));
+    }
+    if let Some(missing) = wanted.iter().find(|k| !outcomes.contains_key(k)) {
+        bail!(
+            "failed to finish: matchup {} game {} was not played",
+            missing.matchup,
+            missing.game
+        );
+    }
+    Ok(Ended::Complete(super::finish(dir, &manifest, &outcomes)?))
+}
+
+/// A new run needs an empty (or absent) directory; `--resume` needs the same
+/// tournament's directory.
+fn prepare(dir: &Path, manifest: &Manifest, resume: bool) -> anyhow::Result<()> {
+    let busy = std::fs::read_dir(dir).is_ok_and(|mut d| d.next().is_some());
+    if busy && !resume {
+        bail!(
+            "failed to start: {} is not empty; add --resume to continue the tournament in it, or choose another --out",
+            dir.display()
+        );
+    }
+    if busy {
+        let old = Manifest::read(dir)
+            .with_context(|| format!("failed to resume: {} holds no tournament", dir.display()))?;
+        if let Some(diff) = manifest.difference(&old) {
+            bail!(
+                "failed to resume: {} holds a different tournament ({diff})",
+                dir.display()
+            );
+        }
+        return Ok(());
+    }
+    std::fs::create_dir_all(dir.join("games"))
+        .with_context(|| format!("failed to create {}", dir.display()))?;
+    super::write_atomic(&dir.join(super::manifest::FILE), &manifest.bytes())
+}
+
+/// Raises the soft open-file limit if the tables need it, or says how many
+/// tables fit.
+fn check_open_files(tables: u64) -> anyhow::Result<()> {
+    use nix::sys::resource::{getrlimit, setrlimit, Resource};
+    let need = 64 + tables * FILES_PER_TABLE;
+    let Ok((soft, hard)) = getrlimit(Resource::RLIMIT_NOFILE) else {
+        return Ok(());
+    };
+    if need <= soft {
+        return Ok(());
+    }
+    if need <= hard && setrlimit(Resource::RLIMIT_NOFILE, need, hard).is_ok() {
+        return Ok(());
+    }
+    bail!(
+        "failed to start: {tables} tables need about {need} open files, but the limit is {soft} (hard limit {hard}); \
+         use --jobs {} or raise `ulimit -n`",
+        (hard.saturating_sub(64) / FILES_PER_TABLE).max(1)
+    )
+}
+
+/// The entrant with the most wins so far (ties: the earlier entrant).
+fn leader(names: &[&str], outcomes: &BTreeMap<GameKey, GameOutcome>) -> String {
+    let mut wins = vec![0u32; names.len()];
+    for o in outcomes.values() {
+        if let Some(t) = o.winner {
+            wins[o.teams[t]] += 1;
+        }
+    }
+    let best = (0..names.len()).max_by_key(|&i| (wins[i], std::cmp::Reverse(i)));
+    best.map_or(String::new(), |i| {
+        format!("leader {} ({} wins)", names[i], wins[i])
+    })
+}
+
+/// A live bar on a terminal; otherwise a line every few seconds.
+struct Progress {
+    bar: ProgressBar,
+    lines: bool,
+    total: u64,
+    state: std::sync::Mutex<(u64, String, std::time::Instant, u64)>,
+}
+
+impl Progress {
+    fn new(total: u64, done: u64, quiet: bool) -> Progress {
+        let terminal = std::io::stderr().is_terminal();
+        let bar = if quiet || !terminal {
+            ProgressBar::hidden()
+        } else {
+            let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
+            bar.set_style(
+                ProgressStyle::with_template(
+                    "{bar:30} {pos}/{len} games  {per_sec}  ETA {eta}  {msg}",
+                )
+                .expect("a valid template"),
+            );
+            bar
+        };
+        bar.set_position(done);
+        Progress {
+            bar,
+            lines: !quiet && !terminal,
+            total,
+            state: std::sync::Mutex::new((done, String::new(), std::time::Instant::now(), done)),
+        }
+    }
+
+    fn update(&self, done: u64, leader: String) {
+        self.bar.set_position(done);
+        self.bar.set_message(leader.clone());
+        let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        s.0 = done;
+        s.1 = leader;
+    }
+
+    fn line(&self) {
+        if !self.lines {
+            return;
+        }
+        let s = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        let rate = (s.0 - s.3) as f64 / s.2.elapsed().as_secs_f64().max(1e-3);
+        eprintln!(
+            "referee: {}/{} games, {rate:.1} games/s, {}",
+            s.0, self.total, s.1
+        );
+    }
+
+    fn finish(&self) {
+        self.bar.finish_and_clear();
+    }
+}

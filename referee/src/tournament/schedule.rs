@@ -1,0 +1,341 @@
+//! The schedule: entrants, format and seed in, the list of matchups and games out.
+//! Pure — no processes, no files, no clock — so every other part of a tournament
+//! (the pool, the journal, shards) agrees on what "game 7 of matchup 3" is and
+//! what its seed is, whatever order tables finish in.
+//!
+//! A matchup is three entrants at one table. It is played in duplicate sets: a set
+//! is six games on the same seed, one for each arrangement of the three entrants
+//! over the three team positions, so every entrant plays every position on the
+//! same cards. Seeds follow the schedule: tournament seed → round → matchup → set.
+
+use schmier_protocol::shuffle::derive_seed;
+
+/// How entrants are brought together.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case", tag = "kind")]
+pub enum Format {
+    /// Every combination of three entrants plays one matchup.
+    RoundRobin,
+    /// Each challenger plays every pair of the other (pool) entrants.
+    Gauntlet {
+        /// Entrant indices of the challengers.
+        challengers: Vec<usize>,
+    },
+}
+
+/// The six arrangements of a matchup's three entrants over team positions 0, 1, 2:
+/// arrangement `a` puts matchup entrant `ARRANGEMENTS[a][t]` at team position `t`.
+/// Each entrant takes each position exactly twice.
+pub const ARRANGEMENTS: [[usize; 3]; 6] = [
+    [0, 1, 2],
+    [1, 2, 0],
+    [2, 0, 1],
+    [0, 2, 1],
+    [2, 1, 0],
+    [1, 0, 2],
+];
+
+/// Games in a duplicate set.
+pub const SET: u32 = ARRANGEMENTS.len() as u32;
+
+/// Request ids of a matchup's game `g` (from 1) start at `(g - 1) << REQUEST_ID_BITS`,
+/// so a table restarted mid-matchup (on resume) sends the same ids as one that
+/// played through, and ids still increase through a session. A game has far fewer
+/// than 2^20 decisions (the hand cap bounds it).
+pub const REQUEST_ID_BITS: u32 = 20;
+
+/// Three entrants at one table, for `sets` duplicate sets.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Matchup {
+    /// Position in the schedule, from 0; names the matchup's files.
+    pub index: u32,
+    pub round: u32,
+    /// Entrant indices; `entrants[k]` is lineup team `k` (slots `k` and `k + 3`).
+    pub entrants: [usize; 3],
+    pub sets: u32,
+    /// The matchup's seed (recorded as `match_seed` in its transcripts).
+    pub seed: u64,
+}
+
+/// One game of a matchup.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct GameKey {
+    pub matchup: u32,
+    /// From 1: set `s` (from 0), arrangement `a` is game `s * 6 + a + 1`.
+    pub game: u32,
+}
+
+impl Matchup {
+    pub fn games(&self) -> u32 {
+        self.sets * SET
+    }
+
+    pub fn keys(&self) -> impl Iterator<Item = GameKey> + '_ {
+        (1..=self.games()).map(|game| GameKey {
+            matchup: self.index,
+            game,
+        })
+    }
+
+    /// The duplicate set (from 1) that game `game` (from 1) belongs to.
+    pub fn set_of(&self, game: u32) -> u32 {
+        (game - 1) / SET + 1
+    }
+
+    /// The seed of game `game` (from 1): the same for the six games of a set. It
+    /// is derived exactly as `referee play` derives game `set` of a match seeded
+    /// with the matchup's seed, so a transcript records the matchup seed as its
+    /// `match_seed` and the set as its `game`, and `referee verify` can check it.
+    pub fn game_seed(&self, game: u32) -> u64 {
+        derive_seed(self.seed, u64::from(self.set_of(game) - 1))
+    }
+
+    /// Which matchup entrant (0, 1, 2) sits at each team position in game `game`.
+    pub fn arrangement(&self, game: u32) -> [usize; 3] {
+        ARRANGEMENTS[((game - 1) % SET) as usize]
+    }
+
+    /// The entrant index at each team position in game `game`.
+    pub fn teams(&self, game: u32) -> [usize; 3] {
+        self.arrangement(game).map(|k| self.entrants[k])
+    }
+
+    /// The lineup slot at each seat in game `game`: lineup team `k` is slots `k`
+    /// and `k + 3`; seat `s` is team position `s % 3`, and partners stay together.
+    pub fn seat_slot(&self, game: u32) -> [usize; 6] {
+        let arrangement = self.arrangement(game);
+        std::array::from_fn(|seat| arrangement[seat % 3] + 3 * (seat / 3))
+    }
+
+    /// The first request id of game `game`.
+    pub fn first_request_id(&self, game: u32) -> u64 {
+        (u64::from(game - 1) << REQUEST_ID_BITS) + 1
+    }
+}
+
+/// The matchups of a tournament of `entrants` entrants, in schedule order.
+pub fn matchups(entrants: usize, format: &Format, sets: u32, seed: u64) -> Vec<Matchup> {
+    let tables: Vec<[usize; 3]> = match format {
+        Format::RoundRobin => triples(&(0..entrants).collect::<Vec<_>>()),
+        Format::Gauntlet { challengers } => {
+            let pool: Vec<usize> = (0..entrants).filter(|e| !challengers.contains(e)).collect();
+            challengers
+                .iter()
+                .flat_map(|&c| pairs(&pool).into_iter().map(move |[a, b]| [c, a, b]))
+                .collect()
+        }
+    };
+    let round = 0;
+    let round_seed = derive_seed(seed, round);
+    tables
+        .into_iter()
+        .enumerate()
+        .map(|(i, entrants)| Matchup {
+            index: i as u32,
+            round: round as u32,
+            entrants,
+            sets,
+            seed: derive_seed(round_seed, i as u64),
+        })
+        .collect()
+}
+
+/// Every 3-element subset of `items`, in lexicographic order.
+fn triples(items: &[usize]) -> Vec<[usize; 3]> {
+    let mut out = Vec::new();
+    for (i, &a) in items.iter().enumerate() {
+        for (j, &b) in items.iter().enumerate().skip(i + 1) {
+            for &c in &items[j + 1..] {
+                out.push([a, b, c]);
+            }
+        }
+    }
+    out
+}
+
+/// Every 2-element subset of `items`, in lexicographic order.
+fn pairs(items: &[usize]) -> Vec<[usize; 2]> {
+    let mut out = Vec::new();
+    for (i, &a) in items.iter().enumerate() {
+        for &b in &items[i + 1..] {
+            out.push([a, b]);
+        }
+    }
+    out
+}
+
+/// A deterministic slice of a schedule: shard `index` of `count` plays the
+/// matchups whose index is `index` modulo `count` (so each shard gets a mix of
+/// early and late matchups).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Shard {
+    pub index: u32,
+    pub count: u32,
+}
+
+impl Shard {
+    pub fn holds(&self, m: &Matchup) -> bool {
+        m.index % self.count == self.index
+    }
+}
+
+impl std::str::FromStr for Shard {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Shard, String> {
+        let (k, n) = s
+            .split_once('/')
+            .ok_or_else(|| format!("{s:?} is not K/N, e.g. 0/3"))?;
+        let index: u32 = k
+            .trim()
+            .parse()
+            .map_err(|_| format!("{s:?}: K is not a number"))?;
+        let count: u32 = n
+            .trim()
+            .parse()
+            .map_err(|_| format!("{s:?}: N is not a number"))?;
+        if count == 0 || index >= count {
+            return Err(format!(
+                "{s:?}: need 0 <= K < N (shards are numbered from 0)"
+            ));
+        }
+        Ok(Shard { index, count })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn binomial(n: usize, k: usize) -> usize {
+        (0..k).fold(1, |acc, i| acc * (n - i) / (i + 1))
+    }
+
+    #[test]
+    fn round_robin_has_every_triple_once() {
+        for n in 3..9 {
+            let ms = matchups(n, &Format::RoundRobin, 1, 1);
+            assert_eq!(ms.len(), binomial(n, 3), "{n} entrants");
+            let mut seen = std::collections::BTreeSet::new();
+            for m in &ms {
+                let [a, b, c] = m.entrants;
+                assert!(a < b && b < c && c < n);
+                assert!(seen.insert(m.entrants), "{:?} twice", m.entrants);
+            }
+            // Every pair meets the same number of times: n - 2.
+            for a in 0..n {
+                for b in a + 1..n {
+                    let meets = ms
+                        .iter()
+                        .filter(|m| m.entrants.contains(&a) && m.entrants.contains(&b))
+                        .count();
+                    assert_eq!(meets, n - 2);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn gauntlet_puts_each_challenger_against_every_pool_pair() {
+        let ms = matchups(
+            6,
+            &Format::Gauntlet {
+                challengers: vec![4, 1],
+            },
+            2,
+            9,
+        );
+        // Pool {0, 2, 3, 5}: 6 pairs, for each of 2 challengers.
+        assert_eq!(ms.len(), 12);
+        for (i, m) in ms.iter().enumerate() {
+            let challenger = if i < 6 { 4 } else { 1 };
+            assert_eq!(m.entrants[0], challenger);
+            assert!(!m.entrants[1..].contains(&4) && !m.entrants[1..].contains(&1));
+            assert_eq!(m.games(), 12);
+        }
+    }
+
+    #[test]
+    fn a_set_is_one_seed_and_every_entrant_in_every_position_twice() {
+        let m = &matchups(3, &Format::RoundRobin, 3, 42)[0];
+        for set in 0..3 {
+            let games: Vec<u32> = (1..=6).map(|a| set * 6 + a).collect();
+            let seed = m.game_seed(games[0]);
+            assert!(games.iter().all(|&g| m.game_seed(g) == seed));
+            for entrant in 0..3 {
+                for position in 0..3 {
+                    let times = games
+                        .iter()
+                        .filter(|&&g| m.teams(g)[position] == entrant)
+                        .count();
+                    assert_eq!(times, 2, "entrant {entrant} at position {position}");
+                }
+            }
+        }
+        // Different sets, different deals.
+        assert_ne!(m.game_seed(1), m.game_seed(7));
+        assert_ne!(m.game_seed(7), m.game_seed(13));
+    }
+
+    #[test]
+    fn seating_keeps_partners_together_and_puts_each_entrant_at_its_position() {
+        let m = &matchups(3, &Format::RoundRobin, 1, 0)[0];
+        for game in 1..=6 {
+            let slots = m.seat_slot(game);
+            let teams = m.teams(game);
+            for seat in 0..6 {
+                // Lineup slot k and k + 3 belong to matchup entrant k.
+                assert_eq!(m.entrants[slots[seat] % 3], teams[seat % 3]);
+            }
+            assert_eq!(slots[0] % 3, slots[3] % 3, "partners");
+            let mut all = slots;
+            all.sort();
+            assert_eq!(all, [0, 1, 2, 3, 4, 5], "each process once");
+        }
+    }
+
+    #[test]
+    fn seeds_follow_the_schedule_and_the_tournament_seed() {
+        let a = matchups(5, &Format::RoundRobin, 1, 7);
+        let b = matchups(5, &Format::RoundRobin, 1, 7);
+        let c = matchups(5, &Format::RoundRobin, 1, 8);
+        assert_eq!(a, b);
+        assert!(a.iter().zip(&c).all(|(x, y)| x.seed != y.seed));
+        let seeds: std::collections::BTreeSet<u64> = a.iter().map(|m| m.seed).collect();
+        assert_eq!(seeds.len(), a.len(), "matchup seeds are distinct");
+    }
+
+    #[test]
+    fn shards_partition_the_matchups() {
+        let ms = matchups(7, &Format::RoundRobin, 1, 3);
+        for count in 1..5 {
+            let mut covered = vec![0; ms.len()];
+            for index in 0..count {
+                let shard = Shard { index, count };
+                for m in ms.iter().filter(|m| shard.holds(m)) {
+                    covered[m.index as usize] += 1;
+                }
+            }
+            assert!(
+                covered.iter().all(|&c| c == 1),
+                "{count} shards: {covered:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn request_ids_of_later_games_start_above_earlier_ones() {
+        let m = &matchups(3, &Format::RoundRobin, 2, 0)[0];
+        for g in 1..m.games() {
+            assert!(m.first_request_id(g + 1) > m.first_request_id(g) + 100_000);
+        }
+    }
+
+    #[test]
+    fn shard_parsing_says_what_is_wrong() {
+        assert_eq!("1/3".parse::<Shard>(), Ok(Shard { index: 1, count: 3 }));
+        assert!("3/3".parse::<Shard>().unwrap_err().contains("0 <= K < N"));
+        assert!("x/3".parse::<Shard>().unwrap_err().contains("K is not"));
+        assert!("13".parse::<Shard>().unwrap_err().contains("K/N"));
+    }
+}

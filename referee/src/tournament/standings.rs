@@ -1,0 +1,387 @@
+//! Standings: a pure function of the journal's outcomes in schedule order (never
+//! of the order games finished in), written as `standings.json`, `standings.csv`
+//! and printed as an aligned table.
+//!
+//! Per entrant: games, wins with a 95% Wilson interval on the win rate, the
+//! duplicate score (its final score minus the mean of the other two teams' on the
+//! same deal, averaged: duplicate sets make the luck of the cards cancel), points
+//! per hand, bids made/set, faults by kind, forfeits, and a Weng-Lin rating
+//! (`skillratings`) updated game by game in schedule order with each game's
+//! ranking. For a gauntlet, each challenger's score difference to each opponent
+//! with a 95% interval.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+use skillratings::weng_lin::{weng_lin_multi_team, WengLinConfig, WengLinRating};
+use skillratings::MultiTeamOutcome;
+
+use super::manifest::Manifest;
+use super::outcome::GameOutcome;
+use super::schedule::{Format, GameKey};
+
+pub const FORMAT: &str = "schmier-standings/1";
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Standings {
+    pub format: &'static str,
+    pub games: u32,
+    /// Best first: by win rate, then duplicate score, then name.
+    pub entrants: Vec<Row>,
+    /// Gauntlet only: each challenger against each opponent it met.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub head_to_head: Vec<HeadToHead>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Row {
+    pub rank: u32,
+    pub name: String,
+    pub games: u32,
+    pub wins: u32,
+    pub win_rate: f64,
+    /// 95% Wilson score interval of the win rate.
+    pub win_rate_ci: [f64; 2],
+    /// Mean of (own final score − mean of the other two teams' final scores).
+    pub duplicate_score: f64,
+    /// Weng-Lin rating (mean) and its uncertainty (standard deviation).
+    pub rating: f64,
+    pub rating_uncertainty: f64,
+    /// Points won per hand played.
+    pub points_per_hand: f64,
+    /// Mean final score, and mean final score of the opposing teams.
+    pub points_for: f64,
+    pub points_against: f64,
+    pub bids_made: u32,
+    pub bids_set: u32,
+    pub faults: BTreeMap<String, u32>,
+    pub forfeits: u32,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct HeadToHead {
+    pub challenger: String,
+    pub opponent: String,
+    pub games: u32,
+    /// Mean of (challenger's final score − opponent's) over the games they met.
+    pub score_difference: f64,
+    /// 95% interval of that mean (normal approximation).
+    pub ci: [f64; 2],
+}
+
+#[derive(Default)]
+struct Tally {
+    games: u32,
+    wins: u32,
+    duplicate: f64,
+    points_for: f64,
+    points_against: f64,
+    won: i64,
+    hands: u64,
+    made: u32,
+    set: u32,
+    faults: BTreeMap<String, u32>,
+    forfeits: u32,
+}
+
+/// Rounded so that the files stay readable; the arithmetic order is fixed, so the
+/// digits are the same on every run anyway.
+fn round(x: f64) -> f64 {
+    (x * 10_000.0).round() / 10_000.0
+}
+
+/// The 95% Wilson score interval for `wins` of `n`.
+pub fn wilson(wins: u32, n: u32) -> [f64; 2] {
+    if n == 0 {
+        return [0.0, 1.0];
+    }
+    let z = 1.959_963_984_540_054_f64;
+    let n = f64::from(n);
+    let p = f64::from(wins) / n;
+    let denom = 1.0 + z * z / n;
+    let centre = (p + z * z / (2.0 * n)) / denom;
+    let half = z * (p * (1.0 - p) / n + z * z / (4.0 * n * n)).sqrt() / denom;
+    [(centre - half).max(0.0), (centre + half).min(1.0)]
+}
+
+pub fn compute(manifest: &Manifest, outcomes: &BTreeMap<GameKey, GameOutcome>) -> Standings {
+    let names: Vec<String> = manifest.entrants.iter().map(|e| e.name.clone()).collect();
+    let mut tally: Vec<Tally> = names.iter().map(|_| Tally::default()).collect();
+    let mut ratings = vec![WengLinRating::new(); names.len()];
+    let config = WengLinConfig::new();
+    for o in outcomes.values() {
+        for t in 0..3 {
+            let e = &mut tally[o.teams[t]];
+            let others = f64::from(o.scores[(t + 1) % 3] + o.scores[(t + 2) % 3]) / 2.0;
+            e.games += 1;
+            e.wins += u32::from(o.winner == Some(t));
+            e.duplicate += f64::from(o.scores[t]) - others;
+            e.points_for += f64::from(o.scores[t]);
+            e.points_against += others;
+            e.won += i64::from(o.won[t]);
+            e.hands += u64::from(o.hands);
+            e.made += o.made[t];
+            e.set += o.set[t];
+            for (kind, n) in &o.faults[t] {
+                *e.faults.entry(kind.clone()).or_default() += n;
+            }
+            e.forfeits += u32::from(o.forfeited.contains(&t));
+        }
+        let teams: Vec<[WengLinRating; 1]> = o.teams.iter().map(|&e| [ratings[e]]).collect();
+        let ranked: Vec<(&[WengLinRating], MultiTeamOutcome)> = (0..3)
+            .map(|t| {
+                let place = o
+                    .ranking
+                    .iter()
+                    .position(|&r| r == t)
+                    .expect("a ranking of 3");
+                (&teams[t][..], MultiTeamOutcome::new(place + 1))
+            })
+            .collect();
+        let new = weng_lin_multi_team(&ranked, &config);
+        for t in 0..3 {
+            ratings[o.teams[t]] = new[t][0];
+        }
+    }
+    let mut rows: Vec<Row> = tally
+        .into_iter()
+        .enumerate()
+        .map(|(i, t)| {
+            let per_game = |x: f64| {
+                if t.games == 0 {
+                    0.0
+                } else {
+                    x / f64::from(t.games)
+                }
+            };
+            Row {
+                rank: 0,
+                name: names[i].clone(),
+                games: t.games,
+                wins: t.wins,
+                win_rate: round(per_game(f64::from(t.wins))),
+                win_rate_ci: wilson(t.wins, t.games).map(round),
+                duplicate_score: round(per_game(t.duplicate)),
+                rating: round(ratings[i].rating),
+                rating_uncertainty: round(ratings[i].uncertainty),
+                points_per_hand: round(if t.hands == 0 {
+                    0.0
+                } else {
+                    t.won as f64 / t.hands as f64
+                }),
+                points_for: round(per_game(t.points_for)),
+                points_against: round(per_game(t.points_against)),
+                bids_made: t.made,
+                bids_set: t.set,
+                faults: t.faults,
+                forfeits: t.forfeits,
+            }
+        })
+        .collect();
+    rows.sort_by(|a, b| {
+        b.win_rate
+            .total_cmp(&a.win_rate)
+            .then(b.duplicate_score.total_cmp(&a.duplicate_score))
+            .then(a.name.cmp(&b.name))
+    });
+    for (i, r) in rows.iter_mut().enumerate() {
+        r.rank = i as u32 + 1;
+    }
+    let head_to_head = match &manifest.format {
+        Format::Gauntlet { challengers } => challengers
+            .iter()
+            .flat_map(|&c| {
+                (0..names.len())
+                    .filter(move |o| !challengers.contains(o))
+                    .map(move |o| (c, o))
+            })
+            .filter_map(|(c, o)| head_to_head(&names, outcomes, c, o))
+            .collect(),
+        Format::RoundRobin => Vec::new(),
+    };
+    Standings {
+        format: FORMAT,
+        games: outcomes.len() as u32,
+        entrants: rows,
+        head_to_head,
+    }
+}
+
+fn head_to_head(
+    names: &[String],
+    outcomes: &BTreeMap<GameKey, GameOutcome>,
+    c: usize,
+    o: usize,
+) -> Option<HeadToHead> {
+    let diffs: Vec<f64> = outcomes
+        .values()
+        .filter_map(|g| {
+            let pc = g.teams.iter().position(|&e| e == c)?;
+            let po = g.teams.iter().position(|&e| e == o)?;
+            Some(f64::from(g.scores[pc] - g.scores[po]))
+        })
+        .collect();
+    if diffs.is_empty() {
+        return None;
+    }
+    let n = diffs.len() as f64;
+    let mean = diffs.iter().sum::<f64>() / n;
+    let half = if diffs.len() < 2 {
+        f64::INFINITY
+    } else {
+        let var = diffs.iter().map(|d| (d - mean).powi(2)).sum::<f64>() / (n - 1.0);
+        1.959_963_984_540_054 * (var / n).sqrt()
+    };
+    Some(HeadToHead {
+        challenger: names[c].clone(),
+        opponent: names[o].clone(),
+        games: diffs.len() as u32,
+        score_difference: round(mean),
+        ci: [round(mean - half), round(mean + half)],
+    })
+}
+
+impl Standings {
+    pub fn json(&self) -> Vec<u8> {
+        let mut out = serde_json::to_vec_pretty(self).expect("standings serialize");
+        out.push(b'\n');
+        out
+    }
+
+    pub fn csv(&self) -> Vec<u8> {
+        let mut w = csv::Writer::from_writer(Vec::new());
+        let head = [
+            "rank",
+            "name",
+            "games",
+            "wins",
+            "win_rate",
+            "win_rate_low",
+            "win_rate_high",
+            "duplicate_score",
+            "rating",
+            "rating_uncertainty",
+            "points_per_hand",
+            "points_for",
+            "points_against",
+            "bids_made",
+            "bids_set",
+            "faults",
+            "forfeits",
+        ];
+        w.write_record(head).expect("writing to memory");
+        for r in &self.entrants {
+            w.write_record([
+                r.rank.to_string(),
+                r.name.clone(),
+                r.games.to_string(),
+                r.wins.to_string(),
+                r.win_rate.to_string(),
+                r.win_rate_ci[0].to_string(),
+                r.win_rate_ci[1].to_string(),
+                r.duplicate_score.to_string(),
+                r.rating.to_string(),
+                r.rating_uncertainty.to_string(),
+                r.points_per_hand.to_string(),
+                r.points_for.to_string(),
+                r.points_against.to_string(),
+                r.bids_made.to_string(),
+                r.bids_set.to_string(),
+                faults_text(&r.faults),
+                r.forfeits.to_string(),
+            ])
+            .expect("writing to memory");
+        }
+        w.into_inner().expect("writing to memory")
+    }
+
+    /// The aligned table printed at the end of a run.
+    pub fn table(&self) -> String {
+        let mut rows = vec![[
+            "#", "entrant", "games", "wins", "win %", "95% CI", "dup", "rating", "pts/hand",
+            "made/set", "faults", "forfeits",
+        ]
+        .map(String::from)];
+        for r in &self.entrants {
+            rows.push([
+                r.rank.to_string(),
+                r.name.clone(),
+                r.games.to_string(),
+                r.wins.to_string(),
+                format!("{:.1}", r.win_rate * 100.0),
+                format!(
+                    "{:.1}–{:.1}",
+                    r.win_rate_ci[0] * 100.0,
+                    r.win_rate_ci[1] * 100.0
+                ),
+                format!("{:+.2}", r.duplicate_score),
+                format!("{:.1} ± {:.1}", r.rating, r.rating_uncertainty),
+                format!("{:.2}", r.points_per_hand),
+                format!("{}/{}", r.bids_made, r.bids_set),
+                faults_text(&r.faults),
+                r.forfeits.to_string(),
+            ]);
+        }
+        let mut widths = [0; 12];
+        for row in &rows {
+            for (w, cell) in widths.iter_mut().zip(row) {
+                *w = (*w).max(cell.chars().count());
+            }
+        }
+        let mut out = String::new();
+        for row in &rows {
+            let cells: Vec<String> = row
+                .iter()
+                .zip(widths)
+                .enumerate()
+                .map(|(i, (cell, w))| {
+                    let pad = w - cell.chars().count();
+                    // Names left-aligned, figures right-aligned.
+                    if i == 1 {
+                        format!("{cell}{}", " ".repeat(pad))
+                    } else {
+                        format!("{}{cell}", " ".repeat(pad))
+                    }
+                })
+                .collect();
+            out.push_str(cells.join("  ").trim_end());
+            out.push('\n');
+        }
+        for h in &self.head_to_head {
+            out.push_str(&format!(
+                "{} vs {}: {:+.2} points a game over {} games (95% CI {:+.2} to {:+.2})\n",
+                h.challenger, h.opponent, h.score_difference, h.games, h.ci[0], h.ci[1]
+            ));
+        }
+        out
+    }
+}
+
+fn faults_text(faults: &BTreeMap<String, u32>) -> String {
+    if faults.is_empty() {
+        return "-".into();
+    }
+    faults
+        .iter()
+        .map(|(k, n)| format!("{k}:{n}"))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wilson_interval_matches_published_values() {
+        // 8 of 10: 0.4902–0.9433 (Wilson 1927; e.g. Newcombe 1998, method 3).
+        let [lo, hi] = wilson(8, 10);
+        assert!(
+            (lo - 0.4902).abs() < 1e-4 && (hi - 0.9433).abs() < 1e-4,
+            "{lo} {hi}"
+        );
+        // 0 of 10: 0–0.2775.
+        let [lo, hi] = wilson(0, 10);
+        assert!(lo == 0.0 && (hi - 0.2775).abs() < 1e-4, "{lo} {hi}");
+    }
+}

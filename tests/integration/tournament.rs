@@ -1,0 +1,384 @@
+//! `referee tournament` and `referee merge` end to end: results and files do not
+//! depend on --jobs, on sharding, or on a SIGKILL and --resume; a duplicate set
+//! replays the same deals with the entrants rotated; every transcript verifies.
+//!
+//! One small gauntlet serves as the reference: the heuristic bot challenges the
+//! pairs of three random bots (Rust, JavaScript, and Python behind a gate that
+//! the resume test closes), one duplicate set each: 3 matchups, 18 games.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+
+use crate::support::{root, REFEREE};
+
+const GAMES: usize = 18;
+
+/// The reference gauntlet's arguments, identical for every run compared.
+fn gauntlet(out: &Path) -> Command {
+    let mut cmd = Command::new(REFEREE);
+    cmd.args([
+        "tournament",
+        "--format",
+        "gauntlet",
+        "--challenger",
+        "heuristic",
+    ])
+    .args(["--entrant", "heuristic=builtin:heuristic"])
+    .args(["--entrant", "rust=builtin:random"])
+    .args(["--entrant", "js=node sample-bots/js/bot.js random"])
+    .args([
+        "--entrant",
+        "py=python3 tests/tournament/gated_bot.py random",
+    ])
+    // Generous: the resume test holds one bot at its start until it kills us.
+    .args(["--startup-ms", "120000", "--seed", "11", "--quiet"])
+    .arg("--out")
+    .arg(out)
+    .current_dir(root())
+    .env_remove("SCHMIER_TEST_GATE");
+    cmd
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("tournament-{}", std::process::id()))
+        .join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.parent().unwrap()).unwrap();
+    dir
+}
+
+fn ok(mut cmd: Command) -> Output {
+    let out = cmd.output().expect("the referee runs");
+    assert!(
+        out.status.success(),
+        "referee failed: {}\nstdout:\n{}\nstderr:\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+fn failing(mut cmd: Command) -> String {
+    let out = cmd.output().expect("the referee runs");
+    assert!(!out.status.success(), "the referee should have refused");
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// The uninterrupted, unsharded run on three tables.
+fn reference() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = scratch("reference");
+        ok({
+            let mut c = gauntlet(&dir);
+            c.args(["--jobs", "3"]);
+            c
+        });
+        dir
+    })
+}
+
+/// Every file of a finished tournament that must be deterministic: the
+/// manifest, the journal, the standings and the transcripts (not the timings
+/// and bot logs, which hold wall-clock figures).
+fn deterministic(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    let mut files = BTreeMap::new();
+    for name in [
+        "tournament.json",
+        "journal.jsonl",
+        "standings.json",
+        "standings.csv",
+    ] {
+        let bytes = std::fs::read(dir.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
+        files.insert(name.to_owned(), bytes);
+    }
+    for entry in std::fs::read_dir(dir.join("games")).unwrap() {
+        let name = entry.unwrap().file_name().to_string_lossy().into_owned();
+        if name.ends_with(".jsonl") && !name.ends_with(".timings.jsonl") {
+            files.insert(
+                format!("games/{name}"),
+                std::fs::read(dir.join("games").join(&name)).unwrap(),
+            );
+        }
+    }
+    files
+}
+
+fn assert_same(a: &Path, b: &Path) {
+    let (x, y) = (deterministic(a), deterministic(b));
+    assert_eq!(x.len(), 4 + GAMES, "{:?}", x.keys());
+    assert_eq!(
+        x.keys().collect::<Vec<_>>(),
+        y.keys().collect::<Vec<_>>(),
+        "the same files"
+    );
+    for (name, bytes) in &x {
+        assert!(
+            bytes == &y[name],
+            "{name} differs between {} and {}",
+            a.display(),
+            b.display()
+        );
+    }
+}
+
+fn journal(dir: &Path) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(dir.join("journal.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+#[test]
+fn one_table_or_three_give_the_same_bytes() {
+    let one = scratch("jobs1");
+    ok({
+        let mut c = gauntlet(&one);
+        c.args(["--jobs", "1"]);
+        c
+    });
+    assert_same(reference(), &one);
+}
+
+#[test]
+fn three_shards_merged_equal_the_unsharded_run() {
+    let shards: Vec<PathBuf> = (0..3).map(|k| scratch(&format!("shard{k}"))).collect();
+    for (k, dir) in shards.iter().enumerate() {
+        ok({
+            let mut c = gauntlet(dir);
+            c.args(["--shard", &format!("{k}/3"), "--jobs", "1"]);
+            c
+        });
+        assert_eq!(journal(dir).len(), GAMES / 3, "shard {k} plays one matchup");
+    }
+    let merged = scratch("merged");
+    let mut merge = Command::new(REFEREE);
+    merge.arg("merge").args(&shards).arg("--out").arg(&merged);
+    let out = ok(merge);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("heuristic"));
+    assert_same(reference(), &merged);
+
+    // A missing shard, a shard given twice, a whole tournament: refused.
+    let refuse = |dirs: &[&PathBuf]| {
+        let mut c = Command::new(REFEREE);
+        c.arg("merge")
+            .args(dirs)
+            .arg("--out")
+            .arg(scratch("refused"));
+        failing(c)
+    };
+    let err = refuse(&[&shards[0], &shards[2]]);
+    assert!(err.contains("shard(s) 1/3 missing"), "{err}");
+    let err = refuse(&[&shards[0], &shards[1], &shards[1], &shards[2]]);
+    assert!(err.contains("shard 1/3 is given twice"), "{err}");
+    let whole = reference().to_path_buf();
+    let err = refuse(&[&whole]);
+    assert!(err.contains("not a shard"), "{err}");
+}
+
+#[test]
+fn killed_with_sigkill_and_resumed_equals_an_uninterrupted_run() {
+    let dir = scratch("killed");
+    let gate = scratch("gate");
+    std::fs::write(&gate, b"closed").unwrap();
+    let waiting = PathBuf::from(format!("{}.waiting", gate.display()));
+    let mut child = {
+        let mut c = gauntlet(&dir);
+        c.args(["--jobs", "1"]).env("SCHMIER_TEST_GATE", &gate);
+        c.stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap()
+    };
+    // Matchup 0 (heuristic, rust, js) finishes; matchup 1 then waits for the
+    // gated Python bot's hello, which never comes while the gate is closed.
+    let journal_path = dir.join("journal.jsonl");
+    let lines = || std::fs::read_to_string(&journal_path).map_or(0, |t| t.lines().count());
+    let start = std::time::Instant::now();
+    while !(waiting.exists() && lines() == GAMES / 3) {
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "the referee ended early"
+        );
+        assert!(start.elapsed().as_secs() < 120, "matchup 0 never finished");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert_eq!(lines(), GAMES / 3);
+    // Drop the journal's last three lines, as if the kill had come right after
+    // game 3 of matchup 0: the resumed table then starts mid-matchup.
+    let kept: String = std::fs::read_to_string(&journal_path)
+        .unwrap()
+        .lines()
+        .take(3)
+        .map(|l| format!("{l}\n"))
+        .collect();
+    std::fs::write(&journal_path, kept).unwrap();
+    // What a crash mid-write would leave: a torn journal line and a half transcript.
+    let mut torn = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&journal_path)
+        .unwrap();
+    std::io::Write::write_all(&mut torn, br#"{"matchup":1,"game":1,"se"#).unwrap();
+    std::fs::write(
+        dir.join("games/m0001-g001.jsonl.partial"),
+        b"{\"type\":\"header\"",
+    )
+    .unwrap();
+
+    // Without --resume the directory is not touched.
+    let err = failing(gauntlet(&dir));
+    assert!(err.contains("is not empty; add --resume"), "{err}");
+    // A different tournament is not resumed into it.
+    let err = failing({
+        let mut c = gauntlet(&dir);
+        c.args(["--resume", "--sets", "2"]);
+        c
+    });
+    assert!(
+        err.contains("holds a different tournament") && err.contains("sets: 2 here, 1 there"),
+        "{err}"
+    );
+
+    std::fs::remove_file(&gate).unwrap();
+    let out = ok({
+        let mut c = gauntlet(&dir);
+        c.args(["--resume", "--jobs", "2"]);
+        c
+    });
+    assert!(String::from_utf8_lossy(&out.stderr).contains("torn last line"));
+    assert!(!dir.join("games/m0001-g001.jsonl.partial").exists());
+    assert_same(reference(), &dir);
+}
+
+#[test]
+fn a_duplicate_set_replays_the_same_deals_with_the_entrants_rotated() {
+    let dir = reference();
+    let entries = journal(dir);
+    let matchup0: Vec<&serde_json::Value> = entries.iter().filter(|e| e["matchup"] == 0).collect();
+    assert_eq!(matchup0.len(), 6);
+    // Six different arrangements of the same three entrants.
+    let mut arrangements: Vec<String> = matchup0.iter().map(|e| e["teams"].to_string()).collect();
+    arrangements.sort();
+    arrangements.dedup();
+    assert_eq!(arrangements.len(), 6, "{arrangements:?}");
+
+    let commands = [
+        "referee bot heuristic",
+        "referee bot random",
+        "node sample-bots/js/bot.js random",
+    ];
+    let mut deals: BTreeMap<u64, (serde_json::Value, u64)> = BTreeMap::new();
+    let mut compared = 0;
+    for e in &matchup0 {
+        let text = std::fs::read_to_string(dir.join(e["transcript"].as_str().unwrap())).unwrap();
+        let lines: Vec<serde_json::Value> = text
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        let header = &lines[0];
+        assert_eq!(header["seed"], e["seed"]);
+        // The entrant the journal puts at each team position sits at both its seats.
+        for seat in 0..6 {
+            let entrant = e["teams"][seat % 3].as_u64().unwrap() as usize;
+            assert_eq!(
+                header["seats"][seat]["command"], commands[entrant],
+                "seat {seat}"
+            );
+        }
+        // Every deal is the same cards, seat by seat, in every game of the set.
+        for deal in lines.iter().filter(|l| l["type"] == "deal") {
+            let n = deal["deal"].as_u64().unwrap();
+            match deals.get(&n) {
+                None => {
+                    deals.insert(n, (deal.clone(), 1));
+                }
+                Some((first, _)) => {
+                    assert_eq!(deal, first, "deal {n} differs within the set");
+                    compared += 1;
+                }
+            }
+        }
+    }
+    assert!(
+        compared >= 5,
+        "the first deal is compared across all six games"
+    );
+    let seeds: std::collections::BTreeSet<String> =
+        entries.iter().map(|e| e["seed"].to_string()).collect();
+    assert_eq!(seeds.len(), 3, "one seed per set, a set per matchup");
+}
+
+#[test]
+fn every_transcript_of_a_tournament_verifies() {
+    let dir = reference();
+    let files: Vec<PathBuf> = journal(dir)
+        .iter()
+        .map(|e| dir.join(e["transcript"].as_str().unwrap()))
+        .collect();
+    assert_eq!(files.len(), GAMES);
+    let refs: Vec<&Path> = files.iter().map(|p| p.as_path()).collect();
+    let out = crate::support::verify(&refs);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter(|l| l.starts_with("ok "))
+            .count(),
+        GAMES
+    );
+}
+
+#[test]
+fn the_challenger_tops_the_standings_with_its_head_to_head_figures() {
+    let standings: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(reference().join("standings.json")).unwrap())
+            .unwrap();
+    let rows = standings["entrants"].as_array().unwrap();
+    assert_eq!(rows[0]["name"], "heuristic");
+    assert_eq!(rows[0]["games"], 18);
+    let games: u64 = rows.iter().map(|r| r["games"].as_u64().unwrap()).sum();
+    assert_eq!(games, 3 * GAMES as u64, "three entrants a game");
+    let h2h = standings["head_to_head"].as_array().unwrap();
+    assert_eq!(h2h.len(), 3);
+    for h in h2h {
+        assert_eq!(
+            h["games"], 12,
+            "the challenger meets each pool bot in two matchups"
+        );
+        let [lo, hi] = [h["ci"][0].as_f64().unwrap(), h["ci"][1].as_f64().unwrap()];
+        let mean = h["score_difference"].as_f64().unwrap();
+        assert!(lo <= mean && mean <= hi);
+    }
+}
+
+#[test]
+fn fewer_than_three_entrants_need_a_fill() {
+    let dir = scratch("two");
+    let mut c = Command::new(REFEREE);
+    c.args([
+        "tournament",
+        "--entrant",
+        "a=builtin:random",
+        "--entrant",
+        "b=builtin:random",
+        "--out",
+    ])
+    .arg(&dir);
+    let err = failing(c);
+    assert!(
+        err.contains("at least three entrants") && err.contains("--fill"),
+        "{err}"
+    );
+    assert!(!dir.exists(), "nothing is written for a refused tournament");
+}

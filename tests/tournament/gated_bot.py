@@ -1,0 +1,22 @@
+#!/usr/bin/env python3
+"""The Python sample bot behind a gate, for the resume test.
+
+If the environment names a gate file (SCHMIER_TEST_GATE) and that file exists,
+the bot first creates `<gate>.waiting` and then waits, without saying hello, until
+the gate file is gone; then (or at once, without a gate) it becomes the Python
+sample bot with the strategy given as argument. The environment is not part of
+the command line, so a gated and an ungated run record the same tournament."""
+
+import os
+import sys
+import time
+
+gate = os.environ.get("SCHMIER_TEST_GATE")
+if gate and os.path.exists(gate):
+    open(gate + ".waiting", "w").close()
+    while os.path.exists(gate):
+        time.sleep(0.01)
+
+here = os.path.dirname(os.path.abspath(__file__))
+bot = os.path.join(here, "..", "..", "sample-bots", "python", "bot.py")
+os.execv(sys.executable, [sys.executable, bot] + sys.argv[1:])
