@@ -3,7 +3,7 @@
 
 use std::process::Command;
 
-use crate::support::{root, REFEREE};
+use crate::support::{exclusive, root, REFEREE};
 
 /// A decision limit no busy host reaches, for bots whose fault is not slowness.
 const NEVER_REACHED_MS: &str = "20000";
@@ -83,6 +83,8 @@ fn fails(mode: &str, decision_ms: &str, item: &str, problem: &str, quoted: Optio
 
 #[test]
 fn the_sample_bots_pass_every_check() {
+    // Hundreds of bot processes: never beside the timing-sensitive tests.
+    let _alone = exclusive();
     passes(&["python3", "sample-bots/python/bot.py", "simple"]);
     passes(&["node", "sample-bots/js/bot.js"]);
     passes(&[REFEREE, "bot", "heuristic"]);
@@ -90,6 +92,8 @@ fn the_sample_bots_pass_every_check() {
 
 #[test]
 fn the_starter_kits_pass_every_check() {
+    // Hundreds of bot processes: never beside the timing-sensitive tests.
+    let _alone = exclusive();
     passes(&["python3", "sample-bots/python/my_bot.py"]);
     passes(&["node", "sample-bots/js/my-bot.js"]);
 }
@@ -99,6 +103,8 @@ const FIRST_GAME: &str = "bid, first to speak";
 
 #[test]
 fn bots_that_fail_the_handshake() {
+    // Hundreds of bot processes: never beside the timing-sensitive tests.
+    let _alone = exclusive();
     fails(
         "exit-at-start",
         NEVER_REACHED_MS,
@@ -117,6 +123,8 @@ fn bots_that_fail_the_handshake() {
 
 #[test]
 fn bots_that_send_bad_lines() {
+    // Hundreds of bot processes: never beside the timing-sensitive tests.
+    let _alone = exclusive();
     fails(
         "garbage",
         NEVER_REACHED_MS,
@@ -149,6 +157,8 @@ fn bots_that_send_bad_lines() {
 
 #[test]
 fn bots_that_answer_the_wrong_request_or_too_often() {
+    // Hundreds of bot processes: never beside the timing-sensitive tests.
+    let _alone = exclusive();
     // Whether an extra line is read before or after the next request is sent
     // does not change the words: the checker names it by its id.
     fails(
@@ -176,6 +186,8 @@ fn bots_that_answer_the_wrong_request_or_too_often() {
 
 #[test]
 fn bots_that_die_or_go_quiet() {
+    // Hundreds of bot processes: never beside the timing-sensitive tests.
+    let _alone = exclusive();
     fails(
         "crash-mid-hand",
         NEVER_REACHED_MS,
