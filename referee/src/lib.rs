@@ -26,6 +26,7 @@
 //! - `diff.rs`: `referee diff`, two transcripts compared in game terms.
 //! - `show/`: `referee show`, a transcript as a terminal account or a replay page.
 //! - `schema.rs`: `referee schema`, the JSON Schema of every message and line.
+//! - `safe_create.rs`: output files created without following symlinks.
 //!
 //! The rules themselves live in the `schmier-protocol` crate (`rules`), pure.
 
@@ -43,6 +44,7 @@ pub mod names;
 pub mod outdir;
 pub mod reply;
 pub mod report;
+pub mod safe_create;
 pub mod schema;
 pub mod session;
 pub mod show;

@@ -41,9 +41,13 @@ fn play(cfg: PlayConfig) -> anyhow::Result<ExitCode> {
         referee::bot::install_cleanup();
         referee::shutdown::cancel_on_signals(cancel.clone());
         if !cfg.quiet {
+            // A drawn seed stays secret until the run ends: bots share the terminal.
+            let seed = match cfg.secret_seed {
+                true => "secret (printed at the end)".to_owned(),
+                false => cfg.seed.to_string(),
+            };
             eprintln!(
-                "referee: seed {} — {} game(s), transcripts in {}",
-                cfg.seed,
+                "referee: seed {seed} — {} game(s), transcripts in {}",
                 cfg.games,
                 cfg.output.describe()
             );
@@ -60,6 +64,9 @@ fn play(cfg: PlayConfig) -> anyhow::Result<ExitCode> {
         other => other?,
     };
     referee::report::print(&cfg, &summary);
+    if cfg.secret_seed && !cfg.quiet {
+        eprintln!("referee: the match seed was {}", cfg.seed);
+    }
     Ok(ExitCode::SUCCESS)
 }
 

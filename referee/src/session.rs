@@ -303,18 +303,26 @@ async fn start(
             slot.starts += 1;
             continue;
         }
-        let argv = slot.spec.argv()?;
-        let program = argv.first().cloned().unwrap_or_default();
+        let program = (slot.spec.argv().ok())
+            .and_then(|argv| argv.first().cloned())
+            .unwrap_or_else(|| slot.spec.display());
         let log = log_name(i, slot.starts);
         slot.starts += 1;
-        let spawn = Spawn {
-            argv,
-            max_line: cfg.time.max_line,
-            limits: cfg.limits,
-            stderr_log: Some(stderr_dir.join(log)),
-            stderr_cap: cfg.stderr_cap,
-        };
-        match BotProcess::spawn(&spawn) {
+        let launch = std::env::current_dir()
+            .map_err(|e| e.to_string())
+            .and_then(|cwd| slot.spec.launch(&cwd, cfg.isolation.path()));
+        let spawned = launch.map_err(std::io::Error::other).and_then(|launch| {
+            BotProcess::spawn(&Spawn {
+                launch,
+                env: cfg.isolation.env.clone(),
+                sandbox: cfg.isolation.sandbox.clone(),
+                max_line: cfg.time.max_line,
+                limits: cfg.limits,
+                stderr_log: Some(stderr_dir.join(log)),
+                stderr_cap: cfg.stderr_cap,
+            })
+        });
+        match spawned {
             Ok(mut p) => {
                 p.queue(&hello);
                 if p.flush(Some(cfg.time.write)).await.is_err() {
@@ -424,6 +432,8 @@ fn spawn_failure(program: &str, e: &std::io::Error) -> String {
             "permission denied: {program:?} cannot be executed (a folder, or a file \
              without the execute bit: chmod +x, or run it through its interpreter)"
         ),
+        // The launcher's own words: it looks programs up on the bots' PATH.
+        _ if e.to_string().starts_with("failed to find") => format!("not found: {e}"),
         _ => format!("failed to run {program:?}: {e}"),
     }
 }

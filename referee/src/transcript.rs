@@ -169,7 +169,7 @@ impl JsonlWriter {
         let mut partial = path.as_os_str().to_owned();
         partial.push(".partial");
         let partial = PathBuf::from(partial);
-        let file = File::create(&partial)
+        let file = crate::safe_create::create_new(&partial)
             .with_context(|| format!("failed to create {}", partial.display()))?;
         Ok(JsonlWriter {
             path: path.to_owned(),

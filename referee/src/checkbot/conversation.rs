@@ -79,8 +79,25 @@ impl Conversation {
     /// Starts the bot and runs the handshake; on success says how it went.
     pub async fn start(&mut self) -> Result<String, Failure> {
         self.stop().await;
+        // The bot runs as `referee play` would run it: its path resolved the same
+        // way, the same cleared environment (PATH only).
+        let env = crate::config::Isolation::env(&[]);
+        let path = env
+            .iter()
+            .find(|(k, _)| k == "PATH")
+            .map_or(crate::bot::DEFAULT_PATH.to_owned(), |(_, v)| v.clone());
+        let cwd = std::env::current_dir().unwrap_or_default();
+        let launch = crate::bot::Launch::resolve(&self.argv, &cwd, &path).map_err(|e| {
+            Failure::new(
+                e,
+                None,
+                "a command that starts (check the path and the execute bit)",
+            )
+        })?;
         let spawn = Spawn {
-            argv: self.argv.clone(),
+            launch,
+            env,
+            sandbox: None,
             max_line: self.limits.max_line,
             limits: ResourceLimits::default(),
             stderr_log: None,

@@ -246,7 +246,10 @@ impl TournamentArgs {
         if sets == 0 {
             bail!("--sets must be at least 1");
         }
-        let seed = self.seed.or(file.seed).unwrap_or_else(fresh_seed);
+        let seed = match self.seed.or(file.seed) {
+            Some(seed) => seed,
+            None => fresh_seed()?,
+        };
         let jobs = self
             .jobs
             .or(file.jobs)
@@ -311,6 +314,10 @@ impl TournamentArgs {
                 },
                 limits: ResourceLimits::default(),
                 events: crate::config::Delivery::default(),
+                isolation: crate::config::Isolation {
+                    env: crate::config::Isolation::env(&[]),
+                    sandbox: None,
+                },
                 stderr_cap: 1 << 20,
             },
             out,
