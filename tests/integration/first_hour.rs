@@ -326,8 +326,9 @@ fn a_seat_is_told_which_of_its_requests_timed_out() {
         .inproc_bystanders()
         .args(["--decision-ms", "300", "--policy", "lenient", "--seat"])
         .arg(format!(
-            "1=sh -c 'tee {} | python3 tests/hostile/bot.py late'",
-            capture.display()
+            "1=sh -c 'tee {} | python3 {}/tests/hostile/bot.py late'",
+            capture.display(),
+            root().display()
         ))
         .ok();
     let received: Vec<serde_json::Value> = std::fs::read_to_string(&capture)
