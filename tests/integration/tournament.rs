@@ -34,6 +34,9 @@ fn gauntlet(out: &Path) -> Command {
     ])
     // Generous: the resume test holds one bot at its start until it kills us.
     .args(["--startup-ms", "120000", "--seed", "11", "--quiet"])
+    // Runs are compared byte for byte: no bot may time out on a busy host (a
+    // 1 s limit was missed once under .ci/stress at load 18).
+    .args(["--decision-ms", "10000"])
     .arg("--out")
     .arg(out)
     .current_dir(root())
