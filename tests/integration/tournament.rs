@@ -227,7 +227,7 @@ fn killed_with_sigkill_and_resumed_equals_an_uninterrupted_run() {
         .unwrap();
     std::io::Write::write_all(&mut torn, br#"{"matchup":1,"game":1,"se"#).unwrap();
     std::fs::write(
-        dir.join("games/m0001-g001.jsonl.partial"),
+        dir.join("games/r00-m0001-g001.jsonl.partial"),
         b"{\"type\":\"header\"",
     )
     .unwrap();
@@ -253,7 +253,7 @@ fn killed_with_sigkill_and_resumed_equals_an_uninterrupted_run() {
         c
     });
     assert!(String::from_utf8_lossy(&out.stderr).contains("torn last line"));
-    assert!(!dir.join("games/m0001-g001.jsonl.partial").exists());
+    assert!(!dir.join("games/r00-m0001-g001.jsonl.partial").exists());
     assert_same(reference(), &dir);
 }
 
@@ -381,4 +381,157 @@ fn fewer_than_three_entrants_need_a_fill() {
         "{err}"
     );
     assert!(!dir.exists(), "nothing is written for a refused tournament");
+}
+
+/// Six entrants, four of them heuristic, so that no table is three random bots
+/// (whose games run to the hand cap).
+fn swiss(out: &Path) -> Command {
+    let mut cmd = Command::new(REFEREE);
+    cmd.args([
+        "tournament",
+        "--format",
+        "swiss",
+        "--rounds",
+        "2",
+        "--seed",
+        "5",
+        "--quiet",
+    ]);
+    for (name, bot) in [
+        ("h1", "builtin:heuristic"),
+        ("h2", "builtin:heuristic"),
+        ("r1", "builtin:random"),
+        ("h3", "builtin:heuristic"),
+        ("h4", "builtin:heuristic"),
+        ("r2", "builtin:random"),
+    ] {
+        cmd.arg("--entrant").arg(format!("{name}={bot}"));
+    }
+    cmd.arg("--out").arg(out).current_dir(root());
+    cmd
+}
+
+#[test]
+fn a_swiss_round_sharded_and_merged_leads_to_the_same_next_round() {
+    let whole = scratch("swiss-whole");
+    let out = ok(swiss(&whole));
+    let bracket = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        bracket.contains("round 1:") && bracket.contains("round 2:"),
+        "{bracket}"
+    );
+
+    // Round 1 on two shards, merged; round 2 from the merge.
+    let shards: Vec<PathBuf> = (0..2).map(|k| scratch(&format!("swiss-r1-{k}"))).collect();
+    for (k, dir) in shards.iter().enumerate() {
+        ok({
+            let mut c = swiss(dir);
+            c.args(["--round", "1", "--shard", &format!("{k}/2")]);
+            c
+        });
+    }
+    let merged = scratch("swiss-r1");
+    ok({
+        let mut c = Command::new(REFEREE);
+        c.arg("merge").args(&shards).arg("--out").arg(&merged);
+        c
+    });
+    let round2 = scratch("swiss-r2");
+    ok({
+        let mut c = swiss(&round2);
+        c.args(["--round", "2"]).arg("--from").arg(&merged);
+        c
+    });
+    let (a, b) = (deterministic(&whole), deterministic(&round2));
+    assert_eq!(a.len(), 4 + 24, "{:?}", a.keys());
+    assert_eq!(a.keys().collect::<Vec<_>>(), b.keys().collect::<Vec<_>>());
+    for (name, bytes) in &a {
+        assert!(bytes == &b[name], "{name} differs");
+    }
+    // Round 2 really depends on round 1: its first table is round 1's winners.
+    let entries = journal(&whole);
+    let winners: Vec<u64> = entries
+        .iter()
+        .filter(|e| e["round"] == 1 && e["game"] == 1)
+        .map(|e| {
+            // The entrant with most wins at that table over its six games.
+            let m = e["matchup"].clone();
+            let games: Vec<&serde_json::Value> = entries
+                .iter()
+                .filter(|g| g["round"] == 1 && g["matchup"] == m)
+                .collect();
+            let mut wins = BTreeMap::new();
+            for g in games {
+                if let Some(w) = g["winner"].as_u64() {
+                    *wins
+                        .entry(g["teams"][w as usize].as_u64().unwrap())
+                        .or_insert(0) += 1;
+                }
+            }
+            *wins
+                .iter()
+                .max_by_key(|(e, w)| (**w, std::cmp::Reverse(**e)))
+                .unwrap()
+                .0
+        })
+        .collect();
+    let first_table = entries
+        .iter()
+        .find(|e| e["round"] == 2 && e["matchup"] == 0 && e["game"] == 1)
+        .unwrap();
+    for w in winners {
+        assert!(
+            first_table["teams"]
+                .as_array()
+                .unwrap()
+                .contains(&serde_json::json!(w)),
+            "round 1 winner {w} is not at round 2's top table: {first_table}"
+        );
+    }
+}
+
+#[test]
+fn a_knockout_prints_its_bracket_and_crowns_one_entrant() {
+    let dir = scratch("knockout");
+    let mut c = Command::new(REFEREE);
+    c.args([
+        "tournament",
+        "--format",
+        "knockout",
+        "--seed",
+        "3",
+        "--quiet",
+    ])
+    .args([
+        "--entrant",
+        "a=builtin:random",
+        "--entrant",
+        "b=builtin:heuristic",
+    ])
+    .args([
+        "--entrant",
+        "c=builtin:random",
+        "--entrant",
+        "d=builtin:heuristic",
+    ])
+    .args(["--entrant", "e=builtin:random"])
+    .arg("--out")
+    .arg(&dir)
+    .current_dir(root());
+    let out = ok(c);
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    // Five entrants: round 1 seats c, d, e with byes for a and b; round 2 is a
+    // table of three; then one is left.
+    assert!(text.contains("round 1:\n  table 0: c "), "{text}");
+    assert!(text.contains("bye: a, b"), "{text}");
+    assert!(text.contains("round 2:"), "{text}");
+    assert!(!text.contains("round 3:"), "{text}");
+    assert_eq!(text.matches("advances").count(), 2, "{text}");
+    let champion = text
+        .lines()
+        .find_map(|l| l.strip_prefix("champion: "))
+        .expect("a champion line");
+    let last = text.lines().rfind(|l| l.contains("advances")).unwrap();
+    assert!(last.ends_with(&format!("-> {champion} advances")), "{text}");
+    assert_eq!(journal(&dir).len(), 12);
 }

@@ -43,6 +43,21 @@ fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
         .with_context(|| format!("failed to write {}", path.display()))
 }
 
+/// Copies a game's transcript (and its timings, if kept) between tournament
+/// directories.
+fn copy_game(from: &Path, to: &Path, transcript: &str) -> anyhow::Result<()> {
+    let timings = crate::config::Output::timings(Path::new(transcript));
+    for (rel, required) in [(Path::new(transcript), true), (timings.as_path(), false)] {
+        let src = from.join(rel);
+        if !required && !src.exists() {
+            continue; // timings are informative, not required
+        }
+        std::fs::copy(&src, to.join(rel))
+            .with_context(|| format!("failed to copy {} to {}", src.display(), to.display()))?;
+    }
+    Ok(())
+}
+
 /// The end of a complete tournament (or merge): the journal in schedule order,
 /// and the standings files.
 fn finish(

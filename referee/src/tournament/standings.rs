@@ -197,7 +197,7 @@ pub fn compute(manifest: &Manifest, outcomes: &BTreeMap<GameKey, GameOutcome>) -
             })
             .filter_map(|(c, o)| head_to_head(&names, outcomes, c, o))
             .collect(),
-        Format::RoundRobin => Vec::new(),
+        Format::RoundRobin | Format::Knockout | Format::Swiss { .. } => Vec::new(),
     };
     Standings {
         format: FORMAT,
