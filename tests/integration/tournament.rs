@@ -535,3 +535,64 @@ fn a_knockout_prints_its_bracket_and_crowns_one_entrant() {
     assert!(last.ends_with(&format!("-> {champion} advances")), "{text}");
     assert_eq!(journal(&dir).len(), 12);
 }
+
+#[test]
+fn ctrl_c_stops_cleanly_prints_the_resume_command_and_resuming_finishes_the_same() {
+    let dir = scratch("interrupted");
+    let gate = scratch("gate-int");
+    std::fs::write(&gate, b"closed").unwrap();
+    let waiting = PathBuf::from(format!("{}.waiting", gate.display()));
+    let child = {
+        let mut c = gauntlet(&dir);
+        c.args(["--jobs", "1"]).env("SCHMIER_TEST_GATE", &gate);
+        c.stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    // Matchup 1's table is starting (its gated bot is waiting) when Ctrl-C comes.
+    let start = std::time::Instant::now();
+    while !waiting.exists() {
+        assert!(start.elapsed().as_secs() < 120, "matchup 1 never started");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(child.id() as i32),
+        nix::sys::signal::Signal::SIGINT,
+    )
+    .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(130), "{stderr}");
+    assert!(
+        stderr.contains("interrupted after 6 recorded games"),
+        "{stderr}"
+    );
+    let resume = stderr
+        .lines()
+        .skip_while(|l| !l.contains("Resume with:"))
+        .nth(1)
+        .expect("the resume command")
+        .trim()
+        .to_owned();
+    assert!(resume.ends_with("--resume"), "{resume}");
+    // The summary so far is printed, and nothing but whole games was recorded.
+    assert!(String::from_utf8_lossy(&out.stdout).contains("heuristic"));
+    assert_eq!(journal(&dir).len(), 6);
+    let leftovers: Vec<String> = std::fs::read_dir(dir.join("games"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".partial"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+
+    // The printed command, run as printed (gate open), finishes the tournament.
+    std::fs::remove_file(&gate).unwrap();
+    let argv = shlex::split(&resume).unwrap();
+    let mut c = Command::new(&argv[0]);
+    c.args(&argv[1..])
+        .current_dir(root())
+        .env_remove("SCHMIER_TEST_GATE");
+    ok(c);
+    assert_same(reference(), &dir);
+}
