@@ -4,7 +4,9 @@
 //! - `slot.rs`: a lineup position — its bot spec, name and process.
 //! - `session.rs`: starts the six bot processes, the handshake, the games of a
 //!   match, shutdown.
-//! - `table.rs`: one game — the dispatcher that asks, waits, judges and records.
+//! - `table.rs`: one game — the dispatcher that asks, waits, judges and records;
+//!   `clock.rs` times one decision (and keeps the time bank), `reply.rs` reads
+//!   the asked bot's line.
 //! - `bot/`: a bot process — spawning (process group, limits), the capped line
 //!   reader, queued writes, shutdown; platform code in `bot/unix.rs`.
 //! - `fault.rs`: bot misbehaviour as data.
@@ -22,8 +24,10 @@
 pub mod bot;
 pub mod builtin;
 pub mod cli;
+pub mod clock;
 pub mod config;
 pub mod fault;
+pub mod reply;
 pub mod report;
 pub mod session;
 pub mod shutdown;

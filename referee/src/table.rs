@@ -11,12 +11,14 @@ use std::time::Duration;
 use tokio::time::Instant;
 
 use schmier_protocol::rules::{first_legal, Action, Decision, Event, Game, HandScore, SeatEvent};
-use schmier_protocol::wire::{parse_action, FaultNotice, FromBot, Request, ToBot};
+use schmier_protocol::wire::{FaultNotice, Request, ToBot};
 use schmier_protocol::{Seat, Team};
 
-use crate::bot::{tree_cpu_time, Incoming, WriteError};
-use crate::config::{Clock, Delivery, Output, TableSpec};
-use crate::fault::{quote, Fault, FaultKind};
+use crate::bot::{Incoming, WriteError};
+use crate::clock::{DecisionClock, TimeBank};
+use crate::config::{Delivery, Output, TableSpec};
+use crate::fault::{Fault, FaultKind};
+use crate::reply::{read_reply, Reply};
 use crate::slot::Slot;
 use crate::transcript::{
     ranking, FaultRecord, Header, JsonlWriter, Line, ResultRecord, SeatInfo, Timing, FORMAT,
@@ -56,8 +58,7 @@ struct Table<'a> {
     faults: [u32; 6],
     /// Seats the fallback plays for, for the rest of this game.
     replaced: [bool; 6],
-    /// Time bank left per seat.
-    bank: [Duration; 6],
+    bank: TimeBank,
 }
 
 /// Plays the game `plan` describes and writes its transcript.
@@ -78,7 +79,7 @@ pub async fn play_game(
         seat_slot,
         faults: [0; 6],
         replaced: [false; 6],
-        bank: [cfg.time.bank; 6],
+        bank: TimeBank::new(&cfg.time),
     };
     let header = Header {
         format: FORMAT.into(),
@@ -332,30 +333,15 @@ impl Table<'_> {
         let id = *next_id;
         *next_id += 1;
         let time = self.cfg.time;
-        // What the bot may use: the per-decision limit plus its bank.
-        let allowed = time.decision.map(|d| d + self.bank[seat.index()]);
+        let allowed = self.bank.allowed(seat.index(), &time);
         let request = Request::for_decision(game, id, allowed.map(|d| d.as_millis() as u64))
             .expect("a decision is due");
-        let decision = request.decision;
-        if let Some(bot) = self.slot(seat).inline.as_mut() {
-            let start = Instant::now();
-            let action = bot.decide(&request);
-            let took = start.elapsed();
-            if game.clone().apply(action).is_err() {
-                let f = Fault::new(
-                    FaultKind::Illegal,
-                    format!("the in-process bot chose {action:?}"),
-                );
-                self.record_fault(seat, Some(id), f)?;
-                self.time(id, seat, decision, Some(took), Some(FaultKind::Illegal))?;
-                return Ok(None);
-            }
-            self.time(id, seat, decision, Some(took), None)?;
-            return Ok(Some(action));
+        if self.slot(seat).inline.is_some() {
+            return self.ask_inline(game, seat, request);
         }
+        let decision = request.decision;
         self.queue(seat, &ToBot::Request(request));
-        let wrote = Instant::now();
-        let by = wrote + allowed.map_or(time.write, |a| a + time.grace);
+        let by = Instant::now() + allowed.map_or(time.write, |a| a + time.grace);
         if let Some(fault) = self.flush(seat, by).await {
             let kind = fault.kind;
             self.record_fault(seat, Some(id), fault)?;
@@ -363,105 +349,103 @@ impl Table<'_> {
             return Ok(None);
         }
         // The clock starts now that the request's last byte is written.
-        let start = Instant::now();
         let pid = self
             .slot(seat)
             .process
             .as_ref()
             .expect("a listening bot has a process")
             .pid();
-        let cpu_start = match time.clock {
-            Clock::Cpu => tree_cpu_time(pid),
-            Clock::Wall => None,
-        };
-        let used = |at: Instant| -> Duration {
-            match (time.clock, cpu_start) {
-                (Clock::Cpu, Some(c0)) => {
-                    tree_cpu_time(pid).map_or(at - start, |c| c.saturating_sub(c0))
+        let clock = DecisionClock::start(&time, allowed, pid);
+        match self.await_reply(game, seat, id, decision, &clock).await? {
+            Outcome::Answer(action) => Ok(Some(action)),
+            Outcome::Recorded => Ok(None),
+            Outcome::Fault(fault) => {
+                if fault.kind == FaultKind::Timeout {
+                    self.bank.empty(seat.index());
                 }
-                _ => at - start,
+                self.record_fault(seat, Some(id), fault)?;
+                Ok(None)
             }
-        };
-        // One fixed deadline per decision (partial output never extends it). On the
-        // CPU clock that is a wall-clock backstop, and the CPU time is checked at
-        // each tick in between.
-        let (deadline, tick) = match (allowed, time.clock) {
-            (None, _) => (None, None),
-            (Some(a), Clock::Wall) => (Some(start + a + time.grace), None),
-            (Some(a), Clock::Cpu) => (
-                Some(start + (a * 10).max(a + Duration::from_secs(1)) + time.grace),
-                Some((a / 4).max(Duration::from_millis(5))),
-            ),
-        };
-        // How long a bot whose stdout ended has to exit for it to count as a crash.
-        let exit_by = deadline.unwrap_or_else(|| Instant::now() + time.write);
-        let over = |used: Duration| allowed.is_some_and(|a| used > a + time.grace);
-        // The transcript says which limit was missed, never by how much: that is
-        // the host's timing, kept in the sidecar.
-        let timeout = Fault::new(
-            FaultKind::Timeout,
-            format!(
-                "no reply within {} ms ({} clock)",
-                allowed.unwrap_or_default().as_millis(),
-                match time.clock {
-                    Clock::Wall => "wall",
-                    Clock::Cpu => "CPU",
-                }
-            ),
-        );
-        let fault = loop {
-            let wake = match (deadline, tick) {
-                (Some(d), Some(t)) => Some(d.min(Instant::now() + t)),
-                (d, _) => d,
-            };
+        }
+    }
+
+    /// An in-process bot decides at once; an illegal choice is still a fault.
+    fn ask_inline(
+        &mut self,
+        game: &Game,
+        seat: Seat,
+        request: Request,
+    ) -> anyhow::Result<Option<Action>> {
+        let (id, decision) = (request.id, request.decision);
+        let bot = self.slot(seat).inline.as_mut().expect("an in-process bot");
+        let start = Instant::now();
+        let action = bot.decide(&request);
+        let took = start.elapsed();
+        if game.clone().apply(action).is_err() {
+            let f = Fault::new(
+                FaultKind::Illegal,
+                format!("the in-process bot chose {action:?}"),
+            );
+            self.record_fault(seat, Some(id), f)?;
+            self.time(id, seat, decision, Some(took), Some(FaultKind::Illegal))?;
+            return Ok(None);
+        }
+        self.time(id, seat, decision, Some(took), None)?;
+        Ok(Some(action))
+    }
+
+    /// Reads the bot's output until it answers request `id` or faults. Every
+    /// outcome is written to the timings sidecar here; a fault that ends the
+    /// request is returned for the caller to record.
+    async fn await_reply(
+        &mut self,
+        game: &Game,
+        seat: Seat,
+        id: u64,
+        decision: Decision,
+        clock: &DecisionClock,
+    ) -> anyhow::Result<Outcome> {
+        let time = self.cfg.time;
+        loop {
+            let wake = clock.wake();
             let p = self
                 .slot(seat)
                 .process
                 .as_mut()
                 .expect("a listening bot has a process");
             let next = p.next_line(wake).await;
-            let now = Instant::now();
-            match next {
+            let (at, fault) = match next {
                 None => {
-                    let spent = used(now);
-                    if deadline.is_some_and(|d| now >= d) || over(spent) {
-                        // The reply may still come: it will be discarded then.
-                        self.slot(seat).timed_out.insert(id, decision);
-                        self.time(id, seat, decision, Some(spent), Some(FaultKind::Timeout))?;
-                        break timeout;
+                    let now = Instant::now();
+                    if !clock.expired(now, clock.used(now)) {
+                        continue; // a CPU-clock tick with time left
                     }
-                    continue; // a CPU-clock tick with time left
+                    // The reply may still come: it will be discarded then.
+                    self.slot(seat).timed_out.insert(id, decision);
+                    (now, Fault::new(FaultKind::Timeout, clock.timeout_reason()))
                 }
                 Some(Incoming::Line { bytes, at }) => {
                     match read_reply(&bytes, id, decision, game) {
                         Reply::Action(action) => {
-                            let took = used(at);
-                            if over(took) {
-                                self.time(
-                                    id,
-                                    seat,
-                                    decision,
-                                    Some(took),
-                                    Some(FaultKind::Timeout),
-                                )?;
-                                break timeout;
+                            let took = clock.used(at);
+                            if clock.over(took) {
+                                (at, Fault::new(FaultKind::Timeout, clock.timeout_reason()))
+                            } else {
+                                self.bank.charge(seat.index(), took, &time);
+                                self.time(id, seat, decision, Some(took), None)?;
+                                return Ok(Outcome::Answer(action));
                             }
-                            let i = seat.index();
-                            if let Some(d) = time.decision {
-                                self.bank[i] = self.bank[i].saturating_sub(took.saturating_sub(d));
-                            }
-                            self.time(id, seat, decision, Some(took), None)?;
-                            return Ok(Some(action));
                         }
-                        Reply::Stale(other) => {
+                        Reply::Other(other) => {
                             if let Some(late) = self.slot(seat).timed_out.remove(&other) {
-                                // Its request already cost a timeout: one slow
-                                // decision is one fault. Only the sidecar hears of it.
+                                // Its request already cost a timeout: one slow decision
+                                // is one fault. Only the sidecar hears of it.
                                 self.timings.write(&Timing {
                                     request: other,
                                     seat,
                                     decision: late,
                                     micros: 0,
+                                    wall_micros: None,
                                     fault: None,
                                     late: true,
                                 })?;
@@ -474,55 +458,42 @@ impl Table<'_> {
                                 ),
                             );
                             self.record_fault(seat, Some(id), f)?;
-                            if !self.playing(seat) {
-                                self.time(
-                                    id,
-                                    seat,
-                                    decision,
-                                    Some(used(at)),
-                                    Some(FaultKind::Stale),
-                                )?;
-                                return Ok(None);
+                            if self.playing(seat) {
+                                continue; // still waiting for the right id
                             }
-                            continue;
+                            self.time(
+                                id,
+                                seat,
+                                decision,
+                                Some(clock.used(at)),
+                                Some(FaultKind::Stale),
+                            )?;
+                            // Recorded already; the fallback plays this decision.
+                            return Ok(Outcome::Recorded);
                         }
-                        Reply::Fault(f) => {
-                            self.time(id, seat, decision, Some(used(at)), Some(f.kind))?;
-                            break f;
-                        }
+                        Reply::Fault(f) => (at, f),
                     }
                 }
-                Some(Incoming::Oversized { at, .. }) => {
-                    self.time(
-                        id,
-                        seat,
-                        decision,
-                        Some(used(at)),
-                        Some(FaultKind::Oversized),
-                    )?;
-                    break Fault::new(
+                Some(Incoming::Oversized { at, .. }) => (
+                    at,
+                    Fault::new(
                         FaultKind::Oversized,
                         format!("a line longer than {} bytes", time.max_line),
-                    );
-                }
+                    ),
+                ),
                 Some(Incoming::Eof { at }) => {
-                    let f = self.ended(seat, "closed its stdout", exit_by).await;
-                    self.time(id, seat, decision, Some(used(at)), Some(f.kind))?;
-                    break f;
+                    let by = clock.exit_by(time.write);
+                    (at, self.ended(seat, "closed its stdout", by).await)
                 }
                 Some(Incoming::Error { message, at }) => {
+                    let by = clock.exit_by(time.write);
                     let what = format!("could not be read ({message})");
-                    let f = self.ended(seat, &what, exit_by).await;
-                    self.time(id, seat, decision, Some(used(at)), Some(f.kind))?;
-                    break f;
+                    (at, self.ended(seat, &what, by).await)
                 }
-            }
-        };
-        if fault.kind == FaultKind::Timeout {
-            self.bank[seat.index()] = Duration::ZERO;
+            };
+            self.time_on(clock, at, id, seat, decision, Some(fault.kind))?;
+            return Ok(Outcome::Fault(fault));
         }
-        self.record_fault(seat, Some(id), fault)?;
-        Ok(None)
     }
 
     fn time(
@@ -538,54 +509,40 @@ impl Table<'_> {
             seat,
             decision,
             micros: took.map_or(0, |d| d.as_micros() as u64),
+            wall_micros: None,
+            fault,
+            late: false,
+        })
+    }
+
+    /// The sidecar entry of a decision timed by `clock`, up to `at`.
+    fn time_on(
+        &mut self,
+        clock: &DecisionClock,
+        at: Instant,
+        request: u64,
+        seat: Seat,
+        decision: Decision,
+        fault: Option<FaultKind>,
+    ) -> anyhow::Result<()> {
+        self.timings.write(&Timing {
+            request,
+            seat,
+            decision,
+            micros: clock.used(at).as_micros() as u64,
+            wall_micros: clock.wall_if_cpu(at).map(|d| d.as_micros() as u64),
             fault,
             late: false,
         })
     }
 }
 
-enum Reply {
-    Action(Action),
-    Stale(u64),
+/// How waiting for a reply ended.
+enum Outcome {
+    Answer(Action),
+    /// A fault that ends the request, not yet recorded.
     Fault(Fault),
-}
-
-/// Interprets one line from the bot asked for request `id`.
-fn read_reply(bytes: &[u8], id: u64, decision: Decision, game: &Game) -> Reply {
-    let Ok(text) = std::str::from_utf8(bytes) else {
-        return Reply::Fault(Fault::new(
-            FaultKind::Malformed,
-            format!("not UTF-8: {}", quote(bytes)),
-        ));
-    };
-    let msg = match serde_json::from_str::<FromBot>(text) {
-        Ok(msg) => msg,
-        Err(e) => {
-            return Reply::Fault(Fault::new(
-                FaultKind::Malformed,
-                format!("not a protocol message ({e}): {}", quote(bytes)),
-            ))
-        }
-    };
-    match msg {
-        FromBot::Reply { id: other, .. } if other != id => Reply::Stale(other),
-        FromBot::Reply { action, .. } => match parse_action(decision, &action) {
-            Err(e) => Reply::Fault(Fault::new(FaultKind::Malformed, e.0)),
-            Ok(action) => {
-                // The engine is the judge: try the action on a copy.
-                let mut trial = game.clone();
-                match trial.apply_into(action, &mut Vec::new()) {
-                    Ok(()) => Reply::Action(action),
-                    Err(e) => Reply::Fault(Fault::new(
-                        FaultKind::Illegal,
-                        format!("{e} (sent {})", quote(bytes)),
-                    )),
-                }
-            }
-        },
-        FromBot::Hello { .. } => Reply::Fault(Fault::new(
-            FaultKind::Malformed,
-            "a hello in the middle of a game",
-        )),
-    }
+    /// The seat was replaced by a fault already recorded (a `stale` reply over
+    /// the limit); the fallback answers.
+    Recorded,
 }

@@ -193,6 +193,9 @@ pub struct Timing {
     pub decision: schmier_protocol::rules::Decision,
     /// From the request's last byte written to the reply's newline read.
     pub micros: u64,
+    /// On the CPU clock (where `micros` is CPU time), the wall time as well.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wall_micros: Option<u64>,
     pub fault: Option<FaultKind>,
     /// A reply to a request that had already timed out: discarded, not a fault.
     #[serde(skip_serializing_if = "std::ops::Not::not")]

@@ -34,10 +34,12 @@ fn timing_entries(done: &Done, seat: u64) -> Vec<serde_json::Value> {
 }
 
 /// Two tables at once on this 2-core machine; in each, seat 1 sleeps 80% of the
-/// 500 ms limit and seat 2 sleeps 150% of it, for their first 10 decisions. The
-/// 80% bot must never be flagged, the 150% bot always. The margins are ratios of
-/// the limit (100 ms + grace either side), far beyond what a busy host adds to a
-/// wake-up; the other seats are played in-process, so nothing else is timed.
+/// 2 s limit and seat 2 sleeps 150% of it, for their first 3 decisions. The 80%
+/// bot must never be flagged, the 150% bot always. The margins are ratios of the
+/// limit (400 ms + grace on one side, 1 s on the other): a 500 ms limit's 100 ms
+/// margin was once eaten by a wake-up at load average 13, so the limit is large
+/// enough that no busy host reaches it. The other seats are played in-process, so
+/// nothing else is timed.
 #[test]
 fn eighty_percent_is_never_flagged_and_150_percent_always_is() {
     let _alone = exclusive();
@@ -48,16 +50,16 @@ fn eighty_percent_is_never_flagged_and_150_percent_always_is() {
                 .inproc_bystanders()
                 .args([
                     "--decision-ms",
-                    "500",
+                    "2000",
                     "--grace-ms",
                     "20",
                     "--policy",
                     "lenient",
                 ])
                 .arg("--seat")
-                .arg("1=python3 tests/hostile/bot.py sleep FRACTION=0.8 FIRST=10 LIMIT_MS=500")
+                .arg("1=python3 tests/hostile/bot.py sleep FRACTION=0.8 FIRST=3 LIMIT_MS=2000")
                 .arg("--seat")
-                .arg("2=python3 tests/hostile/bot.py sleep FRACTION=1.5 FIRST=10 LIMIT_MS=500")
+                .arg("2=python3 tests/hostile/bot.py sleep FRACTION=1.5 FIRST=3 LIMIT_MS=2000")
                 .ok()
         })
     };
@@ -72,14 +74,14 @@ fn eighty_percent_is_never_flagged_and_150_percent_always_is() {
         assert!(slow.iter().all(|f| f["fault"] == "timeout"), "{slow:?}");
         assert_eq!(
             slow.len(),
-            10,
+            3,
             "150%: every slow decision is flagged, once: {slow:?}"
         );
-        // Timing error: measured response time minus the 400 ms the bot slept.
+        // Timing error: measured response time minus the 1.6 s the bot slept.
         let mut err: Vec<i64> = timings(&done, 1)
             .iter()
-            .take(10)
-            .map(|&us| us as i64 - 400_000)
+            .take(3)
+            .map(|&us| us as i64 - 1_600_000)
             .collect();
         err.sort();
         eprintln!(
@@ -145,9 +147,14 @@ fn the_cpu_clock_charges_cpu_not_sleep() {
         .expect("the timed-out request is in the sidecar");
     assert_eq!(entry["fault"], "timeout", "{entry}");
     let used = entry["micros"].as_u64().unwrap() / 1000;
+    let wall = entry["wall_micros"].as_u64().unwrap() / 1000;
+    eprintln!("flagged after {used} ms of CPU, {wall} ms of wall time");
+    // At a CPU check: past the limit plus grace (350 ms) and before the spin's
+    // 900 ms — unless the host was so busy that the bot did not get 350 ms of CPU
+    // before the 3.35 s wall-clock backstop, which is then the legitimate reason.
     assert!(
-        (350..900).contains(&used),
-        "flagged after {used} ms of CPU: {detail}"
+        (350..900).contains(&used) || (wall >= 3350 && used < 350),
+        "flagged after {used} ms of CPU and {wall} ms of wall time: {detail}"
     );
 }
 
