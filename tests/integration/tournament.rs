@@ -596,3 +596,28 @@ fn ctrl_c_stops_cleanly_prints_the_resume_command_and_resuming_finishes_the_same
     ok(c);
     assert_same(reference(), &dir);
 }
+
+#[test]
+fn the_readme_sample_bracket_ranks_the_heuristic_bot_first() {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let command = "cargo run --release -p referee -- tournament examples/sample-bracket.toml";
+    assert!(readme.contains(command), "the README shows the command");
+    let dir = scratch("sample-bracket");
+    let mut c = Command::new(REFEREE);
+    c.args([
+        "tournament",
+        "examples/sample-bracket.toml",
+        "--quiet",
+        "--out",
+    ])
+    .arg(&dir)
+    .current_dir(root());
+    let out = ok(c);
+    let table = String::from_utf8_lossy(&out.stdout).into_owned();
+    let first = table.lines().nth(1).expect("a row under the header");
+    assert!(first.starts_with("1  rust-heuristic"), "{table}");
+    let standings: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("standings.json")).unwrap()).unwrap();
+    assert_eq!(standings["entrants"][0]["name"], "rust-heuristic");
+    assert_eq!(standings["games"], 24, "four matchups of one duplicate set");
+}

@@ -199,6 +199,7 @@ async fn play_round(
         );
     }
     check_open_files(tables as u64)?;
+    warn_oversubscribed(tables, cfg.quiet);
 
     let progress = Progress::new(total, done, cfg.quiet);
     let stop = cancel.child_token();
@@ -391,6 +392,19 @@ fn check_open_files(tables: u64) -> anyhow::Result<()> {
          use --jobs {} or raise `ulimit -n`",
         (hard.saturating_sub(64) / FILES_PER_TABLE).max(1)
     )
+}
+
+/// One seat of a table thinks at a time, so a table keeps about one core busy with
+/// bots that use their time; more tables than cores make bots share cores, and a
+/// bot near its time limit may then lose on time.
+fn warn_oversubscribed(tables: usize, quiet: bool) {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if tables > cores && !quiet {
+        eprintln!(
+            "referee: warning: {tables} tables on {cores} cores; bots that think for most of \
+             their time limit will share cores and may time out (lower --jobs, or raise --time-scale)"
+        );
+    }
 }
 
 /// The entrant with the most wins so far (ties: the earlier entrant).
