@@ -621,3 +621,56 @@ fn the_readme_sample_bracket_ranks_the_heuristic_bot_first() {
     assert_eq!(standings["entrants"][0]["name"], "rust-heuristic");
     assert_eq!(standings["games"], 24, "four matchups of one duplicate set");
 }
+
+#[test]
+fn a_crashing_entrant_is_restarted_each_game_and_its_faults_and_forfeits_are_counted() {
+    let dir = scratch("crashing");
+    let mut c = Command::new(REFEREE);
+    c.args(["tournament", "--seed", "4", "--quiet"])
+        .args([
+            "--entrant",
+            "h=builtin:heuristic",
+            "--entrant",
+            "r=builtin:random",
+        ])
+        .args([
+            "--entrant",
+            "crash=python3 tests/hostile/bot.py crash-mid-hand",
+        ])
+        .arg("--out")
+        .arg(&dir)
+        .current_dir(root());
+    ok(c);
+    let standings: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("standings.json")).unwrap()).unwrap();
+    let row = |name: &str| {
+        standings["entrants"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["name"] == name)
+            .unwrap()
+            .clone()
+    };
+    // Each of its two processes exits at its tenth request, in every game (it is
+    // started again for the next one): two crashes a game, six forfeits.
+    let crash = row("crash");
+    assert_eq!(crash["faults"], serde_json::json!({"crash": 12}), "{crash}");
+    assert_eq!(crash["forfeits"], 6);
+    assert_eq!(crash["wins"], 0);
+    for other in ["h", "r"] {
+        assert_eq!(row(other)["faults"], serde_json::json!({}), "{other}");
+        assert_eq!(row(other)["forfeits"], 0, "{other}");
+    }
+    let files: Vec<PathBuf> = journal(&dir)
+        .iter()
+        .map(|e| dir.join(e["transcript"].as_str().unwrap()))
+        .collect();
+    let refs: Vec<&Path> = files.iter().map(|p| p.as_path()).collect();
+    let out = crate::support::verify(&refs);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+}
