@@ -662,6 +662,14 @@ fn a_crashing_entrant_is_restarted_each_game_and_its_faults_and_forfeits_are_cou
         assert_eq!(row(other)["faults"], serde_json::json!({}), "{other}");
         assert_eq!(row(other)["forfeits"], 0, "{other}");
     }
+    // Lineup slots 2 and 5 are its processes: started once and again before each
+    // of games 2 to 6 (a bot that is not restarted leaves no restart logs).
+    let logs = dir.join("stderr/r00-m0000-from-g001");
+    for slot in [2, 5] {
+        assert!(logs.join(format!("player{slot}.restart5.log")).exists());
+        assert!(!logs.join(format!("player{slot}.restart6.log")).exists());
+    }
+    assert!(!logs.join("player0.restart1.log").exists());
     let files: Vec<PathBuf> = journal(&dir)
         .iter()
         .map(|e| dir.join(e["transcript"].as_str().unwrap()))
