@@ -9,15 +9,20 @@
 //! - `journal.rs`: `journal.jsonl`, appended and fsynced per game; `--resume`.
 //! - `manifest.rs`: `tournament.json`, what the tournament in a directory is.
 //! - `standings.rs`: standings, intervals and ratings, as JSON, CSV and a table.
-//! - `run.rs`: `referee tournament` — directory, coordinator, progress.
+//! - `run.rs`: `referee tournament` — directory, rounds, the coordinator that
+//!   journals what the pool finishes.
+//! - `progress.rs`: the live bar or periodic progress lines.
+//! - `bracket.rs`: a knockout or Swiss round's tables and who advanced.
 //! - `merge.rs`: `referee merge` — shards back into one tournament.
 
+mod bracket;
 mod config;
 mod journal;
 mod manifest;
 mod merge;
 mod outcome;
 mod pool;
+mod progress;
 mod run;
 pub mod schedule;
 mod standings;

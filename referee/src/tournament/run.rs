@@ -3,23 +3,21 @@
 //! arrives, shows progress, and at the end writes the standings.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::io::IsTerminal;
 use std::path::Path;
 use std::time::Duration;
 
 use anyhow::{bail, Context};
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
+use super::bracket::bracket_round;
 use super::config::TournamentConfig;
 use super::journal::Journal;
 use super::manifest::{EntrantRecord, Manifest};
 use super::outcome::GameOutcome;
 use super::pool::{self, TableJob};
-use super::schedule::{
-    advances, knockout_alive, matchups, round, Format, GameKey, GameResult, Matchup,
-};
+use super::progress::{leader, Progress};
+use super::schedule::{knockout_alive, matchups, round, Format, GameKey, GameResult, Matchup};
 use super::standings::Standings;
 
 /// Open files a table needs: three pipes and a log per bot, two transcripts, slack.
@@ -285,68 +283,6 @@ fn import(
     Ok(())
 }
 
-/// The bracket of round `r`, printed as it completes: each table, its game wins,
-/// and for a knockout who advances.
-fn bracket_round(
-    cfg: &TournamentConfig,
-    r: u32,
-    ms: &[Matchup],
-    outcomes: &BTreeMap<GameKey, GameOutcome>,
-) -> String {
-    let name = |e: usize| cfg.entrants[e].name.as_str();
-    let before: Vec<GameResult> = outcomes
-        .values()
-        .filter(|o| o.round < r)
-        .map(|o| o.result())
-        .collect();
-    let this: Vec<GameResult> = outcomes
-        .values()
-        .filter(|o| o.round == r)
-        .map(|o| o.result())
-        .collect();
-    let games: Vec<&GameResult> = this.iter().collect();
-    let alive = knockout_alive(cfg.entrants.len(), cfg.sets, cfg.seed, r, &before);
-    let mut out = format!("round {r}:\n");
-    for m in ms {
-        let wins: Vec<String> = m
-            .entrants
-            .iter()
-            .map(|&e| {
-                let w = games
-                    .iter()
-                    .filter(|g| {
-                        g.key.matchup == m.index && g.winner.is_some_and(|p| g.teams[p] == e)
-                    })
-                    .count();
-                format!("{} {w}", name(e))
-            })
-            .collect();
-        out.push_str(&format!("  table {}: {}", m.index, wins.join(", ")));
-        if cfg.format == Format::Knockout {
-            out.push_str(&format!(
-                " -> {} advances",
-                name(advances(m, &games, &alive))
-            ));
-        }
-        out.push('\n');
-    }
-    let seated: BTreeSet<usize> = ms.iter().flat_map(|m| m.entrants).collect();
-    let pool: Vec<usize> = if cfg.format == Format::Knockout {
-        alive
-    } else {
-        (0..cfg.entrants.len()).collect()
-    };
-    let byes: Vec<&str> = pool
-        .into_iter()
-        .filter(|e| !seated.contains(e))
-        .map(name)
-        .collect();
-    if !byes.is_empty() {
-        out.push_str(&format!("  bye: {}\n", byes.join(", ")));
-    }
-    out
-}
-
 /// A new run needs an empty (or absent) directory; `--resume` needs the same
 /// tournament's directory.
 fn prepare(dir: &Path, manifest: &Manifest, resume: bool) -> anyhow::Result<()> {
@@ -404,76 +340,5 @@ fn warn_oversubscribed(tables: usize, quiet: bool) {
             "referee: warning: {tables} tables on {cores} cores; bots that think for most of \
              their time limit will share cores and may time out (lower --jobs, or raise --time-scale)"
         );
-    }
-}
-
-/// The entrant with the most wins so far (ties: the earlier entrant).
-fn leader(names: &[&str], outcomes: &BTreeMap<GameKey, GameOutcome>) -> String {
-    let mut wins = vec![0u32; names.len()];
-    for o in outcomes.values() {
-        if let Some(t) = o.winner {
-            wins[o.teams[t]] += 1;
-        }
-    }
-    let best = (0..names.len()).max_by_key(|&i| (wins[i], std::cmp::Reverse(i)));
-    best.map_or(String::new(), |i| {
-        format!("leader {} ({} wins)", names[i], wins[i])
-    })
-}
-
-/// A live bar on a terminal; otherwise a line every few seconds.
-struct Progress {
-    bar: ProgressBar,
-    lines: bool,
-    total: u64,
-    state: std::sync::Mutex<(u64, String, std::time::Instant, u64)>,
-}
-
-impl Progress {
-    fn new(total: u64, done: u64, quiet: bool) -> Progress {
-        let terminal = std::io::stderr().is_terminal();
-        let bar = if quiet || !terminal {
-            ProgressBar::hidden()
-        } else {
-            let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
-            bar.set_style(
-                ProgressStyle::with_template(
-                    "{bar:30} {pos}/{len} games  {per_sec}  ETA {eta}  {msg}",
-                )
-                .expect("a valid template"),
-            );
-            bar
-        };
-        bar.set_position(done);
-        Progress {
-            bar,
-            lines: !quiet && !terminal,
-            total,
-            state: std::sync::Mutex::new((done, String::new(), std::time::Instant::now(), done)),
-        }
-    }
-
-    fn update(&self, done: u64, leader: String) {
-        self.bar.set_position(done);
-        self.bar.set_message(leader.clone());
-        let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        s.0 = done;
-        s.1 = leader;
-    }
-
-    fn line(&self) {
-        if !self.lines {
-            return;
-        }
-        let s = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        let rate = (s.0 - s.3) as f64 / s.2.elapsed().as_secs_f64().max(1e-3);
-        eprintln!(
-            "referee: {}/{} games, {rate:.1} games/s, {}",
-            s.0, self.total, s.1
-        );
-    }
-
-    fn finish(&self) {
-        self.bar.finish_and_clear();
     }
 }
