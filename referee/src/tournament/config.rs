@@ -27,7 +27,8 @@ pub struct TournamentArgs {
     #[arg(long = "entrant", value_name = "NAME=CMD")]
     pub entrants: Vec<String>,
 
-    /// `round-robin` (every three entrants meet), `gauntlet` (each --challenger
+    /// `round-robin` (every three entrants meet), `balanced` (a subset of the round
+    /// robin in which every pair meets exactly once), `gauntlet` (each --challenger
     /// against every pair of the others), `knockout` (table winners advance) or
     /// `swiss` (--rounds rounds of tables of similar standing). [default: round-robin]
     #[arg(long, value_name = "FORMAT")]
@@ -255,6 +256,20 @@ impl TournamentArgs {
                     bail!("--format gauntlet: a challenger needs at least two other entrants to play against");
                 }
                 Format::Gauntlet { challengers }
+            }
+            "balanced" => {
+                let n = entrants.len();
+                if super::schedule::steiner_triples(n).is_none() {
+                    let next = (n + 1..)
+                        .find(|m| m % 6 == 1 || m % 6 == 3)
+                        .expect("a size");
+                    bail!(
+                        "--format balanced: every pair can meet exactly once only with a number of \
+                         entrants that is 1 or 3 more than a multiple of 6 (7, 9, 13, 15, 19, …); \
+                         there are {n}; add entrants to make {next}, or use round-robin"
+                    );
+                }
+                Format::Balanced
             }
             "knockout" => Format::Knockout,
             "swiss" => {

@@ -198,6 +198,14 @@ async fn play_round(
     }
     check_open_files(tables as u64)?;
     warn_oversubscribed(tables, cfg.quiet);
+    let n = cfg.entrants.len();
+    if cfg.format == Format::RoundRobin && n >= 9 && !cfg.quiet {
+        eprintln!(
+            "referee: hint: a round robin of {n} entrants is {in_round} tables; `--format balanced` \
+             has every pair meet exactly once in about {} tables (for 7, 9, 13, 15, 19, … entrants)",
+            n * (n - 1) / 6
+        );
+    }
 
     let progress = Progress::new(total, done, cfg.quiet);
     let stop = cancel.child_token();

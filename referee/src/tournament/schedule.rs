@@ -16,6 +16,10 @@ use schmier_protocol::shuffle::derive_seed;
 pub enum Format {
     /// Every combination of three entrants plays one matchup.
     RoundRobin,
+    /// A balanced subset of the round robin for large fields: every pair of
+    /// entrants meets exactly once (a Steiner triple system, n(n−1)/6 tables
+    /// instead of n(n−1)(n−2)/6). Exists for n ≡ 1 or 3 (mod 6).
+    Balanced,
     /// Each challenger plays every pair of the other (pool) entrants.
     Gauntlet {
         /// Entrant indices of the challengers.
@@ -135,6 +139,7 @@ impl Matchup {
 pub fn matchups(entrants: usize, format: &Format, sets: u32, seed: u64) -> Vec<Matchup> {
     let tables: Vec<[usize; 3]> = match format {
         Format::Knockout | Format::Swiss { .. } => return Vec::new(),
+        Format::Balanced => steiner_triples(entrants).unwrap_or_default(),
         Format::RoundRobin => triples(&(0..entrants).collect::<Vec<_>>()),
         Format::Gauntlet { challengers } => {
             let pool: Vec<usize> = (0..entrants).filter(|e| !challengers.contains(e)).collect();
@@ -186,7 +191,7 @@ pub fn round(
 ) -> Option<Vec<Matchup>> {
     assert!(r >= 1, "rounds count from 1");
     let tables = match format {
-        Format::RoundRobin | Format::Gauntlet { .. } => return None,
+        Format::RoundRobin | Format::Balanced | Format::Gauntlet { .. } => return None,
         Format::Knockout => {
             let alive = knockout_alive(entrants, sets, seed, r, before);
             if alive.len() < 2 {
@@ -345,6 +350,70 @@ fn triples(items: &[usize]) -> Vec<[usize; 3]> {
     out
 }
 
+/// A Steiner triple system on `0..n`: triples in which every pair of points lies
+/// in exactly one. Bose's construction for n ≡ 3 (mod 6) and Skolem's for
+/// n ≡ 1 (mod 6) (as in Lindner and Rodger, *Design Theory*, ch. 1); `None` for
+/// other n, where none exists. Triples sorted, each ascending.
+pub fn steiner_triples(n: usize) -> Option<Vec<[usize; 3]>> {
+    let mut out = Vec::new();
+    match n % 6 {
+        3 => {
+            // Points (x, i), x in Z_m, i in Z_3, numbered x + m·i; m = n / 3 is
+            // odd, and x∘y = (x + y)(m + 1)/2 mod m is an idempotent commutative
+            // quasigroup on Z_m.
+            let m = n / 3;
+            let p = |x: usize, i: usize| x + m * (i % 3);
+            let op = |x: usize, y: usize| (x + y) * (m + 1) / 2 % m;
+            for x in 0..m {
+                out.push([p(x, 0), p(x, 1), p(x, 2)]);
+            }
+            for x in 0..m {
+                for y in x + 1..m {
+                    for i in 0..3 {
+                        out.push([p(x, i), p(y, i), p(op(x, y), i + 1)]);
+                    }
+                }
+            }
+        }
+        1 if n > 1 => {
+            // Points ∞ = n − 1 and (x, i), x in Z_2k, i in Z_3, numbered x + 2k·i;
+            // x∘y = σ((x + y) mod 2k) with σ(2j) = j, σ(2j + 1) = k + j is a
+            // half-idempotent commutative quasigroup: x∘x = (x + k)∘(x + k) = x.
+            let k = (n - 1) / 6;
+            let q = 2 * k;
+            let inf = n - 1;
+            let p = |x: usize, i: usize| x + q * (i % 3);
+            let op = |x: usize, y: usize| {
+                let s = (x + y) % q;
+                if s.is_multiple_of(2) {
+                    s / 2
+                } else {
+                    k + s / 2
+                }
+            };
+            for x in 0..k {
+                out.push([p(x, 0), p(x, 1), p(x, 2)]);
+                for i in 0..3 {
+                    out.push([inf, p(k + x, i), p(x, i + 1)]);
+                }
+            }
+            for x in 0..q {
+                for y in x + 1..q {
+                    for i in 0..3 {
+                        out.push([p(x, i), p(y, i), p(op(x, y), i + 1)]);
+                    }
+                }
+            }
+        }
+        _ => return None,
+    }
+    for t in &mut out {
+        t.sort();
+    }
+    out.sort();
+    Some(out)
+}
+
 /// Every 2-element subset of `items`, in lexicographic order.
 fn pairs(items: &[usize]) -> Vec<[usize; 2]> {
     let mut out = Vec::new();
@@ -425,6 +494,30 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn a_balanced_round_robin_has_every_pair_meet_exactly_once() {
+        for n in 3..=45 {
+            let Some(triples) = steiner_triples(n) else {
+                assert!(n % 6 != 1 && n % 6 != 3, "{n}: a system exists");
+                continue;
+            };
+            assert_eq!(triples.len(), n * (n - 1) / 6, "{n}");
+            let mut met = vec![vec![0; n]; n];
+            for t in &triples {
+                assert!(t[0] < t[1] && t[1] < t[2] && t[2] < n, "{n}: {t:?}");
+                for (a, b) in [(t[0], t[1]), (t[0], t[2]), (t[1], t[2])] {
+                    met[a][b] += 1;
+                }
+            }
+            for (a, row) in met.iter().enumerate() {
+                for (b, &times) in row.iter().enumerate().skip(a + 1) {
+                    assert_eq!(times, 1, "{n}: {a} and {b}");
+                }
+            }
+        }
+        assert_eq!(matchups(7, &Format::Balanced, 1, 0).len(), 7);
     }
 
     #[test]

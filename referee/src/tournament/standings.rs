@@ -206,7 +206,9 @@ pub fn standings(
             })
             .filter_map(|(c, o)| head_to_head(names, outcomes, c, o))
             .collect(),
-        Format::RoundRobin | Format::Knockout | Format::Swiss { .. } => Vec::new(),
+        Format::RoundRobin | Format::Balanced | Format::Knockout | Format::Swiss { .. } => {
+            Vec::new()
+        }
     };
     Standings {
         format: FORMAT,
