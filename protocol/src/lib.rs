@@ -14,6 +14,8 @@ pub mod card;
 pub mod cardset;
 pub mod fault;
 pub mod rules;
+#[cfg(feature = "schema")]
+mod schema;
 pub mod seat;
 pub mod shuffle;
 pub mod wire;

@@ -18,6 +18,7 @@ pub const PROTOCOL: &str = "schmier/1";
 
 /// Limits announced in the referee's `hello`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Limits {
     /// Time to answer `hello`, in milliseconds (`null`: no limit).
     pub startup_ms: Option<u64>,
@@ -36,6 +37,7 @@ pub struct Limits {
 
 /// Which clock a decision's time is measured on.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Clock {
     /// Elapsed (monotonic) time from the request's last byte to the reply's newline.
@@ -57,6 +59,7 @@ impl Clock {
 
 /// The complete set of legal answers to a request, in the shape the bot echoes.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(untagged)]
 pub enum LegalWire {
     /// `bid`: the calls allowed, e.g. `["pass", 4, 5, 6]`.
@@ -105,6 +108,7 @@ impl From<&Legal> for LegalWire {
 
 /// A decision request: everything needed to answer it, with no other state.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Request {
     /// Echo this in the reply. Unique within the session, increasing.
     pub id: u64,
@@ -136,6 +140,7 @@ impl Request {
 
 /// A fault, as announced to every seat.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct FaultNotice {
     pub seat: Seat,
     /// The request the fault concerns, if any. The faulty seat learns from this
@@ -151,6 +156,7 @@ pub struct FaultNotice {
 
 /// Referee -> bot.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ToBot {
     Hello {
@@ -181,6 +187,7 @@ pub enum ToBot {
 
 /// Bot -> referee.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum FromBot {
     Hello {

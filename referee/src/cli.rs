@@ -10,8 +10,9 @@ use clap::{Args, Parser, Subcommand};
 use schmier_protocol::rules::RulesConfig;
 
 use crate::bot::ResourceLimits;
+use crate::bot::Sandbox;
 use crate::config::{
-    BotSpec, Clock, Delivery, FaultPolicy, Output, PlayConfig, TableSpec, TimeControl,
+    BotSpec, Clock, Delivery, FaultPolicy, Isolation, Output, PlayConfig, TableSpec, TimeControl,
 };
 
 #[derive(Parser, Debug)]
@@ -56,6 +57,55 @@ pub enum Command {
         /// `random` or `heuristic`.
         name: String,
     },
+    /// Compare two transcripts (or two folders of them, paired by file name) in
+    /// game terms: the first divergence, then how the outcomes differ. Exit 0 when
+    /// the games are the same move for move, 1 when they differ.
+    Diff(DiffArgs),
+    /// Show a transcript as a readable account (hands with suit symbols, the
+    /// auction, trump, exchanges, tricks, points, scores), whole or as one seat saw
+    /// it; or write a self-contained HTML page that replays it.
+    Show(ShowArgs),
+    /// Write the JSON Schema of every protocol message and transcript line
+    /// (to-bot.json, from-bot.json, transcript-line.json, timings-line.json).
+    Schema(SchemaArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct SchemaArgs {
+    /// Folder to write the schema files into.
+    #[arg(default_value = "schema")]
+    pub dir: PathBuf,
+    /// Write nothing: exit 1 if the files in the folder differ from the code's.
+    #[arg(long)]
+    pub check: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct ShowArgs {
+    /// The transcript (*.jsonl).
+    pub file: PathBuf,
+    /// Only what this seat (0-5) was told: its own cards, everyone's public moves.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u8).range(0..6))]
+    pub seat: Option<u8>,
+    /// Only deal K (deals count from 1, thrown-in deals included).
+    #[arg(long, value_name = "K")]
+    pub deal: Option<u32>,
+    /// Write a replay page to this file instead (one HTML file, no network): step
+    /// through the game, jump to a deal, switch to one seat's view.
+    #[arg(long, value_name = "OUT.html", conflicts_with_all = ["seat", "deal"])]
+    pub html: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub struct DiffArgs {
+    /// The expected transcript or folder (e.g. a checked-in snapshot).
+    pub a: PathBuf,
+    /// The actual transcript or folder (e.g. a fresh run).
+    pub b: PathBuf,
+    /// Accept B: replace A's differing transcripts with B's (create A if it does
+    /// not exist yet), then exit 0.
+    #[arg(long)]
+    pub update: bool,
 }
 
 #[derive(Args, Debug)]
@@ -78,12 +128,14 @@ pub struct PlayArgs {
     #[arg(long, default_value_t = 1, value_name = "N")]
     pub games: u32,
 
-    /// Match seed (game k's seed is derived from it). Random, and printed, if absent.
+    /// Match seed (game k's seed is derived from it). If absent, 64 secret random
+    /// bits: out of every command line and path, printed when the run ends.
     #[arg(long, value_name = "N")]
     pub seed: Option<u64>,
 
     /// Transcript file (one game, ending in .jsonl) or directory (game-0001.jsonl,
-    /// ...). Default: schmier-out/seed-<SEED>/. Timings go beside each transcript
+    /// ...). Default: schmier-out/seed-<SEED>/ with --seed, else
+    /// schmier-out/match-<UNIX TIME>-<PID>/. Timings go beside each transcript
     /// (*.timings.jsonl); each bot's stderr to <transcript>.stderr/ or <dir>/stderr/.
     #[arg(long, value_name = "PATH")]
     pub transcript: Option<PathBuf>,
@@ -175,9 +227,24 @@ pub struct PlayArgs {
     #[arg(long, value_name = "N")]
     pub limit_files: Option<u64>,
 
-    /// Per-bot process limit (RLIMIT_NPROC; counts all processes of the user).
+    /// Per-bot process limit: processes in the bot's tree, through a pids cgroup
+    /// of its own (never RLIMIT_NPROC, which all bots of a user would share). The
+    /// referee refuses to start where it cannot create cgroups.
     #[arg(long, value_name = "N")]
     pub limit_procs: Option<u64>,
+
+    /// Run each bot process in a sandbox of its own (Linux namespaces through
+    /// bubblewrap): no network, no other process, no files but the system
+    /// directories, its own directory (read-only) and a private /tmp. The referee
+    /// refuses to start where the host cannot sandbox. See README, "Sandbox".
+    #[arg(long)]
+    pub sandbox: bool,
+
+    /// An environment variable for every bot, KEY=VALUE (repeatable). Bots get
+    /// nothing of the referee's environment: only these and
+    /// PATH=/usr/local/bin:/usr/bin:/bin (unless given here).
+    #[arg(long = "bot-env", value_name = "KEY=VALUE")]
+    pub bot_env: Vec<String>,
 
     /// Print only the final result.
     #[arg(long, short)]
@@ -229,17 +296,32 @@ impl PlayArgs {
     }
 }
 
-/// A random seed for a run that was not given one.
-pub(crate) fn fresh_seed() -> u64 {
-    use std::hash::{BuildHasher, Hasher};
-    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
-    h.write_u128(
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap_or_default()
-            .as_nanos(),
-    );
-    h.finish() >> 11 // keep it short to type: 53 bits
+/// 64 random bits from the operating system, for a run that was not given a seed:
+/// a competition's deals must not be guessable.
+pub(crate) fn fresh_seed() -> anyhow::Result<u64> {
+    use std::io::Read;
+    let mut bytes = [0u8; 8];
+    std::fs::File::open("/dev/urandom")
+        .and_then(|mut f| f.read_exact(&mut bytes))
+        .context("failed to draw a random seed from /dev/urandom")?;
+    Ok(u64::from_le_bytes(bytes))
+}
+
+/// Seeds below this can be found by search from one hand (a table of 2^40 deals
+/// is within reach); a competition should let the referee draw 64 bits.
+const SMALL_SEED: u64 = 1 << 48;
+
+/// `KEY=VALUE` words of `--bot-env`.
+pub(crate) fn parse_env(words: &[String]) -> anyhow::Result<Vec<(String, String)>> {
+    words
+        .iter()
+        .map(|w| match w.split_once('=') {
+            Some((k, v)) if !k.is_empty() && !k.contains('\0') && !v.contains('\0') => {
+                Ok((k.to_owned(), v.to_owned()))
+            }
+            _ => bail!("--bot-env {w:?}: expected KEY=VALUE, e.g. --bot-env LANG=C.UTF-8"),
+        })
+        .collect()
 }
 
 pub(crate) fn parse_bot(text: &str, what: &str) -> anyhow::Result<BotSpec> {
@@ -327,7 +409,16 @@ impl PlayArgs {
             write: scale(self.decision_ms.max(1000)),
             shutdown: scale(1000),
         };
-        let seed = self.seed.unwrap_or_else(fresh_seed);
+        let seed = match self.seed {
+            Some(seed) => seed,
+            None => fresh_seed()?,
+        };
+        if self.policy == PolicyName::Competition && self.seed.is_some_and(|s| s < SMALL_SEED) {
+            eprintln!(
+                "referee: warning: --seed {seed} is small enough to be found from a bot's own \
+                 hand; for a competition omit --seed (the referee then draws 64 secret bits)"
+            );
+        }
         let output = match &self.transcript {
             Some(p) if self.games == 1 && p.extension().is_some_and(|e| e == "jsonl") => {
                 Output::File(p.clone())
@@ -340,7 +431,32 @@ impl PlayArgs {
                 )
             }
             Some(p) => Output::Dir(p.clone()),
-            None => Output::Dir(PathBuf::from(format!("schmier-out/seed-{seed}"))),
+            None if self.seed.is_some() => {
+                Output::Dir(PathBuf::from(format!("schmier-out/seed-{seed}")))
+            }
+            None => Output::Dir(PathBuf::from(format!(
+                "schmier-out/match-{}-{}",
+                std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .unwrap_or_default()
+                    .as_secs(),
+                std::process::id()
+            ))),
+        };
+        if let Some(n) = self.limit_procs {
+            crate::bot::probe_cgroups(Some(n), None).map_err(|e| {
+                anyhow::anyhow!(
+                    "--limit-procs {n}: failed to limit processes per bot: {e}. RLIMIT_NPROC \
+                     is not used instead: it counts every process of the user, so one bot \
+                     could exhaust it for all"
+                )
+            })?;
+        }
+        let env = Isolation::env(&parse_env(&self.bot_env)?);
+        let sandbox = if self.sandbox {
+            Some(std::sync::Arc::new(sandbox_for(&lineup, &output, &env)?))
+        } else {
+            None
         };
         Ok(PlayConfig {
             table: TableSpec {
@@ -362,13 +478,56 @@ impl PlayArgs {
                     DeliveryName::Live => Delivery::Live,
                     DeliveryName::Batched => Delivery::Batched,
                 },
+                isolation: Isolation { env, sandbox },
                 stderr_cap: self.stderr_cap,
             },
             games: self.games,
             seed,
+            secret_seed: self.seed.is_none(),
             rotate: !self.no_rotate,
             output,
             quiet: self.quiet,
         })
     }
+}
+
+/// Checks that the host can sandbox and that every bot of `lineup` can be: fails
+/// closed, before anything is started or written.
+fn sandbox_for(
+    lineup: &[BotSpec; 6],
+    output: &Output,
+    env: &[(String, String)],
+) -> anyhow::Result<Sandbox> {
+    let cwd = std::env::current_dir().context("failed to read the working directory")?;
+    let path = Isolation {
+        env: env.to_vec(),
+        sandbox: None,
+    };
+    // In-process bots (tests, benchmarks) are the referee's own code: no process.
+    let launches = lineup
+        .iter()
+        .enumerate()
+        .filter(|(_, spec)| !matches!(spec, BotSpec::InProcess(_)))
+        .map(|(seat, spec)| {
+            spec.launch(&cwd, path.path())
+                .map(|launch| (seat, launch))
+                .map_err(|e| anyhow::anyhow!("failed to sandbox seat {seat}: {e}"))
+        })
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    // Where transcripts, timings and logs go: never shown to a bot.
+    let out_dir = match output {
+        Output::File(p) => p.parent().unwrap_or(std::path::Path::new("")).to_path_buf(),
+        Output::Dir(d) => d.clone(),
+    };
+    let outputs = vec![cwd.join(out_dir), cwd.join(output.stderr_dir())];
+    let sandbox = Sandbox::prepare(
+        outputs,
+        launches.iter().map(|(_, l)| l.dir.clone()).collect(),
+    )?;
+    for (seat, launch) in &launches {
+        sandbox
+            .check(launch)
+            .map_err(|e| anyhow::anyhow!("failed to sandbox seat {seat}: {e}"))?;
+    }
+    Ok(sandbox)
 }

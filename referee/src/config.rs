@@ -1,12 +1,13 @@
 //! The validated, typed configuration of a run. `cli.rs` turns raw flags into
 //! these; nothing past this point sees a string that could still be malformed.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 use schmier_protocol::rules::RulesConfig;
 
-use crate::bot::ResourceLimits;
+use crate::bot::{Launch, ResourceLimits, Sandbox};
 pub use crate::transcript::FaultPolicy;
 use crate::transcript::TimeControlRecord;
 pub use schmier_protocol::wire::Clock;
@@ -55,6 +56,54 @@ impl BotSpec {
             }
             BotSpec::Command { argv, .. } => Ok(argv.clone()),
         }
+    }
+
+    /// What exactly is executed, and in which directory (see `bot/launch.rs`):
+    /// relative paths are taken from `base`, a bare program name from `path`.
+    pub fn launch(&self, base: &Path, path: &str) -> Result<Launch, String> {
+        let argv = self.argv().map_err(|e| format!("{e:#}"))?;
+        match self {
+            BotSpec::Builtin(_) => {
+                let program = std::fs::canonicalize(&argv[0])
+                    .map_err(|e| format!("failed to find the referee's own executable: {e}"))?;
+                Ok(Launch {
+                    dir: program.parent().unwrap_or(Path::new("/")).to_path_buf(),
+                    program,
+                    args: argv[1..].iter().map(Into::into).collect(),
+                })
+            }
+            BotSpec::InProcess(name) => Err(format!("inproc:{name} has no process")),
+            BotSpec::Command { .. } => Launch::resolve(&argv, base, path),
+        }
+    }
+}
+
+/// How bot processes run: their whole environment and their isolation.
+#[derive(Clone, Debug)]
+pub struct Isolation {
+    /// Every bot's environment, and nothing of the referee's: `PATH` (a fixed
+    /// default unless given) plus each `--bot-env KEY=VALUE`, sorted by key.
+    pub env: Vec<(String, String)>,
+    /// `--sandbox`: checked to work on this host before any bot starts.
+    pub sandbox: Option<Arc<Sandbox>>,
+}
+
+impl Isolation {
+    /// The bots' environment from `KEY=VALUE` pairs; `PATH` defaults to
+    /// [`crate::bot::DEFAULT_PATH`].
+    pub fn env(pairs: &[(String, String)]) -> Vec<(String, String)> {
+        let mut env: std::collections::BTreeMap<String, String> =
+            [("PATH".to_owned(), crate::bot::DEFAULT_PATH.to_owned())].into();
+        env.extend(pairs.iter().cloned());
+        env.into_iter().collect()
+    }
+
+    /// The `PATH` bots see, where bare program names are looked up.
+    pub fn path(&self) -> &str {
+        self.env
+            .iter()
+            .find(|(k, _)| k == "PATH")
+            .map_or(crate::bot::DEFAULT_PATH, |(_, v)| v.as_str())
     }
 }
 
@@ -153,6 +202,8 @@ pub struct TableSpec {
     pub time: TimeControl,
     pub policy: FaultPolicy,
     pub limits: ResourceLimits,
+    /// How bot processes run: their environment and their sandbox.
+    pub isolation: Isolation,
     /// When seats are sent the game's events.
     pub events: Delivery,
     /// Bytes of each bot's stderr kept in its log file.
@@ -165,6 +216,9 @@ pub struct PlayConfig {
     pub table: TableSpec,
     pub games: u32,
     pub seed: u64,
+    /// The seed was drawn by the referee (no `--seed`): it stays out of every
+    /// path and message a bot could see until the run ends.
+    pub secret_seed: bool,
     /// Move every slot one seat to the left after each game, so that each team
     /// plays every seat position over a match.
     pub rotate: bool,

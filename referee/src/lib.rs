@@ -18,6 +18,11 @@
 //! - `tournament/`: `referee tournament` and `referee merge` — a layer above the
 //!   table: schedule, pool of tables, journal, standings, shards.
 //! - `builtin.rs`: `referee bot NAME`, the built-in sample bots.
+//! - `load.rs`: reading transcripts back for the tools below.
+//! - `diff.rs`: `referee diff`, two transcripts compared in game terms.
+//! - `show/`: `referee show`, a transcript as a terminal account or a replay page.
+//! - `schema.rs`: `referee schema`, the JSON Schema of every message and line.
+//! - `safe_create.rs`: output files created without following symlinks.
 //!
 //! The rules themselves live in the `schmier-protocol` crate (`rules`), pure.
 
@@ -26,10 +31,15 @@ pub mod builtin;
 pub mod cli;
 pub mod clock;
 pub mod config;
+pub mod diff;
 pub mod fault;
+pub mod load;
 pub mod reply;
 pub mod report;
+pub mod safe_create;
+pub mod schema;
 pub mod session;
+pub mod show;
 pub mod shutdown;
 pub mod slot;
 pub mod table;

@@ -21,6 +21,9 @@ fn main() -> ExitCode {
         Command::Play(args) => args.validate().and_then(play),
         Command::Tournament(args) => args.validate().and_then(tournament),
         Command::Merge { dirs, out } => merge(&dirs, &out),
+        Command::Diff(args) => diff(&args),
+        Command::Show(args) => show(&args),
+        Command::Schema(args) => schema(&args),
     };
     result.unwrap_or_else(|e| {
         eprintln!("referee: {e:#}");
@@ -37,9 +40,13 @@ fn play(cfg: PlayConfig) -> anyhow::Result<ExitCode> {
         referee::bot::install_cleanup();
         referee::shutdown::cancel_on_signals(cancel.clone());
         if !cfg.quiet {
+            // A drawn seed stays secret until the run ends: bots share the terminal.
+            let seed = match cfg.secret_seed {
+                true => "secret (printed at the end)".to_owned(),
+                false => cfg.seed.to_string(),
+            };
             eprintln!(
-                "referee: seed {} — {} game(s), transcripts in {}",
-                cfg.seed,
+                "referee: seed {seed} — {} game(s), transcripts in {}",
                 cfg.games,
                 cfg.output.describe()
             );
@@ -55,6 +62,9 @@ fn play(cfg: PlayConfig) -> anyhow::Result<ExitCode> {
         other => other?,
     };
     referee::report::print(&cfg, &summary);
+    if cfg.secret_seed && !cfg.quiet {
+        eprintln!("referee: the match seed was {}", cfg.seed);
+    }
     Ok(ExitCode::SUCCESS)
 }
 
@@ -149,4 +159,68 @@ fn verify(files: &[std::path::PathBuf]) -> ExitCode {
         eprintln!("referee: {bad} of {} transcript(s) invalid", files.len());
         ExitCode::FAILURE
     }
+}
+
+fn diff(args: &referee::cli::DiffArgs) -> anyhow::Result<ExitCode> {
+    let mut report = String::new();
+    let same = referee::diff::run(&args.a, &args.b, args.update, &mut report)?;
+    print!("{report}");
+    Ok(if same || args.update {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+fn show(args: &referee::cli::ShowArgs) -> anyhow::Result<ExitCode> {
+    use std::io::Write;
+    let transcript = referee::load::Transcript::read(&args.file)?;
+    let replay = referee::show::Replay::new(&transcript)?;
+    if let Some(out) = &args.html {
+        let page = referee::show::html::render(&replay)?;
+        std::fs::write(out, page)
+            .map_err(|e| anyhow::anyhow!("failed to write {}: {e}", out.display()))?;
+        eprintln!("referee: wrote {}", out.display());
+        return Ok(ExitCode::SUCCESS);
+    }
+    let opts = referee::show::TextOptions {
+        seat: args.seat.map(|s| schmier_protocol::Seat::new(s as usize)),
+        deal: args.deal,
+    };
+    let text = referee::show::text::render(&replay, opts)?;
+    // anstream drops the colours unless stdout is a terminal that wants them
+    // (NO_COLOR set: plain).
+    let mut stdout = anstream::stdout();
+    match stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush())
+    {
+        // `referee show ... | head` is not a failure.
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            anyhow::bail!("failed to write to stdout: {e}")
+        }
+        _ => Ok(ExitCode::SUCCESS),
+    }
+}
+
+fn schema(args: &referee::cli::SchemaArgs) -> anyhow::Result<ExitCode> {
+    if !args.check {
+        referee::schema::write(&args.dir)?;
+        eprintln!("referee: wrote the schema files to {}", args.dir.display());
+        return Ok(ExitCode::SUCCESS);
+    }
+    let stale = referee::schema::check(&args.dir);
+    if stale.is_empty() {
+        println!("schema files in {} match the code", args.dir.display());
+        return Ok(ExitCode::SUCCESS);
+    }
+    for name in &stale {
+        println!("{}: missing or out of date", args.dir.join(name).display());
+    }
+    eprintln!(
+        "referee: {} schema file(s) differ from the code; run `referee schema {}`",
+        stale.len(),
+        args.dir.display()
+    );
+    Ok(ExitCode::FAILURE)
 }

@@ -299,22 +299,28 @@ async fn start(
             slot.starts += 1;
             continue;
         }
-        let argv = slot.spec.argv()?;
-        let program = argv.first().cloned().unwrap_or_default();
+        let program = slot.spec.display();
         // A restarted bot's stderr goes to a new file, so nothing is overwritten.
         let log = match slot.starts {
             0 => format!("player{i}.log"),
             n => format!("player{i}.restart{n}.log"),
         };
         slot.starts += 1;
-        let spawn = Spawn {
-            argv,
-            max_line: cfg.time.max_line,
-            limits: cfg.limits,
-            stderr_log: Some(stderr_dir.join(log)),
-            stderr_cap: cfg.stderr_cap,
-        };
-        match BotProcess::spawn(&spawn) {
+        let launch = std::env::current_dir()
+            .map_err(|e| e.to_string())
+            .and_then(|cwd| slot.spec.launch(&cwd, cfg.isolation.path()));
+        let spawned = launch.map_err(std::io::Error::other).and_then(|launch| {
+            BotProcess::spawn(&Spawn {
+                launch,
+                env: cfg.isolation.env.clone(),
+                sandbox: cfg.isolation.sandbox.clone(),
+                max_line: cfg.time.max_line,
+                limits: cfg.limits,
+                stderr_log: Some(stderr_dir.join(log)),
+                stderr_cap: cfg.stderr_cap,
+            })
+        });
+        match spawned {
             Ok(mut p) => {
                 p.queue(&hello);
                 if p.flush(Some(cfg.time.write)).await.is_err() {

@@ -22,7 +22,7 @@ use schmier_protocol::FaultKind;
 pub const FORMAT: &str = "schmier-transcript/1";
 
 /// A seat's player as recorded.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SeatInfo {
     pub seat: Seat,
@@ -33,7 +33,7 @@ pub struct SeatInfo {
 }
 
 /// Time control in force, recorded so a result can be judged.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TimeControlRecord {
     pub clock: Clock,
@@ -44,7 +44,7 @@ pub struct TimeControlRecord {
     pub max_line_bytes: usize,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Header {
     pub format: String,
@@ -62,7 +62,7 @@ pub struct Header {
 }
 
 /// What happens to a seat, its team and its process after faults.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct FaultPolicy {
     /// Faults a seat may commit in a game before the fallback plays for it for the
     /// rest of that game (`None`: never, except after a crash or closed pipe).
@@ -88,7 +88,7 @@ impl FaultPolicy {
     };
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FaultRecord {
     pub seat: Seat,
@@ -100,7 +100,7 @@ pub struct FaultRecord {
     pub replaced: bool,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ResultRecord {
     pub winner: Option<Team>,
@@ -131,7 +131,7 @@ pub fn ranking(winner: Option<Team>, scores: [i32; 3], forfeited: &[Team]) -> [T
 }
 
 /// One transcript line.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Line {
     Header(Header),
@@ -153,7 +153,7 @@ impl JsonlWriter {
         let mut partial = path.as_os_str().to_owned();
         partial.push(".partial");
         let partial = PathBuf::from(partial);
-        let file = File::create(&partial)
+        let file = crate::safe_create::create_new(&partial)
             .with_context(|| format!("failed to create {}", partial.display()))?;
         Ok(JsonlWriter {
             path: path.to_owned(),
@@ -186,7 +186,7 @@ impl JsonlWriter {
 }
 
 /// One decision's timing, for the sidecar file.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
 pub struct Timing {
     pub request: u64,
     pub seat: Seat,

@@ -2,13 +2,20 @@
 //! binary, a module per feature; `support.rs` has the small builder they share.
 
 mod determinism;
+mod diff;
 mod docs;
 mod hostile;
 mod leaks;
+mod lifetime;
 mod limits;
 mod play;
+mod replay_page;
 mod sample_bots;
+mod schema;
+mod show;
+mod snapshot_example;
 mod snapshots;
+mod spy;
 mod support;
 mod tournament;
 mod verify;

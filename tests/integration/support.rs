@@ -16,6 +16,7 @@ pub fn root() -> PathBuf {
 pub struct Run {
     pub dir: tempfile::TempDir,
     args: Vec<String>,
+    env: Vec<(String, String)>,
 }
 
 /// `referee play` with the given extra arguments, transcript in a fresh directory.
@@ -23,6 +24,7 @@ pub fn play() -> Run {
     Run {
         dir: tempfile::tempdir().expect("a temp dir"),
         args: vec!["play".into()],
+        env: Vec::new(),
     }
 }
 
@@ -39,6 +41,12 @@ impl Run {
 
     pub fn args<I: IntoIterator<Item = S>, S: Into<String>>(mut self, a: I) -> Run {
         self.args.extend(a.into_iter().map(Into::into));
+        self
+    }
+
+    /// Sets an environment variable of the referee process.
+    pub fn env(mut self, key: &str, value: &str) -> Run {
+        self.env.push((key.into(), value.into()));
         self
     }
 
@@ -90,6 +98,7 @@ impl Run {
             .args(relaxed)
             .arg("--transcript")
             .arg(&out)
+            .envs(self.env.iter().map(|(k, v)| (k, v)))
             .current_dir(root())
             .output()
             .expect("the referee runs");

@@ -36,8 +36,7 @@ fn gauntlet(out: &Path) -> Command {
     .args(["--startup-ms", "120000", "--seed", "11", "--quiet"])
     .arg("--out")
     .arg(out)
-    .current_dir(root())
-    .env_remove("SCHMIER_TEST_GATE");
+    .current_dir(root());
     cmd
 }
 
@@ -189,7 +188,9 @@ fn killed_with_sigkill_and_resumed_equals_an_uninterrupted_run() {
     let waiting = PathBuf::from(format!("{}.waiting", gate.display()));
     let mut child = {
         let mut c = gauntlet(&dir);
-        c.args(["--jobs", "1"]).env("SCHMIER_TEST_GATE", &gate);
+        c.args(["--jobs", "1"])
+            .arg("--bot-env")
+            .arg(format!("SCHMIER_TEST_GATE={}", gate.display()));
         c.stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::null())
             .spawn()
@@ -544,7 +545,9 @@ fn ctrl_c_stops_cleanly_prints_the_resume_command_and_resuming_finishes_the_same
     let waiting = PathBuf::from(format!("{}.waiting", gate.display()));
     let child = {
         let mut c = gauntlet(&dir);
-        c.args(["--jobs", "1"]).env("SCHMIER_TEST_GATE", &gate);
+        c.args(["--jobs", "1"])
+            .arg("--bot-env")
+            .arg(format!("SCHMIER_TEST_GATE={}", gate.display()));
         c.stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::piped())
             .spawn()
@@ -590,9 +593,7 @@ fn ctrl_c_stops_cleanly_prints_the_resume_command_and_resuming_finishes_the_same
     std::fs::remove_file(&gate).unwrap();
     let argv = shlex::split(&resume).unwrap();
     let mut c = Command::new(&argv[0]);
-    c.args(&argv[1..])
-        .current_dir(root())
-        .env_remove("SCHMIER_TEST_GATE");
+    c.args(&argv[1..]).current_dir(root());
     ok(c);
     assert_same(reference(), &dir);
 }

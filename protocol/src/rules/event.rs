@@ -57,6 +57,7 @@ impl fmt::Display for Call {
 
 /// A card and the seat that played it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Played {
     pub seat: Seat,
     pub card: Card,
@@ -64,6 +65,7 @@ pub struct Played {
 
 /// Why the game ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum EndReason {
     /// A team reached the target (RULES.md §26).
@@ -74,6 +76,7 @@ pub enum EndReason {
 
 /// The scoring of one played hand.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct HandScore {
     pub deal: u32,
     pub bidder: Seat,
@@ -94,6 +97,7 @@ pub struct HandScore {
 
 /// One fact of the game, in the order it happened.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Event {
     /// A deal: every hand and the stock (top first). `deal` counts from 1 and

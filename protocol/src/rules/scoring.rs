@@ -7,6 +7,7 @@ use crate::seat::Team;
 /// Who won each of the six points of a hand. `None` means nobody: always the case
 /// for a tied Game, never (by RULES.md §18) for the other five.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Points {
     pub high: Option<Team>,
     pub low: Option<Team>,

@@ -14,6 +14,7 @@ use super::game::{Game, Phase};
 
 /// A seat's bid, as everyone saw it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct SeatCall {
     pub seat: Seat,
     pub bid: Call,
@@ -21,6 +22,7 @@ pub struct SeatCall {
 
 /// How many cards a seat exchanged (public); the cards only for the seat itself.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct SeatExchange {
     pub seat: Seat,
     pub count: u32,
@@ -28,6 +30,7 @@ pub struct SeatExchange {
 
 /// A seat's own exchange or dealer's discard, known only to it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct OwnExchange {
     pub discarded: CardSet,
     /// Cards drawn from the stock (for the dealer: the whole pickup).
@@ -36,6 +39,7 @@ pub struct OwnExchange {
 
 /// A trick in progress or completed.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct TrickView {
     pub leader: Seat,
     pub cards: Vec<Played>,
@@ -46,6 +50,7 @@ pub struct TrickView {
 /// Everything one seat knows at a decision point, so that a stateless bot can
 /// decide from this alone.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct SeatView {
     pub seat: Seat,
     pub team: Team,
@@ -149,6 +154,7 @@ impl Game {
 
 /// An event as one seat is told it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum SeatEvent {
     /// A new deal: only this seat's own six cards.

@@ -3,14 +3,26 @@
 //! - `process.rs`: one bot process — spawn, queued writes, lines in, shutdown.
 //! - `lines.rs`: the capped line splitter for a bot's stdout.
 //! - `cpu.rs`: CPU time of a bot's process tree, for `--clock cpu`.
+//! - `launch.rs`: a command made absolute; the bot's directory and environment.
+//! - `spawner.rs`: the one long-lived thread every bot is forked from.
+//! - `cgroup.rs`: a cgroup per bot for `--limit-procs` (and memory).
 //! - `unix.rs`: process groups, parent-death signal, rlimits, cleanup on exit.
+//! - `sandbox.rs`: `--sandbox` through bubblewrap; `seccomp.rs`: its deny-list.
 
+mod cgroup;
 mod cpu;
+mod launch;
 mod lines;
 mod process;
+mod sandbox;
+mod seccomp;
+mod spawner;
 mod unix;
 
+pub use cgroup::probe as probe_cgroups;
 pub use cpu::tree_cpu_time;
+pub use launch::{Launch, DEFAULT_PATH};
 pub use lines::Incoming;
 pub use process::{BotProcess, Spawn, WriteError};
+pub use sandbox::Sandbox;
 pub use unix::{install_cleanup, kill_all_groups, ResourceLimits};

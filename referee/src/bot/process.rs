@@ -4,8 +4,9 @@
 //! starts, so a bot never blocks on a full pipe; stderr goes to a log file up to a
 //! cap and is discarded past it.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{ExitStatus, Stdio};
+use std::sync::Arc;
 use std::time::Duration;
 
 use nix::sys::signal::Signal;
@@ -14,14 +15,22 @@ use tokio::process::{Child, ChildStdin, Command};
 use tokio::sync::mpsc;
 use tokio::time::{timeout, Instant};
 
+use super::cgroup::Cgroup;
+use super::launch::Launch;
 use super::lines::{read_lines, Incoming};
+use super::sandbox::Sandbox;
+use super::spawner;
 use super::unix::{self, ResourceLimits};
 
 /// How a bot process is started.
 #[derive(Clone, Debug)]
 pub struct Spawn {
-    /// Program and arguments (never run through a shell).
-    pub argv: Vec<String>,
+    /// Program, arguments and directory (never run through a shell).
+    pub launch: Launch,
+    /// Its whole environment: nothing of the referee's is passed on.
+    pub env: Vec<(String, String)>,
+    /// Run it sandboxed (`--sandbox`).
+    pub sandbox: Option<Arc<Sandbox>>,
     pub max_line: usize,
     pub limits: ResourceLimits,
     /// Where its stderr goes, and how much of it is kept.
@@ -47,20 +56,49 @@ pub struct BotProcess {
     pending: Vec<u8>,
     stderr_task: Option<tokio::task::JoinHandle<()>>,
     exit: Option<ExitStatus>,
+    /// Removed once the process tree is gone.
+    cgroup: Option<Cgroup>,
 }
 
 impl BotProcess {
     pub fn spawn(spec: &Spawn) -> std::io::Result<BotProcess> {
-        let (program, args) = spec.argv.split_first().ok_or_else(|| {
-            std::io::Error::new(std::io::ErrorKind::InvalidInput, "empty command")
-        })?;
-        let mut cmd = Command::new(program);
-        cmd.args(args)
+        let launch = &spec.launch;
+        let mut cmd = match &spec.sandbox {
+            None => {
+                let mut cmd = Command::new(&launch.program);
+                cmd.args(&launch.args);
+                cmd
+            }
+            Some(sandbox) => {
+                let (program, args) = sandbox.wrap(launch);
+                let mut cmd = Command::new(program);
+                cmd.args(args);
+                if let Some(id) = sandbox.run_as(launch) {
+                    // std also drops the supplementary groups when root changes uid.
+                    cmd.uid(id).gid(id);
+                }
+                cmd
+            }
+        };
+        // bubblewrap changes into the bot's directory itself, inside the sandbox.
+        let cwd = if spec.sandbox.is_some() {
+            Path::new("/")
+        } else {
+            &launch.dir
+        };
+        // Cleared for the sandbox's helper processes too: bubblewrap's pid 1 would
+        // show the referee's environment at /proc/1/environ.
+        cmd.env_clear()
+            .envs(spec.env.iter().map(|(k, v)| (k, v)))
+            .current_dir(cwd)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
-        unix::configure(&mut cmd, spec.limits);
-        let mut child = cmd.spawn()?;
+        let seccomp = spec.sandbox.as_ref().map(|s| s.seccomp.clone());
+        let cgroup = own_cgroup(spec)?;
+        let fds = cgroup.as_ref().map_or([None; 2], Cgroup::procs_fds);
+        unix::configure(&mut cmd, spec.limits, fds, seccomp);
+        let mut child = spawner::spawn(cmd)?;
         let pid = child.id().expect("a just-spawned child has a pid");
         unix::register(pid);
         let stdin = child.stdin.take();
@@ -81,6 +119,7 @@ impl BotProcess {
             pending: Vec::new(),
             stderr_task: Some(stderr_task),
             exit: None,
+            cgroup,
         })
     }
 
@@ -199,15 +238,32 @@ impl BotProcess {
                 .exit_status(grace.min(Duration::from_millis(500)))
                 .await;
         }
+        // The tree as it is now: a sandboxed bot and its pid 1 live in a session
+        // of their own, outside the group, so they are killed and waited for by
+        // pid (the pid namespace takes everything else in it along).
+        let tree = unix::tree(self.pid);
         unix::signal_group(self.pid, Signal::SIGKILL);
+        for &pid in &tree[1..] {
+            let _ = nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid as i32), Signal::SIGKILL);
+        }
         if status.is_none() {
             status = self.child.wait().await.ok();
         }
         // SIGKILL is delivered asynchronously: wait (briefly) until the whole group,
         // grandchildren included, is gone, so nothing outlives the referee's exit.
         let start = Instant::now();
-        while unix::group_alive(self.pid) && start.elapsed() < Duration::from_secs(2) {
+        while (unix::group_alive(self.pid) || tree[1..].iter().any(|&p| unix::alive(p)))
+            && start.elapsed() < Duration::from_secs(2)
+        {
             tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        if let Some(cgroup) = self.cgroup.take() {
+            // Whatever of the bot's tree escaped its process group, a sandboxed
+            // bot's tree still dying, or an unsandboxed daemon.
+            let start = Instant::now();
+            while !cgroup.kill_all() && start.elapsed() < Duration::from_secs(2) {
+                tokio::time::sleep(Duration::from_millis(5)).await;
+            }
         }
         unix::unregister(self.pid);
         if let Some(task) = self.stderr_task.take() {
@@ -219,12 +275,31 @@ impl BotProcess {
     }
 }
 
+/// The cgroup that limits a bot's processes (and its tree's memory, where the
+/// host allows; `RLIMIT_AS` limits each process in any case). The sandbox's two
+/// helper processes (bubblewrap and its pid 1) are not counted against the bot.
+fn own_cgroup(spec: &Spawn) -> std::io::Result<Option<Cgroup>> {
+    let limits = spec.limits;
+    let helpers = if spec.sandbox.is_some() { 2 } else { 0 };
+    let processes = limits.processes.map(|n| n + helpers);
+    if processes.is_none() && limits.memory_bytes.is_none() {
+        return Ok(None);
+    }
+    match Cgroup::create(processes, limits.memory_bytes) {
+        Ok(c) => Ok(Some(c)),
+        Err(_) if processes.is_none() => Ok(None),
+        Err(_) => Cgroup::create(processes, None)
+            .map(Some)
+            .map_err(std::io::Error::other),
+    }
+}
+
 /// Copies stderr to `log` up to `cap` bytes, then keeps reading (so the bot never
 /// blocks) and notes how much was dropped.
 async fn drain_stderr(mut src: tokio::process::ChildStderr, log: Option<PathBuf>, cap: u64) {
     let mut file = match &log {
-        Some(path) => match tokio::fs::File::create(path).await {
-            Ok(f) => Some(f),
+        Some(path) => match crate::safe_create::create_new(path) {
+            Ok(f) => Some(tokio::fs::File::from_std(f)),
             Err(e) => {
                 tracing::warn!("failed to create bot stderr log {}: {e}", path.display());
                 None
@@ -257,5 +332,68 @@ async fn drain_stderr(mut src: tokio::process::ChildStderr, log: Option<PathBuf>
             let _ = f.write_all(note.as_bytes()).await;
         }
         let _ = f.flush().await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cat() -> Spawn {
+        let program = std::fs::canonicalize("/bin/cat").expect("cat is installed");
+        Spawn {
+            launch: Launch {
+                dir: program.parent().unwrap().to_path_buf(),
+                program,
+                args: Vec::new(),
+            },
+            env: crate::config::Isolation::env(&[]),
+            sandbox: None,
+            max_line: 1024,
+            limits: ResourceLimits::default(),
+            stderr_log: None,
+            stderr_cap: 0,
+        }
+    }
+
+    /// The parent-death signal is tied to the thread that forks; a bot forked from
+    /// a blocking-pool thread was killed when that thread ended after its idle
+    /// keep-alive (10 s by default, 1 ms here).
+    #[test]
+    fn a_bot_outlives_the_thread_that_started_it() {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .thread_keep_alive(Duration::from_millis(1))
+            .enable_all()
+            .build()
+            .unwrap();
+        runtime.block_on(async {
+            let (bot, thread) =
+                tokio::task::spawn_blocking(|| (BotProcess::spawn(&cat()), nix::unistd::gettid()))
+                    .await
+                    .unwrap();
+            let mut bot = bot.expect("cat starts");
+            // Wait until that thread has ended: its /proc entry goes only after
+            // its exit is complete, death signals sent.
+            let task = format!("/proc/self/task/{thread}");
+            let start = Instant::now();
+            while std::path::Path::new(&task).exists() {
+                assert!(
+                    start.elapsed() < Duration::from_secs(60),
+                    "the thread never ended"
+                );
+                tokio::time::sleep(Duration::from_millis(1)).await;
+            }
+            bot.queue(b"ping");
+            bot.flush(Some(Duration::from_secs(30))).await.unwrap();
+            match bot
+                .next_line(Some(Instant::now() + Duration::from_secs(30)))
+                .await
+            {
+                Some(Incoming::Line { bytes, .. }) => assert_eq!(bytes, b"ping"),
+                other => panic!("the bot died with the thread that started it: {other:?}"),
+            }
+            bot.shutdown(Duration::ZERO).await;
+        });
     }
 }

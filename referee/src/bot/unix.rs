@@ -2,11 +2,15 @@
 //! and signals to whole groups. Everything platform-specific lives here.
 
 use std::collections::BTreeSet;
-use std::sync::Mutex;
+use std::os::fd::RawFd;
+use std::sync::{Arc, Mutex};
 
 use nix::sys::signal::{killpg, Signal};
 use nix::unistd::Pid;
+use seccompiler::BpfProgram;
 use tokio::process::Command;
+
+use super::cgroup::Cgroup;
 
 /// Optional per-bot resource limits (Linux `setrlimit`), applied in the child just
 /// before it runs the bot.
@@ -18,29 +22,51 @@ pub struct ResourceLimits {
     pub cpu_seconds: Option<u64>,
     /// Open files (`RLIMIT_NOFILE`).
     pub open_files: Option<u64>,
-    /// Processes of the bot's user (`RLIMIT_NPROC`).
+    /// Processes in the bot's tree: a `pids` cgroup of its own (`cgroup.rs`),
+    /// never `RLIMIT_NPROC`, which counts every process of the user.
     pub processes: Option<u64>,
 }
 
 /// Makes `cmd` start in a process group of its own (so signals reach its children
-/// too), die with the referee (`PR_SET_PDEATHSIG`), and run under `limits`.
-pub fn configure(cmd: &mut Command, limits: ResourceLimits) {
+/// too), die with the referee (`PR_SET_PDEATHSIG`), unable to gain privileges
+/// (`no_new_privs`), and run under `limits` (the process limit through the
+/// `cgroup` whose `cgroup.procs` descriptors are given); `seccomp`, if given, is installed
+/// last. Call [`crate::bot::spawner::spawn`] to start it, so that the death
+/// signal is tied to a thread that lives as long as the referee.
+pub fn configure(
+    cmd: &mut Command,
+    limits: ResourceLimits,
+    cgroup: [Option<RawFd>; 2],
+    seccomp: Option<Arc<BpfProgram>>,
+) {
     cmd.process_group(0);
-    // SAFETY: the closure runs in the forked child before exec and only makes
-    // async-signal-safe system calls (prctl, getppid, setrlimit).
+    // The referee's pid, taken before the fork: if the child's parent is anyone
+    // else by the time the death signal is armed, the referee has already exited
+    // (a subreaper, not necessarily pid 1, adopted the child).
+    let referee = nix::unistd::getpid();
+    // SAFETY: the closure runs in the forked child of a multi-threaded process, so
+    // it must be async-signal-safe: it only makes system calls (prctl, getppid,
+    // setrlimit, write, seccomp) on data prepared before the fork, and its errors are
+    // raw errno values; nothing allocates or takes a lock.
     unsafe {
         cmd.pre_exec(move || {
             use nix::sys::resource::{setrlimit, Resource};
             nix::sys::prctl::set_pdeathsig(Signal::SIGKILL)?;
-            // The referee may have died between fork and prctl.
-            if nix::unistd::getppid() == Pid::from_raw(1) {
-                return Err(std::io::Error::other("the referee exited"));
+            if nix::unistd::getppid() != referee {
+                return Err(std::io::Error::from_raw_os_error(nix::libc::ESRCH));
             }
+            nix::sys::prctl::set_no_new_privs()?;
             let set = |r: Resource, v: Option<u64>| v.map_or(Ok(()), |v| setrlimit(r, v, v));
             set(Resource::RLIMIT_AS, limits.memory_bytes)?;
             set(Resource::RLIMIT_CPU, limits.cpu_seconds)?;
             set(Resource::RLIMIT_NOFILE, limits.open_files)?;
-            set(Resource::RLIMIT_NPROC, limits.processes)?;
+            Cgroup::enter(cgroup)?;
+            if let Some(program) = &seccomp {
+                seccompiler::apply_filter(program).map_err(|e| match e {
+                    seccompiler::Error::Seccomp(e) | seccompiler::Error::Prctl(e) => e,
+                    _ => std::io::Error::from_raw_os_error(nix::libc::EINVAL),
+                })?;
+            }
             Ok(())
         });
     }
@@ -50,6 +76,38 @@ pub fn configure(cmd: &mut Command, limits: ResourceLimits) {
 /// gone is not an error.
 pub fn signal_group(pid: u32, signal: Signal) {
     let _ = killpg(Pid::from_raw(pid as i32), signal);
+}
+
+/// `pid` and its descendants (through `/proc/PID/task/TID/children`), at most
+/// 4096 of them.
+pub fn tree(pid: u32) -> Vec<u32> {
+    let mut found = vec![pid];
+    let mut next = 0;
+    while next < found.len() && found.len() < 4096 {
+        let p = found[next];
+        next += 1;
+        let Ok(tasks) = std::fs::read_dir(format!("/proc/{p}/task")) else {
+            continue;
+        };
+        for task in tasks.flatten() {
+            if let Ok(children) = std::fs::read_to_string(task.path().join("children")) {
+                found.extend(
+                    children
+                        .split_whitespace()
+                        .filter_map(|c| c.parse::<u32>().ok()),
+                );
+            }
+        }
+    }
+    found
+}
+
+/// Whether process `pid` still exists (a zombie counts as gone).
+pub fn alive(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| {
+        s.rsplit_once(") ")
+            .is_some_and(|(_, rest)| !rest.starts_with('Z'))
+    })
 }
 
 /// Whether any process of the group led by `pid` still exists.

@@ -112,6 +112,12 @@ pub struct TournamentArgs {
     #[arg(long)]
     pub trump_anytime: bool,
 
+    /// An environment variable for every bot, KEY=VALUE (repeatable), as for
+    /// `referee play`: bots get nothing of the referee's environment but these and
+    /// PATH. Not part of what identifies the tournament (a resumed run may differ).
+    #[arg(long = "bot-env", value_name = "KEY=VALUE")]
+    pub bot_env: Vec<String>,
+
     /// No progress bar or progress lines; only the final standings.
     #[arg(long, short)]
     pub quiet: bool,
@@ -299,7 +305,10 @@ impl TournamentArgs {
         if sets == 0 {
             bail!("--sets must be at least 1");
         }
-        let seed = self.seed.or(file.seed).unwrap_or_else(fresh_seed);
+        let seed = match self.seed.or(file.seed) {
+            Some(seed) => seed,
+            None => fresh_seed()?,
+        };
         let jobs = self
             .jobs
             .or(file.jobs)
@@ -364,6 +373,10 @@ impl TournamentArgs {
                 },
                 limits: ResourceLimits::default(),
                 events: crate::config::Delivery::default(),
+                isolation: crate::config::Isolation {
+                    env: crate::config::Isolation::env(&crate::cli::parse_env(&self.bot_env)?),
+                    sandbox: None,
+                },
                 stderr_cap: 1 << 20,
             },
             out,

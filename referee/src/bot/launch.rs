@@ -1,0 +1,141 @@
+//! What exactly is executed for a bot command, and where.
+//!
+//! A bot runs in *its own directory*, never in the referee's or the output folder,
+//! with an environment that holds nothing of the referee's. So a command given
+//! relative to the referee's working directory is made absolute first:
+//!
+//! - the program is looked up on the bots' `PATH` (not the referee's), or made
+//!   absolute if it contains a `/`;
+//! - every argument that names an existing file or directory and looks like a path
+//!   (contains `/` or `.`: `bot.py`, `sample-bots/js/bot.js`) is made absolute;
+//! - the bot's directory is that of the first such file argument (the script of an
+//!   interpreted bot), else that of the program (a compiled bot).
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+/// The `PATH` bots get unless `--bot-env PATH=...` says otherwise. A constant, so
+/// nothing of the referee's environment reaches a bot.
+pub const DEFAULT_PATH: &str = "/usr/local/bin:/usr/bin:/bin";
+
+/// A resolved bot command.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Launch {
+    /// Absolute path of the executable.
+    pub program: PathBuf,
+    pub args: Vec<OsString>,
+    /// Absolute, canonical: the bot's working directory.
+    pub dir: PathBuf,
+}
+
+impl Launch {
+    /// Resolves `argv` (as the user wrote it, relative to `base`, the referee's
+    /// working directory) with `path` as the search path for a bare program name.
+    pub fn resolve(argv: &[String], base: &Path, path: &str) -> Result<Launch, String> {
+        let (program, args) = argv.split_first().ok_or("the command is empty")?;
+        let program = if program.contains('/') {
+            std::fs::canonicalize(base.join(program))
+                .map_err(|e| format!("failed to find the program {program:?}: {e}"))?
+        } else {
+            find_on_path(program, path).ok_or_else(|| {
+                format!(
+                    "failed to find the program {program:?} on the bots' PATH ({path}); \
+                     give its path, or set the bots' PATH with --bot-env PATH=..."
+                )
+            })?
+        };
+        let mut dir = None;
+        let args = args
+            .iter()
+            .map(|a| match file_argument(base, a) {
+                Some(abs) => {
+                    if dir.is_none() {
+                        dir = Some(if abs.is_dir() {
+                            abs.clone()
+                        } else {
+                            parent(&abs)
+                        });
+                    }
+                    abs.into_os_string()
+                }
+                None => OsString::from(a),
+            })
+            .collect();
+        let dir = dir.unwrap_or_else(|| parent(&program));
+        Ok(Launch { program, args, dir })
+    }
+}
+
+/// `arg` made absolute if it names an existing file or directory and looks like a
+/// path rather than a word (`hang` stays a word even if a file of that name exists).
+fn file_argument(base: &Path, arg: &str) -> Option<PathBuf> {
+    if arg.starts_with('-') || !(arg.contains('/') || arg.contains('.')) {
+        return None;
+    }
+    std::fs::canonicalize(base.join(arg)).ok()
+}
+
+fn parent(p: &Path) -> PathBuf {
+    p.parent()
+        .map_or_else(|| PathBuf::from("/"), Path::to_path_buf)
+}
+
+pub(crate) fn find_on_path(name: &str, path: &str) -> Option<PathBuf> {
+    use std::os::unix::fs::PermissionsExt;
+    path.split(':')
+        .filter(|d| !d.is_empty())
+        .map(|d| Path::new(d).join(name))
+        .find(|p| {
+            p.metadata()
+                .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        })
+        .and_then(|p| std::fs::canonicalize(p).ok())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(s: &[&str]) -> Vec<String> {
+        s.iter().map(|w| w.to_string()).collect()
+    }
+
+    #[test]
+    fn a_script_makes_its_directory_the_bots_and_becomes_absolute() {
+        let root = tempfile::tempdir().unwrap();
+        let bot_dir = root.path().join("bot");
+        std::fs::create_dir(&bot_dir).unwrap();
+        std::fs::write(bot_dir.join("bot.py"), "").unwrap();
+        std::fs::write(root.path().join("hang"), "").unwrap();
+        let got = Launch::resolve(
+            &words(&["sh", "bot/bot.py", "hang", "-x"]),
+            root.path(),
+            "/nonexistent:/usr/bin:/bin",
+        )
+        .unwrap();
+        let bot_dir = std::fs::canonicalize(bot_dir).unwrap();
+        assert_eq!(got.dir, bot_dir);
+        assert_eq!(
+            got.args,
+            [
+                bot_dir.join("bot.py").into_os_string(),
+                "hang".into(),
+                "-x".into()
+            ]
+        );
+        assert!(got.program.is_absolute(), "{got:?}");
+        assert_eq!(got.program, std::fs::canonicalize("/bin/sh").unwrap());
+    }
+
+    #[test]
+    fn a_compiled_bot_runs_in_its_own_directory_and_a_missing_program_says_where_it_looked() {
+        let got = Launch::resolve(&words(&["/bin/sh", "-c", "true"]), Path::new("/"), "").unwrap();
+        assert_eq!(got.dir, got.program.parent().unwrap());
+        let err = Launch::resolve(&words(&["no-such-bot-xyz"]), Path::new("/"), "/nonexistent")
+            .unwrap_err();
+        assert!(
+            err.contains("no-such-bot-xyz") && err.contains("/nonexistent"),
+            "{err}"
+        );
+    }
+}

@@ -1,0 +1,276 @@
+//! `--sandbox`: each bot process in its own namespaces, through bubblewrap.
+//!
+//! Why bubblewrap rather than namespaces set up here: it is the established,
+//! audited tool for exactly this (Flatpak's sandbox), it gets the details right
+//! that a hand-written setup gets wrong (read-only remounts of locked mounts, a
+//! read-only `/proc/sys`, capabilities dropped, a reaping pid 1). It adds about
+//! 17 ms to a bot's start, mostly the kernel making the namespaces, and nothing
+//! measurable per decision (BENCHMARKS.md). Landlock is not layered on top: it
+//! forbids the mounts bubblewrap makes, and the namespaces already deny what it
+//! would.
+//!
+//! What a sandboxed bot gets, per process: user, PID, network (loopback only,
+//! nothing reachable), IPC, UTS and mount namespaces; `/usr`,
+//! `/etc` and the `/bin`, `/lib*` links read-only; its own directory read-only;
+//! a private empty `/tmp` and `/dev/shm` (its writable scratch); a fresh `/proc`
+//! showing only its own processes; a minimal `/dev`. Nothing else: not the output
+//! folder, not the other bots' directories, not `$HOME`. The seccomp deny-list
+//! (`seccomp.rs`) is installed before bubblewrap starts and holds for the bot.
+//!
+//! No `--new-session`: a session per bot puts each bot in a scheduler autogroup
+//! of its own, and on a loaded host that made decisions far slower in the tail
+//! (BENCHMARKS.md). What a new session guards against, pushing keystrokes into
+//! the operator's terminal, the seccomp filter refuses instead (`TIOCSTI`,
+//! `TIOCLINUX`).
+//!
+//! bubblewrap's own pid 1 inside the sandbox keeps the environment bubblewrap was
+//! started with (readable at `/proc/1/environ`), so bubblewrap is started with the
+//! bot's cleared environment, never the referee's. A referee running as root
+//! starts bubblewrap as `nobody`: the bot then has no more rights on the host than
+//! any other user, so it cannot read root-only files of the directories it sees.
+//! Where `nobody` cannot reach the bot's files it warns and starts bubblewrap as
+//! root, the bot still without capabilities and not root inside.
+
+use std::ffi::OsString;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use anyhow::{bail, Context};
+use seccompiler::BpfProgram;
+
+use super::launch::{find_on_path, Launch, DEFAULT_PATH};
+
+/// The unprivileged user a root referee runs sandboxed bots as.
+pub const NOBODY: u32 = 65534;
+
+/// System directories shown read-only (those that exist).
+const SYSTEM_DIRS: &[&str] = &["/usr", "/etc"];
+/// Top-level names that are links into `/usr` on merged-usr systems, directories
+/// on others.
+const SYSTEM_LINKS: &[&str] = &["/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"];
+
+/// What every sandboxed bot of a run shares: where bubblewrap is, what must stay
+/// hidden, and the seccomp program.
+#[derive(Debug)]
+pub struct Sandbox {
+    bwrap: PathBuf,
+    /// Where transcripts, timings and logs go: never shown to a bot.
+    outputs: Vec<PathBuf>,
+    /// Each bot's directory: hidden from the others even if it lies inside theirs.
+    bot_dirs: Vec<PathBuf>,
+    /// The referee runs as root: bots are started as `nobody` where they can be.
+    root: bool,
+    pub seccomp: Arc<BpfProgram>,
+}
+
+impl Sandbox {
+    /// Checks that this host can give what `--sandbox` promises, by starting a
+    /// sandboxed `true`; fails closed, saying why and what to do.
+    /// `outputs` and `bot_dirs` are absolute.
+    pub fn prepare(outputs: Vec<PathBuf>, bot_dirs: Vec<PathBuf>) -> anyhow::Result<Sandbox> {
+        let bwrap = find_on_path("bwrap", &std::env::var("PATH").unwrap_or_default()).context(
+            "failed to start the sandbox: --sandbox needs bubblewrap (`bwrap`), which is not \
+                 on PATH; install it (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf \
+                 install bubblewrap) or run without --sandbox",
+        )?;
+        let sandbox = Sandbox {
+            bwrap,
+            outputs,
+            bot_dirs,
+            root: nix::unistd::getuid().is_root(),
+            seccomp: super::seccomp::deny_list()?,
+        };
+        sandbox.probe()?;
+        Ok(sandbox)
+    }
+
+    /// Refuses a bot whose directory would show more than the bot's own files.
+    pub fn check(&self, launch: &Launch) -> anyhow::Result<()> {
+        let dir = &launch.dir;
+        if dir == Path::new("/") {
+            bail!("its directory is /: put the bot in a directory of its own");
+        }
+        if let Some(home) = std::env::var_os("HOME").filter(|h| !h.is_empty()) {
+            let home = std::fs::canonicalize(&home).unwrap_or_else(|_| PathBuf::from(home));
+            if home.starts_with(dir) {
+                bail!(
+                    "its directory {} holds $HOME, which the sandbox never shows: put the \
+                     bot in a directory of its own",
+                    dir.display()
+                );
+            }
+        }
+        for out in &self.outputs {
+            if &canonical(out) == dir {
+                bail!(
+                    "its directory {} is where the transcripts go; give --transcript a \
+                     place outside it",
+                    dir.display()
+                );
+            }
+        }
+        if let (true, Err(e)) = (self.root, reachable_by_others(launch)) {
+            eprintln!(
+                "referee: warning: {e}, so this bot's sandbox runs as root (without \
+                 capabilities, as uid {NOBODY} inside): it can read root-only files of the \
+                 directories it sees. `chmod o+rx` them, or run the referee as an ordinary \
+                 user, to have it run as nobody"
+            );
+        }
+        Ok(())
+    }
+
+    /// The uid and gid bubblewrap runs as for `launch` (`None`: the referee's).
+    /// A root referee runs it as `nobody`, who must be able to reach its files.
+    pub fn run_as(&self, launch: &Launch) -> Option<u32> {
+        (self.root && reachable_by_others(launch).is_ok()).then_some(NOBODY)
+    }
+
+    /// The bubblewrap command line that runs `launch` sandboxed.
+    pub fn wrap(&self, launch: &Launch) -> (PathBuf, Vec<OsString>) {
+        let mut a: Vec<OsString> = Vec::new();
+        let mut arg = |words: &[&dyn AsRef<std::ffi::OsStr>]| {
+            a.extend(words.iter().map(|w| w.as_ref().to_owned()));
+        };
+        arg(&[
+            &"--unshare-user",
+            &"--unshare-pid",
+            &"--unshare-net",
+            &"--unshare-ipc",
+            &"--unshare-uts",
+            &"--unshare-cgroup-try",
+            &"--die-with-parent",
+            &"--cap-drop",
+            &"ALL",
+            &"--hostname",
+            &"bot",
+        ]);
+        if self.root {
+            // Never root inside, whoever runs bubblewrap.
+            let nobody = NOBODY.to_string();
+            arg(&[&"--uid", &nobody, &"--gid", &nobody]);
+        }
+        for dir in SYSTEM_DIRS.iter().filter(|d| Path::new(d).is_dir()) {
+            arg(&[&"--ro-bind", dir, dir]);
+        }
+        for link in SYSTEM_LINKS {
+            let path = Path::new(link);
+            match path.read_link() {
+                Ok(target) => arg(&[&"--symlink", &target, link]),
+                Err(_) if path.is_dir() => arg(&[&"--ro-bind", link, link]),
+                Err(_) => {}
+            }
+        }
+        arg(&[
+            &"--proc",
+            &"/proc",
+            &"--dev",
+            &"/dev",
+            &"--tmpfs",
+            &"/tmp",
+            &"--tmpfs",
+            &"/dev/shm",
+            &"--ro-bind",
+            &launch.dir,
+            &launch.dir,
+        ]);
+        if !launch.program.starts_with(&launch.dir) && !shown_as_system(&launch.program) {
+            arg(&[&"--ro-bind", &launch.program, &launch.program]);
+        }
+        // Hidden paths inside the bot's own directory are covered by an empty
+        // tmpfs. They exist by now: the referee creates its output folder first.
+        for h in self
+            .outputs
+            .iter()
+            .chain(&self.bot_dirs)
+            .map(|h| canonical(h))
+        {
+            if h != launch.dir && h.starts_with(&launch.dir) && h.is_dir() {
+                arg(&[&"--tmpfs", &h]);
+            }
+        }
+        arg(&[&"--chdir", &launch.dir, &"--", &launch.program]);
+        a.extend(launch.args.iter().cloned());
+        (self.bwrap.clone(), a)
+    }
+
+    fn probe(&self) -> anyhow::Result<()> {
+        let truth = find_on_path("true", DEFAULT_PATH)
+            .context("failed to start the sandbox: no `true` program in /usr/bin or /bin")?;
+        let launch = Launch {
+            dir: truth.parent().unwrap_or(Path::new("/usr")).to_path_buf(),
+            program: truth,
+            args: Vec::new(),
+        };
+        let (program, args) = self.wrap(&launch);
+        let mut cmd = std::process::Command::new(&program);
+        cmd.args(&args).env_clear();
+        if let Some(id) = self.run_as(&launch) {
+            use std::os::unix::process::CommandExt;
+            // std drops the supplementary groups too when root changes uid.
+            cmd.uid(id).gid(id);
+        }
+        let out = cmd.output().with_context(|| {
+            format!(
+                "failed to start the sandbox: cannot run {}",
+                program.display()
+            )
+        })?;
+        if !out.status.success() {
+            bail!(
+                "failed to start the sandbox: this host does not let bubblewrap create the \
+                 namespaces --sandbox needs ({}: {}). Allow unprivileged user namespaces \
+                 (e.g. sysctl kernel.unprivileged_userns_clone=1, or on Ubuntu \
+                 kernel.apparmor_restrict_unprivileged_userns=0), or run without --sandbox; \
+                 the referee does not run bots unsandboxed when --sandbox is asked for",
+                out.status,
+                String::from_utf8_lossy(&out.stderr).trim()
+            );
+        }
+        Ok(())
+    }
+}
+
+fn canonical(p: &Path) -> PathBuf {
+    std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf())
+}
+
+/// Whether `p` lies in a directory every sandbox shows anyway.
+fn shown_as_system(p: &Path) -> bool {
+    SYSTEM_DIRS.iter().any(|d| p.starts_with(d))
+}
+
+/// Whether `nobody` can reach a bot's directory and program.
+fn reachable_by_others(launch: &Launch) -> anyhow::Result<()> {
+    readable_by_others(&launch.dir)?;
+    readable_by_others(&launch.program)
+}
+
+fn readable_by_others(p: &Path) -> anyhow::Result<()> {
+    let mut cur = Some(p);
+    while let Some(dir) = cur {
+        let mode = std::fs::metadata(dir)
+            .with_context(|| format!("failed to read {}", dir.display()))?
+            .permissions()
+            .mode();
+        let need = if dir == p && !dir.is_dir() {
+            0o004
+        } else {
+            0o001
+        };
+        if mode & need == 0 {
+            bail!(
+                "{} is not {} by other users",
+                dir.display(),
+                if need == 0o004 {
+                    "readable"
+                } else {
+                    "searchable"
+                }
+            );
+        }
+        cur = dir.parent();
+    }
+    Ok(())
+}

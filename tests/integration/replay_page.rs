@@ -1,0 +1,293 @@
+//! `referee show --html`: the replay page in a real headless browser (Debian's
+//! `chromium`; `.ci/run` installs it). The page reads its URL fragment and drives
+//! its own controls (`#deal=1&next=12` clicks Forward twelve times), and
+//! `--dump-dom` gives the page as drawn. Every expectation comes from the
+//! transcript's own lines, not from the page's data.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::support::{play, Done, REFEREE};
+
+/// The browser, or a failure that says how to get one. Never a silent pass.
+fn chromium() -> PathBuf {
+    let name = std::env::var("CHROMIUM").unwrap_or_else(|_| "chromium".into());
+    let found = std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|d| d.join(&name))
+            .find(|p| p.is_file())
+    });
+    found.unwrap_or_else(|| {
+        panic!(
+            "the replay-page test needs headless Chromium and found no `{name}` on PATH: \
+             install Debian's package (`apt-get install chromium`, as .ci/run does) \
+             or set CHROMIUM to the browser's path"
+        )
+    })
+}
+
+fn browser(profile: &Path) -> Command {
+    let mut cmd = Command::new(chromium());
+    cmd.args([
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--window-size=1320,700",
+    ])
+    .arg(format!("--user-data-dir={}", profile.display()));
+    cmd
+}
+
+/// The page as drawn after its script acted on `fragment`.
+fn dom(page: &Path, fragment: &str) -> String {
+    let profile = tempfile::tempdir().unwrap();
+    let out = browser(profile.path())
+        .arg("--dump-dom")
+        .arg(format!("file://{}#{fragment}", page.display()))
+        .output()
+        .expect("chromium runs");
+    assert!(
+        out.status.success(),
+        "chromium failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("</main>"), "no page drawn: {text}");
+    text
+}
+
+/// Keeps a picture of the page at `fragment` as a test artifact, in
+/// target/tmp/replay-page/NAME.
+fn screenshot(page: &Path, fragment: &str, name: &str) {
+    let shots = Path::new(env!("CARGO_TARGET_TMPDIR")).join("replay-page");
+    std::fs::create_dir_all(&shots).unwrap();
+    let png = shots.join(name);
+    let _ = std::fs::remove_file(&png);
+    let profile = tempfile::tempdir().unwrap();
+    let out = browser(profile.path())
+        .arg(format!("--screenshot={}", png.display()))
+        .arg(format!("file://{}#{fragment}", page.display()))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let bytes = std::fs::read(&png).expect("a screenshot");
+    assert!(bytes.starts_with(b"\x89PNG") && bytes.len() > 10_000);
+}
+
+/// The text between `start` (first occurrence) and the next `end`.
+fn between<'a>(text: &'a str, start: &str, end: &str) -> &'a str {
+    let from = text
+        .find(start)
+        .unwrap_or_else(|| panic!("{start:?} not in the page"))
+        + start.len();
+    let to = text[from..].find(end).unwrap() + from;
+    &text[from..to]
+}
+
+/// The `data-card` values in `html`.
+fn cards(html: &str) -> Vec<String> {
+    html.split("data-card=\"")
+        .skip(1)
+        .map(|s| s[..2].to_owned())
+        .collect()
+}
+
+fn seat_box(dom: &str, seat: usize) -> &str {
+    between(dom, &format!("id=\"seat-{seat}\""), "</section>")
+}
+
+fn body_attr(dom: &str, name: &str) -> String {
+    between(dom, &format!("{name}=\""), "\"").to_owned()
+}
+
+fn strings(v: &serde_json::Value) -> BTreeSet<String> {
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c.as_str().unwrap().to_owned())
+        .collect()
+}
+
+struct Game {
+    _done: Done,
+    page: PathBuf,
+    lines: Vec<serde_json::Value>,
+}
+
+fn game() -> Game {
+    let done = play().seed(41).ok();
+    let page = done.dir.join("replay.html");
+    let out = Command::new(REFEREE)
+        .arg("show")
+        .arg(done.transcript(1))
+        .arg("--html")
+        .arg(&page)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Game {
+        lines: done.lines(1),
+        _done: done,
+        page,
+    }
+}
+
+/// The step (frame) of transcript line `i`: one per line after the header.
+fn step_of(i: usize) -> usize {
+    i - 1
+}
+
+#[test]
+fn steps_through_a_deal_in_a_real_browser() {
+    let g = game();
+    let html = std::fs::read_to_string(&g.page).unwrap();
+    for external in ["src=", "href=", "url(", "@import", "http:", "https:"] {
+        assert!(!html.contains(external), "the page loads {external:?}");
+    }
+    let first_trick = g.lines.iter().position(|l| l["type"] == "trick").unwrap();
+    let trick = &g.lines[first_trick];
+    let deal = &g.lines[1];
+    assert_eq!(deal["type"], "deal");
+
+    // The first deal: everyone's six cards, as dealt.
+    let d = dom(&g.page, "deal=1");
+    assert_eq!(body_attr(&d, "data-step"), "0");
+    assert!(
+        between(&d, "id=\"caption\"", "</div>").contains("Deal 1"),
+        "{d}"
+    );
+    for s in 0..6 {
+        let shown: BTreeSet<String> = cards(seat_box(&d, s)).into_iter().collect();
+        assert_eq!(shown, strings(&deal["hands"][s]), "seat {s}");
+    }
+
+    // Forward to the end of trick 1: its six cards on the table by seat, the
+    // winner named, and each card gone from its player's hand.
+    let fragment = format!("deal=1&next={}", step_of(first_trick));
+    let d = dom(&g.page, &fragment);
+    assert_eq!(body_attr(&d, "data-step"), step_of(first_trick).to_string());
+    let centre = between(&d, "id=\"centre\"", "<section");
+    let mut on_table = Vec::new();
+    for part in centre.split("<span").skip(1) {
+        let card = cards(part);
+        let seat = between(part, "data-seat=\"", "\"");
+        on_table.push((seat.to_owned(), card[0].clone()));
+    }
+    let want: Vec<(String, String)> = trick["cards"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            (
+                p["seat"].to_string(),
+                p["card"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    assert_eq!(on_table, want);
+    assert!(
+        centre.contains(&format!("seat {} wins trick 1", trick["winner"])),
+        "{centre}"
+    );
+    for (seat, card) in &want {
+        let hand = cards(seat_box(&d, seat.parse().unwrap()));
+        assert!(!hand.contains(card), "seat {seat} still holds {card}");
+        assert_eq!(hand.len(), 5, "seat {seat}: {hand:?}");
+    }
+    screenshot(&g.page, &fragment, "trick-1.png");
+
+    // One step back: the six cards are down but the trick is not yet taken.
+    let d = dom(&g.page, &format!("{fragment}&prev=1"));
+    let centre = between(&d, "id=\"centre\"", "<section");
+    assert_eq!(cards(centre).len(), 6);
+    assert!(!centre.contains("wins trick"), "{centre}");
+
+    // Jump to deal 2 with the deal selector.
+    let second = g
+        .lines
+        .iter()
+        .filter(|l| l["type"] == "deal")
+        .nth(1)
+        .unwrap();
+    let d = dom(&g.page, "deal=2");
+    assert_eq!(body_attr(&d, "data-deal"), "2");
+    for s in 0..6 {
+        let shown: BTreeSet<String> = cards(seat_box(&d, s)).into_iter().collect();
+        assert_eq!(shown, strings(&second["hands"][s]), "deal 2, seat {s}");
+    }
+}
+
+#[test]
+fn a_seat_view_shows_that_seat_its_cards_only() {
+    let g = game();
+    let me = 2;
+    // Just before play: every exchange and the dealer's discard are done.
+    let at = g
+        .lines
+        .iter()
+        .position(|l| l["type"] == "dealer_discard")
+        .unwrap();
+    let mut hand = strings(&g.lines[1]["hands"][me]);
+    let mut other_exchange = None;
+    for (i, l) in g.lines[..=at].iter().enumerate() {
+        if l["type"] == "exchange" && l["seat"] == me {
+            hand = hand
+                .difference(&strings(&l["discarded"]))
+                .cloned()
+                .collect();
+            hand.extend(strings(&l["drawn"]));
+        } else if l["type"] == "exchange" && !strings(&l["discarded"]).is_empty() {
+            other_exchange = Some(i);
+        }
+        if l["type"] == "dealer_discard" && l["seat"] == me {
+            hand.extend(strings(&l["picked_up"]));
+            hand = hand
+                .difference(&strings(&l["discarded"]))
+                .cloned()
+                .collect();
+        }
+    }
+    let fragment = format!("seat={me}&deal=1&next={}", step_of(at));
+    let d = dom(&g.page, &fragment);
+    assert_eq!(body_attr(&d, "data-view"), me.to_string());
+    screenshot(&g.page, &fragment, "seat-2-view.png");
+    let table = between(&d, "<main", "</main>");
+    // Its own hand face up; nobody else's card anywhere on the table.
+    let shown: BTreeSet<String> = cards(seat_box(&d, me)).into_iter().collect();
+    assert_eq!(shown, hand);
+    assert_eq!(cards(table).len(), hand.len(), "{table}");
+    for s in (0..6).filter(|&s| s != me) {
+        let other = seat_box(&d, s);
+        assert!(cards(other).is_empty(), "seat {s} shown: {other}");
+        assert_eq!(other.matches("card back").count(), 6, "seat {s}: {other}");
+    }
+    // Another seat's exchange is told as a count, without its cards.
+    let i = other_exchange.expect("some seat exchanged cards");
+    let l = &g.lines[i];
+    let d = dom(&g.page, &format!("seat={me}&deal=1&next={}", step_of(i)));
+    let caption = between(&d, "id=\"caption\"", "</div>");
+    let count = strings(&l["discarded"]).len();
+    assert!(
+        caption.contains(&format!("seat {} exchanges {count} card(s)", l["seat"])),
+        "{caption}"
+    );
+    // The same step for everyone names the cards.
+    let d = dom(&g.page, &format!("seat=all&deal=1&next={}", step_of(i)));
+    let caption = between(&d, "id=\"caption\"", "</div>");
+    let first = strings(&l["discarded"]).into_iter().next().unwrap();
+    assert!(caption.contains(&crate::show::shown(&first)), "{caption}");
+}

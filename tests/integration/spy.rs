@@ -1,0 +1,508 @@
+//! The spy suite: one cheating bot per attack (`tests/spy/spy.py MODE`), each run
+//! without and with `--sandbox`. Without it the attack works on this host or at
+//! least shows (a fault, a process left behind), which proves the check can see
+//! a success; with it the attack fails: nothing learned, stolen, forged, written
+//! or left behind, the partner never heard, the CPU charged in full.
+//!
+//! A spy reports on its stderr, which the referee keeps in the bot's log:
+//! `SPY MODE ok|blocked DETAIL`.
+
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use crate::hostile::processes_with;
+use crate::support::{exclusive, play, root, Done, Run};
+
+/// What a spied run left: its files, the spies' reports, the faults, and the
+/// processes still alive afterwards with the spy's tag (killed once listed).
+struct Spied {
+    done: Done,
+    reports: Vec<(bool, String)>,
+    faults: Vec<serde_json::Value>,
+    leftovers: Vec<String>,
+}
+
+fn tag(mode: &str) -> String {
+    static N: AtomicU32 = AtomicU32::new(0);
+    format!(
+        "spy-{}-{}-{mode}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    )
+}
+
+/// Runs `mode` in seat 1 (and in seat 4, its partner's, for partner channels)
+/// with the built-in bots elsewhere, generous limits and the lenient policy.
+fn spy(mode: &str, sandbox: bool, run: Run) -> Spied {
+    let token = tag(mode);
+    let cmd = format!("python3 tests/spy/spy.py {mode} --tag {token}");
+    let mut run = run.args(["--policy", "lenient", "--startup-ms", "20000"]);
+    run = if mode.starts_with("partner-") {
+        run.team("builtin:heuristic").team(&cmd)
+    } else {
+        run.arg("--seat").arg(format!("1={cmd}"))
+    };
+    if sandbox {
+        run = run.arg("--sandbox");
+    }
+    let done = if mode == "kill-referee" && !sandbox {
+        run.run()
+    } else {
+        run.ok()
+    };
+    // A bot killed by its parent-death signal (after `kill-referee`) may take a
+    // moment to go: wait for that, up to a bound, unless processes are expected
+    // to stay (an unsandboxed daemon).
+    let escapes = !sandbox && mode.ends_with("daemon");
+    let start = std::time::Instant::now();
+    let mut leftovers = processes_with(&token);
+    while !escapes && !leftovers.is_empty() && start.elapsed().as_secs() < 10 {
+        std::thread::sleep(std::time::Duration::from_millis(10));
+        leftovers = processes_with(&token);
+    }
+    for p in &leftovers {
+        if let Some(pid) = p.split(':').next().and_then(|p| p.parse().ok()) {
+            let _ = nix::sys::signal::kill(
+                nix::unistd::Pid::from_raw(pid),
+                nix::sys::signal::Signal::SIGKILL,
+            );
+        }
+    }
+    let mut reports = Vec::new();
+    if let Ok(logs) = std::fs::read_dir(done.dir.join("stderr")) {
+        let mut logs: Vec<_> = logs.flatten().map(|e| e.path()).collect();
+        logs.sort();
+        for log in logs {
+            let text = std::fs::read_to_string(log).unwrap_or_default();
+            for line in text.lines().filter_map(|l| l.strip_prefix("SPY ")) {
+                let (_, rest) = line.split_once(' ').unwrap();
+                let (verdict, detail) = rest.split_once(' ').unwrap();
+                reports.push((verdict == "ok", detail.to_owned()));
+            }
+        }
+    }
+    let faults = if done.transcript(1).exists() {
+        done.lines(1)
+            .into_iter()
+            .filter(|l| l["type"] == "fault")
+            .collect()
+    } else {
+        Vec::new()
+    };
+    Spied {
+        done,
+        reports,
+        faults,
+        leftovers,
+    }
+}
+
+impl Spied {
+    /// The one report of a single spy.
+    fn report(&self) -> &(bool, String) {
+        assert_eq!(self.reports.len(), 1, "one report: {:?}", self.reports);
+        &self.reports[0]
+    }
+
+    fn worked(&self) -> bool {
+        self.report().0
+    }
+
+    /// Faults against seats other than the spy's.
+    fn others_faulted(&self) -> Vec<&serde_json::Value> {
+        self.faults.iter().filter(|f| f["seat"] != 1).collect()
+    }
+}
+
+/// Runs `mode` both ways: the attack works without the sandbox and fails with it.
+fn works_only_unsandboxed(mode: &str) -> (Spied, Spied) {
+    let open = spy(mode, false, play().seed(3));
+    assert!(
+        open.worked(),
+        "{mode} should work unsandboxed: {:?}",
+        open.report()
+    );
+    let boxed = spy(mode, true, play().seed(3));
+    assert!(
+        !boxed.worked(),
+        "{mode} worked in the sandbox: {:?}",
+        boxed.report()
+    );
+    assert!(boxed.others_faulted().is_empty(), "{:?}", boxed.faults);
+    assert!(boxed.leftovers.is_empty(), "{:?}", boxed.leftovers);
+    (open, boxed)
+}
+
+#[test]
+fn stealing_or_forging_a_siblings_messages_through_proc_fd() {
+    works_only_unsandboxed("proc-fd");
+}
+
+#[test]
+fn reading_the_referees_memory() {
+    works_only_unsandboxed("referee-mem");
+}
+
+#[test]
+fn reading_the_transcript_in_progress() {
+    works_only_unsandboxed("partial");
+}
+
+#[test]
+fn attaching_a_debugger_to_a_sibling_and_the_seccomp_layer() {
+    let (open, boxed) = works_only_unsandboxed("ptrace");
+    assert!(
+        open.report().1.contains("('sibling', True"),
+        "{:?}",
+        open.report()
+    );
+    // Nothing but seccomp forbids tracing one's own child: EPERM (1) is its answer.
+    assert!(
+        boxed.report().1.contains("('own child', False, 1)"),
+        "{:?}",
+        boxed.report()
+    );
+}
+
+#[test]
+fn killing_a_sibling() {
+    let (open, _) = works_only_unsandboxed("kill-sibling");
+    // Detected: the victim's death is a crash fault against its seat.
+    assert!(
+        open.others_faulted().iter().any(|f| f["fault"] == "crash"),
+        "{:?}",
+        open.faults
+    );
+}
+
+#[test]
+fn killing_the_referee() {
+    let open = spy("kill-referee", false, play().seed(3));
+    // Detected, bluntly: the run dies, and takes its bots with it.
+    assert!(!open.done.output.status.success());
+    assert!(open.leftovers.is_empty(), "{:?}", open.leftovers);
+    let boxed = spy("kill-referee", true, play().seed(3));
+    assert!(!boxed.worked(), "{:?}", boxed.report());
+}
+
+#[test]
+fn learning_the_seed_from_the_referees_command_line() {
+    works_only_unsandboxed("seed");
+    // Without --seed the referee draws one and keeps it off its command line.
+    for sandbox in [false, true] {
+        let secret = spy("seed", sandbox, play());
+        assert!(!secret.worked(), "{:?}", secret.report());
+    }
+}
+
+#[test]
+fn reading_the_referees_environment() {
+    let secret = |sandbox| {
+        spy(
+            "environ",
+            sandbox,
+            play().seed(3).env("SPY_SECRET_TOKEN", "x"),
+        )
+    };
+    let open = secret(false);
+    // Detected only in the referee's own /proc entry: the bot's environment and
+    // its pid 1's are clear even unsandboxed.
+    assert!(open.worked(), "{:?}", open.report());
+    assert!(
+        open.report().1.contains("leaks=['/proc/") && !open.report().1.contains("/proc/1/"),
+        "{:?}",
+        open.report()
+    );
+    let boxed = secret(true);
+    assert!(!boxed.worked(), "{:?}", boxed.report());
+}
+
+#[test]
+fn a_planted_symlink_does_not_redirect_the_next_transcript() {
+    for sandbox in [false, true] {
+        let run = play().seed(3).args(["--games", "2"]);
+        let victim = run.dir.path().join("victim");
+        std::fs::write(&victim, "precious").unwrap();
+        let spied = spy("symlink", sandbox, run);
+        assert_eq!(spied.worked(), !sandbox, "{:?}", spied.report());
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
+        assert!(spied.done.text(2).contains("\"result\""));
+    }
+}
+
+#[test]
+fn writing_into_the_bots_own_directory() {
+    let open = spy("write", false, play().seed(3));
+    let written: Vec<_> = std::fs::read_dir(root().join("tests/spy"))
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with("spy-wrote-"))
+        .map(|e| e.path())
+        .collect();
+    for f in &written {
+        let _ = std::fs::remove_file(f);
+    }
+    assert!(open.worked(), "{:?}", open.report());
+    let boxed = spy("write", true, play().seed(3));
+    assert!(!boxed.worked(), "{:?}", boxed.report());
+}
+
+#[test]
+fn a_daemon_outlives_only_an_unsandboxed_referee() {
+    let open = spy("daemon", false, play().seed(3));
+    assert!(!open.leftovers.is_empty(), "the daemon should have escaped");
+    let boxed = spy("daemon", true, play().seed(3));
+    assert!(boxed.worked(), "the daemon started: {:?}", boxed.report());
+    assert!(boxed.leftovers.is_empty(), "{:?}", boxed.leftovers);
+}
+
+#[test]
+fn work_done_by_a_daemon_is_charged_to_a_sandboxed_bot() {
+    let _machine = exclusive();
+    let cpu = |sandbox| {
+        let run = play()
+            .seed(3)
+            .args(["--clock", "cpu", "--decision-ms", "500"]);
+        spy("cpu-daemon", sandbox, run)
+    };
+    // Unsandboxed the daemon leaves the bot's process tree: the CPU clock cannot
+    // see it, and it outlives the referee (whether the reply was late then depends
+    // on the wall-clock backstop and the host's load, so it is not asserted).
+    let open = cpu(false);
+    assert!(!open.leftovers.is_empty(), "the daemon should have escaped");
+    // Sandboxed it stays under the sandbox's pid 1, in the tree: 2 s of CPU
+    // against a 500 ms limit is a timeout.
+    let boxed = cpu(true);
+    let first = boxed.faults.first().expect("a fault");
+    assert_eq!(
+        (first["seat"].as_u64(), first["fault"].as_str()),
+        (Some(1), Some("timeout"))
+    );
+    assert!(boxed.leftovers.is_empty(), "{:?}", boxed.leftovers);
+}
+
+/// Both partners are spies; each reports at the game's end whether it heard the
+/// other.
+fn partners_talk_only_unsandboxed(mode: &str) {
+    let open = spy(mode, false, play().seed(3));
+    assert_eq!(open.reports.len(), 2, "{:?}", open.reports);
+    assert!(
+        open.reports.iter().all(|r| r.0),
+        "{mode} unsandboxed: {:?}",
+        open.reports
+    );
+    let boxed = spy(mode, true, play().seed(3));
+    assert_eq!(boxed.reports.len(), 2, "{:?}", boxed.reports);
+    assert!(
+        boxed.reports.iter().all(|r| !r.0),
+        "{mode} sandboxed: {:?}",
+        boxed.reports
+    );
+}
+
+#[test]
+fn partners_talking_through_tmp_or_dev_shm() {
+    partners_talk_only_unsandboxed("partner-files");
+}
+
+#[test]
+fn partners_talking_through_an_abstract_unix_socket() {
+    partners_talk_only_unsandboxed("partner-unix");
+}
+
+#[test]
+fn partners_talking_over_localhost_tcp_or_udp() {
+    partners_talk_only_unsandboxed("partner-net");
+}
+
+#[test]
+fn partners_talking_through_proc_comm() {
+    partners_talk_only_unsandboxed("partner-comm");
+}
+
+#[test]
+fn a_bot_runs_in_its_own_directory_with_only_the_environment_it_is_given() {
+    for sandbox in [false, true] {
+        let run = play()
+            .seed(3)
+            .env("SPY_SECRET_TOKEN", "x")
+            .args(["--bot-env", "SPY_GIVEN=yes"]);
+        let spied = spy("whoami", sandbox, run);
+        let seen: serde_json::Value = serde_json::from_str(&spied.report().1).unwrap();
+        let spy_dir = std::fs::canonicalize(root().join("tests/spy")).unwrap();
+        assert_eq!(seen["cwd"], spy_dir.to_str().unwrap(), "sandbox {sandbox}");
+        assert_eq!(seen["env"]["PATH"], "/usr/local/bin:/usr/bin:/bin");
+        assert_eq!(seen["env"]["SPY_GIVEN"], "yes");
+        for leaked in ["SPY_SECRET_TOKEN", "HOME", "CARGO", "RUST_LOG"] {
+            assert!(seen["env"].get(leaked).is_none(), "{leaked}: {seen}");
+        }
+    }
+}
+
+/// `--sandbox` never falls back to running bots unsandboxed.
+#[test]
+fn the_sandbox_fails_closed_with_a_clear_reason() {
+    let refused = |path: &str| {
+        let done = play().seed(3).arg("--sandbox").env("PATH", path).run();
+        assert_eq!(done.output.status.code(), Some(2));
+        assert!(!done.dir.exists(), "nothing was started or written");
+        String::from_utf8_lossy(&done.output.stderr).into_owned()
+    };
+    let missing = refused("/nonexistent");
+    assert!(
+        missing.contains("failed to start the sandbox")
+            && missing.contains("apt-get install bubblewrap"),
+        "{missing}"
+    );
+    // A host that forbids user namespaces: bubblewrap fails as it does there.
+    let fake = tempfile::tempdir().unwrap();
+    let bwrap = fake.path().join("bwrap");
+    std::fs::write(
+        &bwrap,
+        "#!/bin/sh\necho 'bwrap: No permissions to creating new namespace' >&2\nexit 1\n",
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    for p in [fake.path(), bwrap.as_path()] {
+        std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let blocked = refused(fake.path().to_str().unwrap());
+    assert!(
+        blocked.contains("does not let bubblewrap create the namespaces")
+            && blocked.contains("No permissions to creating new namespace")
+            && blocked.contains("run without --sandbox"),
+        "{blocked}"
+    );
+}
+
+/// `--limit-procs` is a pids cgroup per bot process: both partners fork as much
+/// as they can and each gets its own allowance, and every other bot still plays
+/// (a per-user `RLIMIT_NPROC` would be shared by all of them).
+#[test]
+fn one_bots_forks_do_not_use_up_another_bots_process_limit() {
+    for sandbox in [false, true] {
+        let run = play().seed(3).args(["--limit-procs", "10"]);
+        let token = tag("fork-hog");
+        let cmd = format!("python3 tests/spy/spy.py fork-hog --tag {token}");
+        let mut run = run
+            .args(["--policy", "lenient"])
+            .team("builtin:heuristic")
+            .team(&cmd);
+        if sandbox {
+            run = run.arg("--sandbox");
+        }
+        let done = run.ok();
+        for seat in [1, 4] {
+            let log =
+                std::fs::read_to_string(done.dir.join(format!("stderr/player{seat}.log"))).unwrap();
+            // The bot itself is the tenth process.
+            assert!(
+                log.contains("SPY fork-hog ok children=9 then EAGAIN"),
+                "seat {seat}, sandbox {sandbox}: {log}"
+            );
+        }
+        let faults: Vec<_> = done
+            .lines(1)
+            .into_iter()
+            .filter(|l| l["type"] == "fault")
+            .collect();
+        assert!(faults.is_empty(), "{faults:?}");
+        assert!(processes_with(&token).is_empty());
+    }
+}
+
+/// Sandboxed bots share the referee's session (a session each made decisions
+/// slow on a loaded host), so the seccomp filter refuses `TIOCSTI`, with which a
+/// bot could type into the operator's terminal.
+#[test]
+fn pushing_keystrokes_into_a_terminal() {
+    let (open, boxed) = works_only_unsandboxed("tiocsti");
+    assert!(open.report().1.contains("ENOTTY"), "{:?}", open.report());
+    assert!(boxed.report().1.contains("EPERM"), "{:?}", boxed.report());
+}
+
+/// Without `--seed` the referee draws 64 bits and prints them only when the run
+/// is over; a small `--seed` in a competition draws a warning.
+#[test]
+fn the_drawn_seed_is_secret_until_the_end_and_a_small_seed_is_warned_about() {
+    let stderr = |done: &Done| String::from_utf8_lossy(&done.output.stderr).into_owned();
+    let drawn = play().arg("--no-rotate").ok();
+    let text = stderr(&drawn);
+    let header = &drawn.lines(1)[0];
+    let seed = header["match_seed"].as_u64().unwrap();
+    let (before, after) = text
+        .split_once("the match seed was")
+        .unwrap_or_else(|| panic!("the seed is printed at the end: {text}"));
+    assert!(!before.contains(&seed.to_string()), "{text}");
+    assert_eq!(after.trim(), seed.to_string());
+    assert!(!text.contains("warning"), "{text}");
+    // 64 bits: two draws differ, and both fall below 2^48 once in 2^32 runs.
+    let again = play().ok().lines(1)[0]["match_seed"].as_u64().unwrap();
+    assert_ne!(seed, again);
+    assert!(seed.max(again) >= 1 << 48, "{seed} {again}");
+
+    let small = play().seed(3).ok();
+    assert!(
+        stderr(&small).contains("warning: --seed 3 is small"),
+        "{}",
+        stderr(&small)
+    );
+    let lenient = play().seed(3).args(["--policy", "lenient"]).ok();
+    assert!(
+        !stderr(&lenient).contains("warning"),
+        "{}",
+        stderr(&lenient)
+    );
+}
+
+/// A root referee starts sandboxed bots as `nobody`; a bot whose files `nobody`
+/// cannot reach (here a 0700 directory) still runs, with a warning, and is never
+/// root inside nor holds a capability.
+#[test]
+fn a_sandboxed_bot_is_never_root_inside() {
+    let private = tempfile::tempdir().unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(private.path(), std::fs::Permissions::from_mode(0o700)).unwrap();
+    std::fs::copy(
+        root().join("tests/spy/spy.py"),
+        private.path().join("spy.py"),
+    )
+    .unwrap();
+    let cmd = format!("python3 {}/spy.py whoami", private.path().display());
+    for (seat, dir_of) in [
+        (1, root().join("tests/spy")),
+        (4, private.path().to_path_buf()),
+    ] {
+        let run = play().seed(3).args(["--policy", "lenient", "--sandbox"]);
+        let run = if seat == 1 {
+            run.arg("--seat").arg("1=python3 tests/spy/spy.py whoami")
+        } else {
+            run.arg("--seat").arg(format!("4={cmd}"))
+        };
+        let done = run.ok();
+        let log =
+            std::fs::read_to_string(done.dir.join(format!("stderr/player{seat}.log"))).unwrap();
+        let seen: serde_json::Value =
+            serde_json::from_str(log.split_once("SPY whoami ok ").unwrap().1.trim()).unwrap();
+        assert_eq!(seen["uid"], if root_referee() { 65534 } else { uid() });
+        assert_eq!(seen["caps"], "0000000000000000");
+        assert_eq!(
+            seen["cwd"],
+            std::fs::canonicalize(&dir_of).unwrap().to_str().unwrap()
+        );
+        let warned = String::from_utf8_lossy(&done.output.stderr).contains("runs as root");
+        assert_eq!(
+            warned,
+            root_referee() && seat == 4,
+            "seat {seat}: {}",
+            String::from_utf8_lossy(&done.output.stderr)
+        );
+    }
+}
+
+fn uid() -> u32 {
+    nix::unistd::getuid().as_raw()
+}
+
+fn root_referee() -> bool {
+    uid() == 0
+}

@@ -1,0 +1,355 @@
+#!/usr/bin/env python3
+"""A Schmier bot that cheats, one way per MODE, for the referee's sandbox tests.
+
+    python3 tests/spy/spy.py MODE [--tag TOKEN]
+
+It plays correctly (the first legal action) and, at its first request, tries the
+attack MODE against its siblings, its partner or the referee. It reports on
+stderr (which the referee keeps in the bot's log) one line
+
+    SPY MODE ok DETAIL        the attack worked
+    SPY MODE blocked DETAIL   it did not
+
+and, for partner channels, whether the partner's message arrived by the end of
+the game. `--tag` is a token the tests use to find leftover processes.
+"""
+import ctypes
+import errno
+import json
+import os
+import signal
+import socket
+import sys
+import time
+
+MODE = sys.argv[1]
+TAG = sys.argv[sys.argv.index("--tag") + 1] if "--tag" in sys.argv else "spy"
+out = sys.stdout.buffer
+libc = ctypes.CDLL(None, use_errno=True)
+state = {"seat": None, "done": False, "partner_heard": None, "sockets": []}
+
+
+def send(obj):
+    out.write((json.dumps(obj, separators=(",", ":")) + "\n").encode())
+    out.flush()
+
+
+def report(ok, detail):
+    sys.stderr.write(f"SPY {MODE} {'ok' if ok else 'blocked'} {detail}\n")
+    sys.stderr.flush()
+
+
+def first_legal(req):
+    legal = req["legal"]
+    if isinstance(legal, dict):
+        return legal["must"] + legal["from"][: legal["min"]]
+    return legal[0]
+
+
+def cmdline(pid):
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            return f.read().replace(b"\0", b" ").decode(errors="replace")
+    except OSError:
+        return ""
+
+
+def pids():
+    return [int(p) for p in os.listdir("/proc") if p.isdigit()]
+
+
+def parent_of(pid):
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("PPid:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def referee():
+    """This bot's referee, if it can see it: the ancestor running `referee play`
+    (other referees may run on the same machine; they are left alone)."""
+    pid = parent_of(os.getpid())
+    while pid > 0:
+        c = cmdline(pid)
+        if "referee" in c and " play" in c:
+            return pid
+        pid = parent_of(pid)
+    return None
+
+
+def siblings(ref):
+    """The other bot processes of this bot's referee it can see (the built-in
+    bots); any visible built-in bot if it cannot see its referee."""
+    me = os.getpid()
+    return [
+        p
+        for p in pids()
+        if p != me and "referee bot " in cmdline(p) and (ref is None or parent_of(p) == ref)
+    ]
+
+
+def attempt(what, fn):
+    try:
+        return True, f"{what}: {fn()}"
+    except OSError as e:
+        return False, f"{what}: {errno.errorcode.get(e.errno, e.errno)}"
+
+
+def attack():
+    ref = referee()
+    sibs = siblings(ref)
+    found = f"siblings={len(sibs)} referee={'yes' if ref else 'no'}"
+    if MODE == "proc-fd":
+        # Steal a sibling's requests (its stdin) or forge its replies (its stdout).
+        if not sibs:
+            return report(False, found)
+        ok_in, d_in = attempt("stdin", lambda: os.open(f"/proc/{sibs[0]}/fd/0", os.O_RDONLY | os.O_NONBLOCK) and "opened")
+        ok_out, d_out = attempt("stdout", lambda: os.open(f"/proc/{sibs[0]}/fd/1", os.O_WRONLY | os.O_NONBLOCK) and "opened")
+        return report(ok_in or ok_out, f"{found} {d_in} {d_out}")
+    if MODE == "referee-mem":
+        # Read the referee's memory, where all six hands are.
+        if not ref:
+            return report(False, found)
+        def read_mem():
+            with open(f"/proc/{ref}/maps") as f:
+                start = int(f.readline().split("-")[0], 16)
+            with open(f"/proc/{ref}/mem", "rb") as f:
+                f.seek(start)
+                return f"{len(f.read(64))} bytes"
+        return report(*attempt(f"{found} mem", read_mem))
+    if MODE == "partial":
+        # Read the game in progress from the referee's open transcript.
+        if not ref:
+            return report(False, found)
+        for fd in os.listdir(f"/proc/{ref}/fd"):
+            target = os.readlink(f"/proc/{ref}/fd/{fd}")
+            if target.endswith(".jsonl.partial"):
+                # Opened is enough: the referee flushes the game into it as it goes.
+                with open(f"/proc/{ref}/fd/{fd}") as f:
+                    size = len(f.read())
+                return report(True, f"{found} opened {target} ({size} bytes so far)")
+        return report(False, f"{found} no open transcript")
+    if MODE == "symlink":
+        # Make the referee write the next game's transcript over another file:
+        # plant `game-0002.jsonl.partial` -> `../victim` in the output folder.
+        if not ref:
+            return report(False, found)
+        for fd in os.listdir(f"/proc/{ref}/fd"):
+            target = os.readlink(f"/proc/{ref}/fd/{fd}")
+            if target.endswith("game-0001.jsonl.partial"):
+                out_dir = os.path.dirname(target)
+                plant = os.path.join(out_dir, "game-0002.jsonl.partial")
+                return report(*attempt(f"{found} {plant}", lambda: os.symlink("../victim", plant) or "planted"))
+        return report(False, f"{found} no open transcript")
+    if MODE == "write":
+        # Write outside the scratch space: into the bot's own directory.
+        name = f"spy-wrote-{TAG}"
+        return report(*attempt(f"{found} {os.getcwd()}/{name}", lambda: open(name, "w").close() or "written"))
+    if MODE == "fork-hog":
+        # Start as many processes as allowed (up to 100) and keep them.
+        children = 0
+        for _ in range(100):
+            try:
+                if os.fork() == 0:
+                    while True:
+                        time.sleep(3600)
+                children += 1
+            except OSError as e:
+                return report(True, f"children={children} then {errno.errorcode.get(e.errno)}")
+        return report(True, f"children={children}")
+    if MODE == "whoami":
+        with open("/proc/self/status") as f:
+            status = dict(line.rstrip("\n").split(":\t", 1) for line in f if ":\t" in line)
+        return report(True, json.dumps({"cwd": os.getcwd(), "env": dict(os.environ),
+                                        "uid": os.getuid(), "caps": status.get("CapEff")}))
+    if MODE == "seed":
+        # Learn the match seed from the referee's command line.
+        words = cmdline(ref).split() if ref else []
+        seed = words[words.index("--seed") + 1] if "--seed" in words else None
+        return report(seed is not None, f"{found} seed={seed}")
+    if MODE == "environ":
+        # The referee's secrets, in this bot's environment, the referee's, or
+        # that of the sandbox's pid 1.
+        leaks = [k for k in os.environ if k.startswith("SPY_SECRET")]
+        for p in filter(None, [ref, 1]):
+            try:
+                with open(f"/proc/{p}/environ", "rb") as f:
+                    if b"SPY_SECRET" in f.read():
+                        leaks.append(f"/proc/{p}/environ")
+            except OSError:
+                pass
+        return report(bool(leaks), f"{found} leaks={leaks} own_env={sorted(os.environ)}")
+    if MODE == "kill-sibling":
+        if not sibs:
+            return report(False, found)
+        return report(*attempt(f"{found} SIGKILL {sibs[0]}", lambda: os.kill(sibs[0], signal.SIGKILL) or "sent"))
+    if MODE == "kill-referee":
+        if not ref:
+            return report(False, found)
+        return report(*attempt(f"{found} SIGKILL", lambda: os.kill(ref, signal.SIGKILL) or "sent"))
+    if MODE == "ptrace":
+        # Attach to a sibling; then, to test the seccomp layer on its own, to a
+        # child of this very bot (which nothing but seccomp forbids).
+        PTRACE_ATTACH, PTRACE_DETACH = 16, 17
+        results = []
+        if sibs:
+            rc = libc.ptrace(PTRACE_ATTACH, sibs[0], None, None)
+            results.append(("sibling", rc == 0, ctypes.get_errno()))
+            if rc == 0:
+                os.waitpid(sibs[0], 0x40000000)  # __WALL
+                libc.ptrace(PTRACE_DETACH, sibs[0], None, None)
+        child = os.fork()
+        if child == 0:
+            time.sleep(60)
+            os._exit(0)
+        rc = libc.ptrace(PTRACE_ATTACH, child, None, None)
+        results.append(("own child", rc == 0, ctypes.get_errno()))
+        os.kill(child, signal.SIGKILL)
+        os.waitpid(child, 0)
+        return report(any(ok for _, ok, _ in results), f"{found} {results}")
+    if MODE == "tiocsti":
+        # Push a keystroke into a terminal. The bot's stdin is a pipe, so the
+        # kernel answers ENOTTY, unless the call is filtered before it gets there.
+        TIOCSTI = 0x5412
+        rc = libc.ioctl(0, TIOCSTI, ctypes.c_char_p(b"x"))
+        err = ctypes.get_errno()
+        return report(rc == 0 or err != errno.EPERM, f"errno={errno.errorcode.get(err, err)}")
+    if MODE == "daemon":
+        # Leave a process behind: double fork and a new session.
+        if os.fork() == 0:
+            os.setsid()
+            if os.fork() == 0:
+                while True:
+                    time.sleep(3600)
+            os._exit(0)
+        os.wait()
+        return report(True, "daemon started")
+    if MODE == "cpu-daemon":
+        # Think in a daemon outside the bot's process tree while --clock cpu
+        # measures the tree: the first reply waits for 2 s of the daemon's CPU.
+        r, w = os.pipe()
+        if os.fork() == 0:
+            os.setsid()
+            if os.fork() == 0:
+                start = time.process_time()
+                while time.process_time() - start < 2.0:
+                    pass
+                os.write(w, b"x")
+                while True:
+                    time.sleep(3600)
+            os._exit(0)
+        os.wait()
+        os.read(r, 1)
+        return report(True, "a daemon did 2 s of work")
+    raise SystemExit(f"unknown mode {MODE}")
+
+
+# Partner channels: both partners run the same mode, each leaves a message on
+# every request and looks for the other's, and reports at the end of the game.
+def partner_names(seat):
+    return f"{TAG}-{seat}", f"{TAG}-{(seat + 3) % 6}"
+
+
+def partner_step():
+    seat = state["seat"]
+    mine, theirs = partner_names(seat)
+    if MODE == "partner-files":
+        for d in ("/tmp", "/dev/shm"):
+            try:
+                open(f"{d}/{mine}", "w").close()
+                if os.path.exists(f"{d}/{theirs}"):
+                    state["partner_heard"] = f"file in {d}"
+            except OSError:
+                pass
+    elif MODE == "partner-unix":
+        if not state["sockets"]:
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+            s.bind("\0" + mine)
+            s.setblocking(False)
+            state["sockets"].append(s)
+        c = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        try:
+            c.sendto(b"hand", "\0" + theirs)
+        except OSError:
+            pass
+        try:
+            if state["sockets"][0].recv(16) == b"hand":
+                state["partner_heard"] = "abstract unix socket"
+        except OSError:
+            pass
+    elif MODE == "partner-net":
+        port = lambda s: 20000 + (sum(map(ord, TAG)) * 7 + s) % 20000
+        if not state["sockets"]:
+            for kind in (socket.SOCK_STREAM, socket.SOCK_DGRAM):
+                s = socket.socket(socket.AF_INET, kind)
+                s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+                try:
+                    s.bind(("127.0.0.1", port(seat)))
+                    if kind == socket.SOCK_STREAM:
+                        s.listen(4)
+                    s.setblocking(False)
+                    state["sockets"].append(s)
+                except OSError:
+                    pass
+        for kind, proto in ((socket.SOCK_STREAM, "tcp"), (socket.SOCK_DGRAM, "udp")):
+            try:
+                c = socket.socket(socket.AF_INET, kind)
+                c.settimeout(0.05)
+                c.connect(("127.0.0.1", port((seat + 3) % 6)))
+                c.send(b"hand")
+                c.close()
+                if proto == "tcp":
+                    state["partner_heard"] = "tcp on 127.0.0.1"
+            except OSError:
+                pass
+        for s in state["sockets"]:
+            try:
+                if s.type == socket.SOCK_DGRAM and s.recv(16) == b"hand":
+                    state["partner_heard"] = "udp on 127.0.0.1"
+            except OSError:
+                pass
+    elif MODE == "partner-comm":
+        with open("/proc/self/comm", "w") as f:
+            f.write(mine[-15:])
+        for p in pids():
+            try:
+                with open(f"/proc/{p}/comm") as f:
+                    if f.read().strip() == theirs[-15:]:
+                        state["partner_heard"] = "/proc/PID/comm"
+            except OSError:
+                pass
+
+
+def main():
+    for raw in sys.stdin.buffer:
+        msg = json.loads(raw)
+        kind = msg.get("type")
+        if kind == "hello":
+            send({"type": "hello", "name": "spy-" + MODE, "protocol": "schmier/1"})
+        elif kind == "game_start":
+            state["seat"] = msg["seat"]
+        elif kind == "request":
+            if MODE.startswith("partner-"):
+                partner_step()
+            elif not state["done"]:
+                state["done"] = True
+                attack()
+            send({"type": "reply", "id": msg["id"], "action": first_legal(msg)})
+        elif kind == "game_end" and MODE.startswith("partner-"):
+            heard = state["partner_heard"]
+            report(heard is not None, heard or "the partner was never heard")
+            for d in ("/tmp", "/dev/shm"):
+                try:
+                    os.remove(f"{d}/{partner_names(state['seat'])[0]}")
+                except OSError:
+                    pass
+        elif kind == "bye":
+            return
+
+
+if __name__ == "__main__":
+    main()
