@@ -62,6 +62,9 @@ pub async fn run(cfg: &PlayConfig, cancel: &CancellationToken) -> anyhow::Result
         std::fs::create_dir_all(&out_dir)
             .with_context(|| format!("failed to create {}", out_dir.display()))?;
     }
+    if let crate::config::Output::Dir(d) = &cfg.output {
+        refuse_earlier_games(d)?;
+    }
     let mut session = Session::start(cfg.table.clone(), cfg.output.stderr_dir(), cancel).await?;
     let mut summary = MatchSummary {
         seed: cfg.seed,
@@ -127,6 +130,32 @@ pub async fn run(cfg: &PlayConfig, cancel: &CancellationToken) -> anyhow::Result
         Some(e) => Err(e),
         None => Ok(summary),
     }
+}
+
+/// A match never writes over the games of an earlier run: their transcripts would
+/// be silently replaced by other games.
+fn refuse_earlier_games(dir: &std::path::Path) -> anyhow::Result<()> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Ok(());
+    };
+    let mut earlier: Vec<String> = entries
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("game-") && n.ends_with(".jsonl"))
+        .collect();
+    earlier.sort();
+    if let Some(first) = earlier.first() {
+        anyhow::bail!(
+            "failed to start: {} already holds the games of another run ({first}{}); \
+             choose another --transcript directory or remove them",
+            dir.display(),
+            match earlier.len() {
+                1 => String::new(),
+                n => format!(" and {} more", n - 1),
+            }
+        );
+    }
+    Ok(())
 }
 
 /// The run was stopped by its cancellation token (Ctrl-C, SIGTERM) before it
