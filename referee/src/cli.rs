@@ -395,7 +395,7 @@ pub(crate) fn fresh_seed() -> anyhow::Result<u64> {
 const SMALL_SEED: u64 = 1 << 48;
 
 /// `KEY=VALUE` words of `--bot-env`.
-fn parse_env(words: &[String]) -> anyhow::Result<Vec<(String, String)>> {
+pub(crate) fn parse_env(words: &[String]) -> anyhow::Result<Vec<(String, String)>> {
     words
         .iter()
         .map(|w| match w.split_once('=') {

@@ -14,18 +14,15 @@ pub fn prepare(output: &Output, overwrite: bool) -> anyhow::Result<()> {
     let old = earlier_run(output)?;
     if !old.is_empty() {
         if !overwrite {
-            let shown: Vec<String> = old
-                .iter()
-                .take(3)
-                .map(|p| p.display().to_string())
-                .collect();
+            let first = old[0].file_name().unwrap_or_default().to_string_lossy();
             bail!(
-                "failed to start: {} already holds {} file(s) of an earlier run ({}{}); \
-                 give another --transcript, or --overwrite to delete them first",
+                "failed to start: {} already holds the games of another run ({first}{}); \
+                 choose another --transcript, or pass --overwrite to delete them first",
                 output.describe(),
-                old.len(),
-                shown.join(", "),
-                if old.len() > shown.len() { ", ..." } else { "" }
+                match old.len() {
+                    1 => String::new(),
+                    n => format!(" and {} more", n - 1),
+                }
             );
         }
         for f in &old {

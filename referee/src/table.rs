@@ -504,6 +504,7 @@ impl Table<'_> {
         }
     }
 
+    /// The sidecar entry of a decision that was not timed by a [`DecisionClock`].
     fn time(
         &mut self,
         request: u64,
@@ -512,15 +513,8 @@ impl Table<'_> {
         took: Option<Duration>,
         fault: Option<FaultKind>,
     ) -> anyhow::Result<()> {
-        self.timings.write(&Timing {
-            request,
-            seat,
-            decision,
-            micros: took.map_or(0, |d| d.as_micros() as u64),
-            wall_micros: None,
-            fault,
-            late: false,
-        })
+        let micros = took.map_or(0, |d| d.as_micros() as u64);
+        self.write_timing(request, seat, decision, (micros, None), fault)
     }
 
     /// The sidecar entry of a decision timed by `clock`, up to `at`.
@@ -533,12 +527,25 @@ impl Table<'_> {
         decision: Decision,
         fault: Option<FaultKind>,
     ) -> anyhow::Result<()> {
+        let micros = clock.used(at).as_micros() as u64;
+        let wall = clock.wall_if_cpu(at).map(|d| d.as_micros() as u64);
+        self.write_timing(request, seat, decision, (micros, wall), fault)
+    }
+
+    fn write_timing(
+        &mut self,
+        request: u64,
+        seat: Seat,
+        decision: Decision,
+        (micros, wall_micros): (u64, Option<u64>),
+        fault: Option<FaultKind>,
+    ) -> anyhow::Result<()> {
         self.timings.write(&Timing {
             request,
             seat,
             decision,
-            micros: clock.used(at).as_micros() as u64,
-            wall_micros: clock.wall_if_cpu(at).map(|d| d.as_micros() as u64),
+            micros,
+            wall_micros,
             fault,
             late: false,
         })

@@ -155,7 +155,7 @@ fn a_late_reply_is_never_charged_in_the_next_game() {
     let run = play()
         .seed(17)
         .args(["--games", "2", "--no-rotate", "--max-faults", "1"]);
-    let (done, faults) = hostile_run("late", run, "1000");
+    let (done, faults) = hostile_run("late", run, "3000");
     assert_eq!(kinds(&faults), ["timeout"], "game 1: {faults:?}");
     assert_eq!(faults[0]["replaced"], true);
     let game2: Vec<_> = done

@@ -140,3 +140,28 @@ fn bad_flags_get_clear_errors() {
         assert!(err.contains(want), "{args:?}: {err}");
     }
 }
+
+#[test]
+fn a_match_never_overwrites_the_games_of_an_earlier_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |seed: &str| {
+        std::process::Command::new(crate::support::REFEREE)
+            .args(["play", "--seed", seed, "--transcript"])
+            .arg(dir.path())
+            .output()
+            .unwrap()
+    };
+    assert!(run("1").status.success());
+    let first = std::fs::read(dir.path().join("game-0001.jsonl")).unwrap();
+    let again = run("2");
+    assert!(!again.status.success());
+    let err = String::from_utf8_lossy(&again.stderr);
+    assert!(
+        err.contains("already holds the games of another run (game-0001.jsonl"),
+        "{err}"
+    );
+    assert_eq!(
+        std::fs::read(dir.path().join("game-0001.jsonl")).unwrap(),
+        first
+    );
+}
