@@ -205,6 +205,28 @@ fn diff(args: &referee::cli::DiffArgs) -> anyhow::Result<ExitCode> {
 
 fn show(args: &referee::cli::ShowArgs) -> anyhow::Result<ExitCode> {
     use std::io::Write;
+    if args.file.is_dir() {
+        let Some(out) = &args.html else {
+            anyhow::bail!(
+                "{} is a folder: give --html OUT.html for a tournament's page, or one \
+                 transcript file for a terminal account",
+                args.file.display()
+            );
+        };
+        if !referee::show::bracket::is_tournament(&args.file) {
+            anyhow::bail!(
+                "{} has no standings.json: not a tournament folder",
+                args.file.display()
+            );
+        }
+        let w = referee::show::bracket::write(&args.file, out)?;
+        eprintln!(
+            "referee: wrote {} and {} replay pages beside it",
+            w.page.display(),
+            w.replays
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
     let transcript = referee::load::Transcript::read(&args.file)?;
     let replay = referee::show::Replay::new(&transcript)?;
     if let Some(out) = &args.html {
