@@ -287,8 +287,11 @@ fn slow_referee(token: &str, dir: &std::path::Path) -> std::process::Child {
     let start = Instant::now();
     // Both bots and the grandchild (plus the referee itself, whose argv holds the token).
     let partial = dir.join("game-0001.jsonl.partial");
+    // Waits for the event (all four processes up, the game under way); the 120 s
+    // bound only turns a hang into a failure — at load average 19, 10 s was once
+    // not enough for the bots to start.
     while (processes_with(token).len() < 4 || !partial.exists())
-        && start.elapsed() < Duration::from_secs(10)
+        && start.elapsed() < Duration::from_secs(120)
     {
         std::thread::sleep(Duration::from_millis(20));
     }
