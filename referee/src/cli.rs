@@ -24,11 +24,24 @@ use crate::config::{
         Runs six bot processes that speak the line-delimited JSON protocol schmier/1 \
         (see PROTOCOL.md), enforces every rule and time limit, and writes a \
         deterministic JSONL transcript of each game.\n\n\
-        With no subcommand, `referee` is `referee play`: a game among the built-in bots."
+        With no subcommand, `referee` is `referee play`: a game among the built-in bots, \
+        and `referee --seed 5` is `referee play --seed 5`.",
+    args_conflicts_with_subcommands = true
 )]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
+    /// `play`'s flags, for `referee` without a subcommand.
+    #[command(flatten)]
+    pub play: PlayArgs,
+}
+
+impl Cli {
+    /// The command to run: `play` with the top-level flags when none is named.
+    pub fn command(self) -> Command {
+        self.command
+            .unwrap_or_else(|| Command::Play(Box::new(self.play)))
+    }
 }
 
 #[derive(Subcommand, Debug)]
@@ -37,10 +50,17 @@ pub enum Command {
     Play(Box<PlayArgs>),
     /// Replay transcripts through the rules engine; exit 0 only if all are valid.
     Verify {
-        /// Transcript files (*.jsonl) to check.
+        /// Transcript files (*.jsonl), or folders: every *.jsonl file directly in
+        /// a folder is checked (the timings/ and stderr/ folders are not).
         #[arg(required = true)]
         files: Vec<PathBuf>,
     },
+    /// Check a bot against the protocol, as a checklist (exit 1 if a check fails).
+    ///
+    /// Every kind of request and the situations bots get wrong, a game with
+    /// unknown messages and fields, whole games in every seat, and the bot's
+    /// decision times. Example: referee check-bot -- python3 my_bot.py
+    CheckBot(CheckBotArgs),
     /// Run a bracket: many tables of three entrants, duplicate sets, standings.
     Tournament(Box<crate::tournament::TournamentArgs>),
     /// Combine the directories of a sharded tournament (--shard K/N) into one.
@@ -189,7 +209,8 @@ pub struct SchemaArgs {
 
 #[derive(Args, Debug)]
 pub struct ShowArgs {
-    /// The transcript (*.jsonl).
+    /// The transcript (*.jsonl), or with --html a tournament folder (its page:
+    /// standings with interval bars and a replay page for every game).
     pub file: PathBuf,
     /// Only what this seat (0-5) was told: its own cards, everyone's public moves.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u8).range(0..6))]
@@ -216,6 +237,44 @@ pub struct DiffArgs {
 }
 
 #[derive(Args, Debug)]
+pub struct CheckBotArgs {
+    /// Time the bot has for each decision, in milliseconds.
+    #[arg(long, default_value_t = 1000, value_name = "MS")]
+    pub decision_ms: u64,
+    /// Time the bot has to answer hello, in milliseconds.
+    #[arg(long, default_value_t = 10_000, value_name = "MS")]
+    pub startup_ms: u64,
+    /// The bot's command and its arguments, after `--` (one word with spaces is
+    /// split like a shell would).
+    #[arg(last = true, required = true, value_name = "CMD")]
+    pub command: Vec<String>,
+}
+
+impl CheckBotArgs {
+    /// The bot's argv and the limits to check it under.
+    pub fn validate(&self) -> anyhow::Result<(Vec<String>, crate::checkbot::CheckLimits)> {
+        let argv = match self.command.as_slice() {
+            [one] => shlex::split(one).with_context(|| {
+                format!("check-bot: cannot split {one:?} into words (unbalanced quotes?)")
+            })?,
+            many => many.to_vec(),
+        };
+        if argv.is_empty() {
+            bail!("check-bot: the command is empty");
+        }
+        if self.decision_ms == 0 || self.startup_ms == 0 {
+            bail!("check-bot: --decision-ms and --startup-ms must be at least 1");
+        }
+        let limits = crate::checkbot::CheckLimits {
+            startup: Duration::from_millis(self.startup_ms),
+            decision: Duration::from_millis(self.decision_ms),
+            max_line: 64 * 1024,
+        };
+        Ok((argv, limits))
+    }
+}
+
+#[derive(Args, Debug)]
 pub struct PlayArgs {
     /// A team's bot command; the first --team sits in seats 0 and 3, the second in
     /// 1 and 4, the third in 2 and 5, each seat its own process. The command is
@@ -227,7 +286,9 @@ pub struct PlayArgs {
     #[arg(long = "team", value_name = "CMD")]
     pub teams: Vec<String>,
 
-    /// One seat's bot, e.g. `--seat 4="python3 bot.py"`; overrides --team for that seat.
+    /// One seat's bot, e.g. `--seat 4="python3 bot.py"`; overrides --team for that
+    /// seat. `--seat N=human` plays the seat yourself from the terminal (no time
+    /// limit): the hand and the legal actions are shown, you type a number.
     #[arg(long = "seat", value_name = "N=CMD")]
     pub seats: Vec<String>,
 
@@ -235,15 +296,29 @@ pub struct PlayArgs {
     #[arg(long, default_value_t = 1, value_name = "N")]
     pub games: u32,
 
-    /// Match seed (game k's seed is derived from it). If absent, 64 secret random
-    /// bits: out of every command line and path, printed when the run ends.
-    #[arg(long, value_name = "N")]
+    /// Match seed, a whole number from 0 to 2^64-1 (game k's seed is derived from
+    /// it). If absent, 64 secret random bits: out of every command line and path,
+    /// printed when the run ends.
+    #[arg(long, value_name = "N", allow_hyphen_values = true, value_parser = parse_seed)]
     pub seed: Option<u64>,
+
+    /// Write into an output folder that already holds games: its game-*.jsonl
+    /// transcripts and timings are deleted first, so no old game is mixed with the
+    /// new ones. Without it such a folder is an error.
+    #[arg(long)]
+    pub overwrite: bool,
+
+    /// Play even if a bot fails to start or to say hello (the fallback plays its
+    /// seats, and its team forfeits under the competition policy). Without it such
+    /// a failure is reported and `play` exits with status 2 before any game.
+    #[arg(long)]
+    pub keep_going: bool,
 
     /// Transcript file (one game, ending in .jsonl) or directory (game-0001.jsonl,
     /// ...). Default: schmier-out/seed-<SEED>/ with --seed, else
-    /// schmier-out/match-<UNIX TIME>-<PID>/. Timings go beside each transcript
-    /// (*.timings.jsonl); each bot's stderr to <transcript>.stderr/ or <dir>/stderr/.
+    /// schmier-out/match-<UNIX TIME>-<PID>/. Per-decision timings go to a timings/
+    /// folder beside the transcripts; each bot's stderr to <transcript>.stderr/ or
+    /// <dir>/stderr/.
     #[arg(long, value_name = "PATH")]
     pub transcript: Option<PathBuf>,
 
@@ -412,6 +487,15 @@ impl PlayArgs {
     }
 }
 
+fn parse_seed(text: &str) -> Result<u64, String> {
+    text.trim().parse::<u64>().map_err(|_| {
+        format!(
+            "the seed must be a whole number from 0 to {}, got {text:?}",
+            u64::MAX
+        )
+    })
+}
+
 /// 64 random bits from the operating system, for a run that was not given a seed:
 /// a competition's deals must not be guessable.
 pub(crate) fn fresh_seed() -> anyhow::Result<u64> {
@@ -428,7 +512,7 @@ pub(crate) fn fresh_seed() -> anyhow::Result<u64> {
 const SMALL_SEED: u64 = 1 << 48;
 
 /// `KEY=VALUE` words of `--bot-env`.
-fn parse_env(words: &[String]) -> anyhow::Result<Vec<(String, String)>> {
+pub(crate) fn parse_env(words: &[String]) -> anyhow::Result<Vec<(String, String)>> {
     words
         .iter()
         .map(|w| match w.split_once('=') {
@@ -441,6 +525,9 @@ fn parse_env(words: &[String]) -> anyhow::Result<Vec<(String, String)>> {
 }
 
 pub(crate) fn parse_bot(text: &str, what: &str) -> anyhow::Result<BotSpec> {
+    if text.trim() == "human" {
+        return Ok(BotSpec::Human);
+    }
     if let Some(name) = text.strip_prefix("inproc:") {
         if !schmier_sample_bots::NAMES.contains(&name) {
             bail!(
@@ -600,6 +687,8 @@ impl PlayArgs {
             rotate: !self.no_rotate,
             output,
             quiet: self.quiet,
+            overwrite: self.overwrite,
+            keep_going: self.keep_going,
         })
     }
 }

@@ -21,6 +21,9 @@ pub enum BotSpec {
     /// clock. For tests and benchmarks that need opponents a busy host cannot slow
     /// down to a timeout.
     InProcess(String),
+    /// A person at the terminal (`human`), played inside the referee with no
+    /// time limit.
+    Human,
     /// An external command: argv (split like a shell would, never run by one) and
     /// the text as the user gave it.
     Command { argv: Vec<String>, text: String },
@@ -32,6 +35,7 @@ impl BotSpec {
         match self {
             BotSpec::Builtin(name) => format!("referee bot {name}"),
             BotSpec::InProcess(name) => format!("inproc:{name}"),
+            BotSpec::Human => "human".to_owned(),
             BotSpec::Command { text, .. } => text.clone(),
         }
     }
@@ -54,6 +58,7 @@ impl BotSpec {
             BotSpec::InProcess(name) => {
                 anyhow::bail!("inproc:{name} runs inside the referee and has no command")
             }
+            BotSpec::Human => anyhow::bail!("a human seat runs inside the referee"),
             BotSpec::Command { argv, .. } => Ok(argv.clone()),
         }
     }
@@ -73,6 +78,7 @@ impl BotSpec {
                 })
             }
             BotSpec::InProcess(name) => Err(format!("inproc:{name} has no process")),
+            BotSpec::Human => Err("a human seat has no process".to_owned()),
             BotSpec::Command { .. } => Launch::resolve(&argv, base, path),
         }
     }
@@ -163,9 +169,24 @@ impl Output {
         }
     }
 
-    /// The sidecar with per-decision timings for a transcript.
+    /// The sidecar with a transcript's per-decision timings: `timings/` beside
+    /// the transcript, same file name. A folder of its own, so that a glob for
+    /// transcripts (`DIR/*.jsonl`) never matches it.
     pub fn timings(transcript: &std::path::Path) -> PathBuf {
-        transcript.with_extension("timings.jsonl")
+        let dir = transcript.parent().unwrap_or(std::path::Path::new(""));
+        dir.join("timings")
+            .join(transcript.file_name().unwrap_or_default())
+    }
+
+    /// The directory holding the timings sidecars.
+    pub fn timings_dir(&self) -> PathBuf {
+        match self {
+            Output::File(p) => p
+                .parent()
+                .unwrap_or(std::path::Path::new(""))
+                .join("timings"),
+            Output::Dir(d) => d.join("timings"),
+        }
     }
 
     /// The directory holding each bot process's stderr log.
@@ -224,6 +245,10 @@ pub struct PlayConfig {
     pub rotate: bool,
     pub output: Output,
     pub quiet: bool,
+    /// Replace the games already in the output folder (else that is an error).
+    pub overwrite: bool,
+    /// Play on when a bot fails to start (else `play` stops before any game).
+    pub keep_going: bool,
 }
 
 impl PlayConfig {

@@ -10,11 +10,15 @@
 //! - `bot/`: a bot process — spawning (process group, limits), the capped line
 //!   reader, queued writes, shutdown; platform code in `bot/unix.rs`.
 //! - `fault.rs`: bot misbehaviour as data.
+//! - `outdir.rs`: the output folder — never mixes two runs' games.
 //! - `transcript.rs`: the JSONL transcript format and its atomic writer.
 //! - `verify.rs`: replaying a transcript through the rules engine.
 //! - `shutdown.rs`: Ctrl-C / SIGTERM cancel one token that tables and the pool
 //!   watch, so a run always stops between records.
-//! - `report.rs`: the human summary printed at the end of a run.
+//! - `report.rs`: the human summary printed at the end of a run; `names.rs`:
+//!   teams named by their entrants, in every console line.
+//! - `checkbot/`: `referee check-bot`, a bot's conformance checklist.
+//! - `human.rs`: `--seat N=human`, a person playing a seat from the terminal.
 //! - `tournament/`: `referee tournament` and `referee merge` — a layer above the
 //!   table: schedule, pool of tables, journal, standings, shards.
 //! - `bench.rs` (`referee bench`) and `stats.rs` (the table's timers): where a
@@ -31,12 +35,16 @@
 pub mod bench;
 pub mod bot;
 pub mod builtin;
+pub mod checkbot;
 pub mod cli;
 pub mod clock;
 pub mod config;
 pub mod diff;
 pub mod fault;
+pub mod human;
 pub mod load;
+pub mod names;
+pub mod outdir;
 pub mod reply;
 pub mod report;
 pub mod safe_create;

@@ -10,19 +10,20 @@ fn main() -> ExitCode {
     tracing_subscriber::fmt()
         .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
         .with_writer(std::io::stderr)
+        // Colour codes only for a person at a terminal, never into a pipe or file.
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .init();
-    // No subcommand: `play` with every default.
-    let command = cli
-        .command
-        .or_else(|| Cli::parse_from(["referee", "play"]).command);
-    let result = match command.expect("play parses") {
+    let result = match cli.command() {
         Command::Bot { name } => referee::builtin::run(&name).map(|()| ExitCode::SUCCESS),
-        Command::Verify { files } => Ok(verify(&files)),
+        Command::Verify { files } => referee::verify::transcripts(&files).map(|f| verify(&f)),
         Command::Play(args) => args.validate().and_then(play),
         Command::Bench(args) => args.validate().and_then(|cfg| bench(&cfg, args.json)),
         Command::BenchEcho => referee::bench::echo()
             .map(|()| ExitCode::SUCCESS)
             .map_err(|e| anyhow::anyhow!("failed to echo: {e}")),
+        Command::CheckBot(args) => args
+            .validate()
+            .and_then(|(argv, limits)| check_bot(argv, limits)),
         Command::Tournament(args) => args.validate().and_then(tournament),
         Command::Merge { dirs, out } => merge(&dirs, &out),
         Command::Diff(args) => diff(&args),
@@ -60,6 +61,7 @@ fn play(cfg: PlayConfig) -> anyhow::Result<ExitCode> {
     let summary = match summary {
         Err(e) if e.is::<referee::session::Interrupted>() => {
             eprintln!("referee: interrupted; every bot process was ended. Completed games' transcripts are kept; the game in progress was left as *.partial.");
+            referee::report::print_interrupted_tally();
             let code = referee::shutdown::signal_exit_code().unwrap_or(130);
             return Ok(ExitCode::from(code));
         }
@@ -70,6 +72,25 @@ fn play(cfg: PlayConfig) -> anyhow::Result<ExitCode> {
         eprintln!("referee: the match seed was {}", cfg.seed);
     }
     Ok(ExitCode::SUCCESS)
+}
+
+fn check_bot(
+    argv: Vec<String>,
+    limits: referee::checkbot::CheckLimits,
+) -> anyhow::Result<ExitCode> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    let report = runtime.block_on(async {
+        referee::bot::install_cleanup();
+        referee::checkbot::run(argv, limits).await
+    });
+    print!("{}", referee::checkbot::render(&report));
+    Ok(if report.passed() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
 }
 
 fn tournament(cfg: referee::tournament::TournamentConfig) -> anyhow::Result<ExitCode> {
@@ -154,13 +175,23 @@ fn verify(files: &[std::path::PathBuf]) -> ExitCode {
     let mut bad = 0;
     for f in files {
         match referee::verify::verify_file(f) {
-            Ok(v) => println!(
-                "ok {} ({} lines, winner {:?}, scores {:?})",
-                f.display(),
-                v.lines,
-                v.result.winner.map(|t| t.index()),
-                v.result.scores
-            ),
+            Ok(v) => {
+                let players: Vec<&str> = v.header.seats.iter().map(|s| s.name.as_str()).collect();
+                let teams = referee::names::team_names(&players);
+                let r = &v.result;
+                let forfeited: Vec<usize> = r.forfeited.iter().map(|t| t.index()).collect();
+                println!(
+                    "ok {} ({} lines): {}",
+                    f.display(),
+                    v.lines,
+                    referee::report::outcome_text(
+                        &teams,
+                        r.winner.map(|t| t.index()),
+                        r.scores,
+                        &forfeited
+                    )
+                );
+            }
             Err(e) => {
                 bad += 1;
                 println!("INVALID {}:{}: {}", f.display(), e.line, e.message);
@@ -188,6 +219,28 @@ fn diff(args: &referee::cli::DiffArgs) -> anyhow::Result<ExitCode> {
 
 fn show(args: &referee::cli::ShowArgs) -> anyhow::Result<ExitCode> {
     use std::io::Write;
+    if args.file.is_dir() {
+        let Some(out) = &args.html else {
+            anyhow::bail!(
+                "{} is a folder: give --html OUT.html for a tournament's page, or one \
+                 transcript file for a terminal account",
+                args.file.display()
+            );
+        };
+        if !referee::show::bracket::is_tournament(&args.file) {
+            anyhow::bail!(
+                "{} has no standings.json: not a tournament folder",
+                args.file.display()
+            );
+        }
+        let w = referee::show::bracket::write(&args.file, out)?;
+        eprintln!(
+            "referee: wrote {} and {} replay pages beside it",
+            w.page.display(),
+            w.replays
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
     let transcript = referee::load::Transcript::read(&args.file)?;
     let replay = referee::show::Replay::new(&transcript)?;
     if let Some(out) = &args.html {

@@ -68,7 +68,7 @@ pub fn files() -> Vec<(&'static str, String)> {
             with(
                 written::<Timing>(),
                 "schmier-transcript/1: one timings line",
-                "One line of the *.timings.jsonl sidecar: a decision's response time (not deterministic).",
+                "One line of a timings sidecar (timings/*.jsonl, beside the transcripts): a decision's response time (not deterministic).",
             ),
         ),
     ]

@@ -29,6 +29,8 @@ use crate::REFEREE;
 #[derive(Debug, Serialize)]
 pub struct MatchSummary {
     pub seed: u64,
+    /// The lineup teams' names (slots `k` and `k + 3`), from their bots' names.
+    pub teams: [String; 3],
     pub games: Vec<GameSummary>,
     /// Games won per lineup team (slots `k` and `k + 3`).
     pub wins: [u32; 3],
@@ -40,9 +42,13 @@ pub struct GameSummary {
     pub game: u32,
     pub seed: u64,
     pub transcript: String,
-    /// The lineup team that won (not the seat team: seats rotate).
+    /// The lineup team credited with the game after forfeits (not the seat
+    /// team: seats rotate).
     pub winner: Option<usize>,
+    /// Final scores by lineup team.
     pub scores: [i32; 3],
+    /// Lineup teams that forfeited the game.
+    pub forfeited: Vec<usize>,
     pub deals: u32,
     pub reason: EndReason,
     pub faults: u32,
@@ -57,17 +63,21 @@ pub struct GameSummary {
 /// [`Interrupted`]) when `cancel` fires. The game in flight is then abandoned: its
 /// transcript stays `*.partial`, every finished one is kept.
 pub async fn run(cfg: &PlayConfig, cancel: &CancellationToken) -> anyhow::Result<MatchSummary> {
-    let out_dir = match &cfg.output {
-        crate::config::Output::File(p) => p.parent().map(|p| p.to_path_buf()).unwrap_or_default(),
-        crate::config::Output::Dir(d) => d.clone(),
-    };
-    if !out_dir.as_os_str().is_empty() {
-        std::fs::create_dir_all(&out_dir)
-            .with_context(|| format!("failed to create {}", out_dir.display()))?;
-    }
+    crate::outdir::prepare(&cfg.output, cfg.overwrite)?;
     let mut session = Session::start(cfg.table.clone(), cfg.output.stderr_dir(), cancel).await?;
+    let failed = session.failed_to_start();
+    if !failed.is_empty() && !cfg.keep_going {
+        session.shutdown(cancel).await;
+        anyhow::bail!(
+            "failed to start {} of the six bots (see above); fix the command, or pass \
+             --keep-going to play with the referee's fallback in their seats",
+            failed.len()
+        );
+    }
+    let names: Vec<&str> = session.slots.iter().map(|s| s.name.as_str()).collect();
     let mut summary = MatchSummary {
         seed: cfg.seed,
+        teams: crate::names::team_names(&names),
         games: Vec::new(),
         wins: [0; 3],
         no_winner: 0,
@@ -90,18 +100,24 @@ pub async fn run(cfg: &PlayConfig, cancel: &CancellationToken) -> anyhow::Result
                     hands,
                     stats,
                 } = record;
-                let winner = credited_winner(&result).map(|t| cfg.slot_at(t.index(), g) % 3);
+                // Seat team t holds lineup team slot_at(t, g) % 3 this game.
+                let lineup = |t: Team| cfg.slot_at(t.index(), g) % 3;
+                let winner = result.winner.map(lineup);
+                let mut scores = [0; 3];
+                for t in Team::all() {
+                    scores[lineup(t)] = result.scores[t.index()];
+                }
+                let forfeited: Vec<usize> = result.forfeited.iter().map(|&t| lineup(t)).collect();
                 match winner {
                     Some(w) => summary.wins[w] += 1,
                     None => summary.no_winner += 1,
                 }
                 if !cfg.quiet && cfg.games > 1 {
                     eprintln!(
-                        "game {}/{}: {} (scores by seat team {:?}) -> {}",
+                        "game {}/{}: {} -> {}",
                         g + 1,
                         cfg.games,
-                        winner.map_or("no winner".to_string(), |w| format!("lineup team {w} wins")),
-                        result.scores,
+                        crate::report::outcome_text(&summary.teams, winner, scores, &forfeited),
                         transcript.display()
                     );
                 }
@@ -110,13 +126,15 @@ pub async fn run(cfg: &PlayConfig, cancel: &CancellationToken) -> anyhow::Result
                     seed,
                     transcript: transcript.display().to_string(),
                     winner,
-                    scores: result.scores,
+                    scores,
+                    forfeited,
                     deals: result.deals,
                     reason: result.reason,
                     faults: result.faults.iter().sum(),
                     hands,
                     stats,
                 });
+                crate::report::note_finished(&summary);
             }
             Err(e) => {
                 failure = Some(match e.downcast::<Interrupted>() {
@@ -170,6 +188,14 @@ impl Session {
             next_id: 1,
             played: 0,
         })
+    }
+
+    /// The lineup slots whose bot failed to start or to say hello (each already
+    /// reported on the console with its reason); the fallback plays for them.
+    pub fn failed_to_start(&self) -> Vec<usize> {
+        (0..self.slots.len())
+            .filter(|&i| self.slots[i].gone.is_some())
+            .collect()
     }
 
     /// Makes the next request id `id` (it must not go back: ids increase through a
@@ -242,17 +268,18 @@ async fn restart_gone(
         }
         slots[i].gone = None;
     }
-    start(cfg, stderr_dir, slots, &gone).await
+    start(cfg, stderr_dir, slots, &gone).await.map(drop)
 }
 
 /// Spawns the processes of `which` slots and runs their handshake against one
-/// deadline. A bot that fails is marked gone (the fallback plays for it).
+/// deadline. A bot that fails is marked gone (the fallback plays for it) and
+/// reported on the console with its reason; the failed slots are returned.
 async fn start(
     cfg: &TableSpec,
     stderr_dir: &std::path::Path,
     slots: &mut [Slot],
     which: &[usize],
-) -> anyhow::Result<()> {
+) -> anyhow::Result<Vec<usize>> {
     let hello = ToBot::Hello {
         protocol: PROTOCOL.to_owned(),
         referee: REFEREE.to_owned(),
@@ -267,6 +294,12 @@ async fn start(
     let hello = serde_json::to_vec(&hello).expect("messages serialize");
     for &i in which {
         let slot = &mut slots[i];
+        if slot.spec == BotSpec::Human {
+            slot.name = "human".to_owned();
+            slot.inline = Some(Box::new(crate::human::Human::at_terminal()));
+            slot.starts += 1;
+            continue;
+        }
         if let BotSpec::InProcess(name) = &slot.spec {
             let strategy = schmier_sample_bots::by_name(name)
                 .with_context(|| format!("failed to find the built-in bot {name:?}"))?;
@@ -275,12 +308,10 @@ async fn start(
             slot.starts += 1;
             continue;
         }
-        let program = slot.spec.display();
-        // A restarted bot's stderr goes to a new file, so nothing is overwritten.
-        let log = match slot.starts {
-            0 => format!("player{i}.log"),
-            n => format!("player{i}.restart{n}.log"),
-        };
+        let program = (slot.spec.argv().ok())
+            .and_then(|argv| argv.first().cloned())
+            .unwrap_or_else(|| slot.spec.display());
+        let log = log_name(i, slot.starts);
         slot.starts += 1;
         let launch = std::env::current_dir()
             .map_err(|e| e.to_string())
@@ -307,12 +338,7 @@ async fn start(
                 }
                 slot.process = Some(p);
             }
-            Err(e) => {
-                slot.gone = Some(Fault::new(
-                    FaultKind::Crash,
-                    format!("failed to start {program:?}: {e}"),
-                ))
-            }
+            Err(e) => slot.gone = Some(Fault::new(FaultKind::Crash, spawn_failure(&program, &e))),
         }
     }
     let deadline = cfg
@@ -328,7 +354,11 @@ async fn start(
         let fault = match p.next_line(deadline).await {
             None => Some(Fault::new(
                 FaultKind::Timeout,
-                "no hello within the startup limit",
+                format!(
+                    "no hello within {} ms (--startup-ms; a bot that builds itself first, \
+                     such as `cargo run`, should be built beforehand)",
+                    cfg.time.startup.unwrap_or_default().as_millis()
+                ),
             )),
             Some(Incoming::Line { bytes, .. }) => match serde_json::from_slice::<FromBot>(&bytes) {
                 Ok(FromBot::Hello { name, protocol, .. }) if protocol == PROTOCOL => {
@@ -361,16 +391,56 @@ async fn start(
             }
         };
         if let Some(f) = fault {
-            tracing::warn!(
-                "{} ({}) failed to start: {}",
-                slot.spec.display(),
-                f.kind,
-                f.detail
-            );
             slot.gone = Some(f);
         }
     }
-    Ok(())
+    let failed: Vec<usize> = which
+        .iter()
+        .copied()
+        .filter(|&i| slots[i].gone.is_some())
+        .collect();
+    for &i in &failed {
+        let (slot, log) = (&slots[i], stderr_dir.join(log_name(i, slots[i].starts - 1)));
+        let f = slot.gone.as_ref().expect("a failed slot");
+        // Lineup slot i sits at seat i until the seats rotate after game 1.
+        let who = match slot.starts {
+            1 => format!("seat {i}"),
+            _ => format!("player {i}, restarted,"),
+        };
+        eprintln!(
+            "referee: {who} ({}) failed to start: {}; its stderr is in {}",
+            slot.spec.display(),
+            f.detail,
+            log.display()
+        );
+    }
+    Ok(failed)
+}
+
+/// The stderr log of player `i`'s `n`-th start (0: the first). A restarted
+/// bot's stderr goes to a new file, so nothing is overwritten.
+fn log_name(i: usize, n: u32) -> String {
+    match n {
+        0 => format!("player{i}.log"),
+        n => format!("player{i}.restart{n}.log"),
+    }
+}
+
+/// Why a bot's program could not be started, in the terms a user can act on.
+fn spawn_failure(program: &str, e: &std::io::Error) -> String {
+    match e.kind() {
+        std::io::ErrorKind::NotFound => format!(
+            "not found: no program {program:?} (not on PATH, or a wrong path; a bot \
+             you build, such as a Rust bot, must be built first)"
+        ),
+        std::io::ErrorKind::PermissionDenied => format!(
+            "permission denied: {program:?} cannot be executed (a folder, or a file \
+             without the execute bit: chmod +x, or run it through its interpreter)"
+        ),
+        // The launcher's own words: it looks programs up on the bots' PATH.
+        _ if e.to_string().starts_with("failed to find") => format!("not found: {e}"),
+        _ => format!("failed to run {program:?}: {e}"),
+    }
 }
 
 /// The team a match credits with a game: the first-ranked team, if it did not
@@ -385,6 +455,7 @@ pub(crate) fn credited_winner(result: &crate::transcript::ResultRecord) -> Optio
 fn default_name(spec: &BotSpec) -> String {
     match spec {
         BotSpec::Builtin(name) | BotSpec::InProcess(name) => name.clone(),
+        BotSpec::Human => "human".to_owned(),
         BotSpec::Command { argv, .. } => argv.last().cloned().unwrap_or_default(),
     }
 }

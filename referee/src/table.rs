@@ -22,7 +22,8 @@ use crate::reply::{read_reply, Reply};
 use crate::slot::Slot;
 use crate::stats::{nanos, TableStats};
 use crate::transcript::{
-    ranking, FaultRecord, Header, JsonlWriter, Line, ResultRecord, SeatInfo, Timing, FORMAT,
+    credited_winner, ranking, FaultRecord, Header, JsonlWriter, Line, ResultRecord, SeatInfo,
+    Timing, FORMAT,
 };
 use crate::REFEREE;
 
@@ -82,7 +83,14 @@ pub async fn play_game(
     let mut table = Table {
         cfg,
         transcript: JsonlWriter::create(&path)?,
-        timings: JsonlWriter::create(&Output::timings(&path))?,
+        timings: {
+            let timings = Output::timings(&path);
+            if let Some(dir) = timings.parent() {
+                std::fs::create_dir_all(dir)
+                    .map_err(|e| anyhow::anyhow!("failed to create {}: {e}", dir.display()))?;
+            }
+            JsonlWriter::create(&timings)?
+        },
         slots,
         seat_slot,
         faults: [0; 6],
@@ -181,7 +189,7 @@ pub async fn play_game(
     };
     let ranking = ranking(winner, scores, &forfeited);
     let result = ResultRecord {
-        winner,
+        winner: credited_winner(winner, &forfeited, ranking),
         scores,
         deals,
         reason,
@@ -539,6 +547,7 @@ impl Table<'_> {
         }
     }
 
+    /// The sidecar entry of a decision that was not timed by a [`DecisionClock`].
     fn time(
         &mut self,
         request: u64,
@@ -547,18 +556,8 @@ impl Table<'_> {
         took: Option<Duration>,
         fault: Option<FaultKind>,
     ) -> anyhow::Result<()> {
-        let writing = std::time::Instant::now();
-        let written = self.timings.write(&Timing {
-            request,
-            seat,
-            decision,
-            micros: took.map_or(0, |d| d.as_micros() as u64),
-            wall_micros: None,
-            fault,
-            late: false,
-        });
-        self.stats.transcript += writing.elapsed();
-        written
+        let micros = took.map_or(0, |d| d.as_micros() as u64);
+        self.write_timing(request, seat, decision, (micros, None), fault)
     }
 
     /// The sidecar entry of a decision timed by `clock`, up to `at`.
@@ -571,15 +570,31 @@ impl Table<'_> {
         decision: Decision,
         fault: Option<FaultKind>,
     ) -> anyhow::Result<()> {
-        self.timings.write(&Timing {
+        let micros = clock.used(at).as_micros() as u64;
+        let wall = clock.wall_if_cpu(at).map(|d| d.as_micros() as u64);
+        self.write_timing(request, seat, decision, (micros, wall), fault)
+    }
+
+    fn write_timing(
+        &mut self,
+        request: u64,
+        seat: Seat,
+        decision: Decision,
+        (micros, wall_micros): (u64, Option<u64>),
+        fault: Option<FaultKind>,
+    ) -> anyhow::Result<()> {
+        let writing = std::time::Instant::now();
+        let written = self.timings.write(&Timing {
             request,
             seat,
             decision,
-            micros: clock.used(at).as_micros() as u64,
-            wall_micros: clock.wall_if_cpu(at).map(|d| d.as_micros() as u64),
+            micros,
+            wall_micros,
             fault,
             late: false,
-        })
+        });
+        self.stats.transcript += writing.elapsed();
+        written
     }
 }
 

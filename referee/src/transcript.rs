@@ -1,7 +1,7 @@
 //! The transcript: one JSON object per line. First a `header`, then the engine's
 //! events interleaved with `fault` lines, last a `result`. No wall-clock data: the
 //! same seed and the same bot behaviour give a byte-identical file. Per-decision
-//! timings go to a sidecar file (`*.timings.jsonl`).
+//! timings go to a sidecar file in a folder of its own (`timings/`).
 //!
 //! Files are written under a `.partial` name and renamed when the game is complete,
 //! so a file with the final name is always a whole game.
@@ -103,6 +103,10 @@ pub struct FaultRecord {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ResultRecord {
+    /// The team credited with the game after forfeits: the first of `ranking`
+    /// unless it forfeited; `null` when nobody won (a capped game without
+    /// forfeits, or every team forfeited). The rules' winner on the scores alone
+    /// is the `game_end` line's `winner`.
     pub winner: Option<Team>,
     pub scores: [i32; 3],
     pub deals: u32,
@@ -128,6 +132,18 @@ pub fn ranking(winner: Option<Team>, scores: [i32; 3], forfeited: &[Team]) -> [T
         )
     });
     teams
+}
+
+/// The team credited with a game ([`ResultRecord::winner`]): the first-ranked
+/// team, if it did not forfeit, and if the rules or a forfeit decided the game.
+pub fn credited_winner(
+    rules_winner: Option<Team>,
+    forfeited: &[Team],
+    ranking: [Team; 3],
+) -> Option<Team> {
+    let first = ranking[0];
+    let decided = rules_winner.is_some() || !forfeited.is_empty();
+    (decided && !forfeited.contains(&first)).then_some(first)
 }
 
 /// One transcript line.

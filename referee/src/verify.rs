@@ -16,7 +16,7 @@ use schmier_protocol::rules::{first_legal, Event, Game};
 use schmier_protocol::shuffle::derive_seed;
 use schmier_protocol::{FaultKind, Team};
 
-use crate::transcript::{FaultPolicy, Line, ResultRecord, FORMAT};
+use crate::transcript::{credited_winner, FaultPolicy, Header, Line, ResultRecord, FORMAT};
 
 /// A transcript that does not check out: where and why.
 #[derive(Debug, thiserror::Error)]
@@ -30,6 +30,7 @@ pub struct Inconsistency {
 #[derive(Debug)]
 pub struct Verified {
     pub lines: usize,
+    pub header: Header,
     pub result: ResultRecord,
 }
 
@@ -43,6 +44,7 @@ pub fn verify_file(path: &Path) -> Result<Verified, Inconsistency> {
 
 pub fn verify(input: impl BufRead) -> Result<Verified, Inconsistency> {
     let mut game: Option<Game> = None;
+    let mut header: Option<Header> = None;
     let mut policy: Option<FaultPolicy> = None;
     let mut expected: VecDeque<Event> = VecDeque::new();
     let mut faults = [0u32; 6];
@@ -80,6 +82,7 @@ pub fn verify(input: impl BufRead) -> Result<Verified, Inconsistency> {
                 let (g, events) = Game::new(h.seed, h.rules);
                 game = Some(g);
                 expected.extend(events);
+                header = Some(h);
             }
             (_, None) => return Err(fail("the first line must be the header".into())),
             (Line::Header(_), Some(_)) => return Err(fail("a second header".into())),
@@ -164,13 +167,11 @@ pub fn verify(input: impl BufRead) -> Result<Verified, Inconsistency> {
                 if !g.is_over() {
                     return Err(fail("result line but the game is not over".into()));
                 }
-                if r.winner != g.winner() || r.scores != g.scores() || r.deals != g.deals() {
+                if r.scores != g.scores() || r.deals != g.deals() {
                     return Err(fail(format!(
-                        "result says winner {:?}, scores {:?}, {} deals; the rules give {:?}, {:?}, {}",
-                        r.winner,
+                        "result says scores {:?} after {} deals; the rules give {:?} after {}",
                         r.scores,
                         r.deals,
-                        g.winner(),
                         g.scores(),
                         g.deals()
                     )));
@@ -191,15 +192,26 @@ pub fn verify(input: impl BufRead) -> Result<Verified, Inconsistency> {
                         r.forfeited
                     )));
                 }
-                if let Some(why) = misranked(&r.ranking, r.winner, r.scores, &forfeited) {
+                if let Some(why) = misranked(&r.ranking, g.winner(), r.scores, &forfeited) {
                     return Err(fail(format!("result ranks teams {:?}: {why}", r.ranking)));
+                }
+                let credited = credited_winner(g.winner(), &forfeited, r.ranking);
+                if r.winner != credited {
+                    return Err(fail(format!(
+                        "result credits {:?} with the game; the rules and forfeits give {credited:?}",
+                        r.winner
+                    )));
                 }
                 result = Some((n, r));
             }
         }
     }
     match result {
-        Some((_, result)) => Ok(Verified { lines: n, result }),
+        Some((_, result)) => Ok(Verified {
+            lines: n,
+            header: header.expect("a result follows a header"),
+            result,
+        }),
         None => Err(Inconsistency {
             line: n,
             message: "the transcript ends without a result line (an incomplete game?)".into(),
@@ -247,6 +259,34 @@ fn misranked(
 
 fn json<T: serde::Serialize>(v: &T) -> String {
     serde_json::to_string(v).unwrap_or_default()
+}
+
+/// The transcripts named by `paths`: a file stands for itself, a directory for
+/// every `*.jsonl` file directly in it, in name order (its `timings/` and
+/// `stderr/` folders are not transcripts and are not looked at).
+pub fn transcripts(paths: &[std::path::PathBuf]) -> anyhow::Result<Vec<std::path::PathBuf>> {
+    use anyhow::Context;
+    let mut out = Vec::new();
+    for p in paths {
+        if !p.is_dir() {
+            out.push(p.clone());
+            continue;
+        }
+        let mut found: Vec<_> = std::fs::read_dir(p)
+            .with_context(|| format!("failed to list {}", p.display()))?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|f| f.is_file() && f.extension().is_some_and(|e| e == "jsonl"))
+            .collect();
+        if found.is_empty() {
+            anyhow::bail!(
+                "failed to find transcripts: {} holds no *.jsonl file",
+                p.display()
+            );
+        }
+        found.sort();
+        out.extend(found);
+    }
+    Ok(out)
 }
 
 #[cfg(test)]

@@ -11,12 +11,10 @@
  *
  *     node --test sample-bots/js/
  *
- * The wire protocol `schmier/1` is in PROTOCOL.md, the game in RULES.md. In short:
- * one JSON object per line each way. We answer the referee's `hello` with our own
- * `hello`, and every `request` with {"type":"reply","id":<its id>,"action":...};
- * everything else (game_start, events, faults, unknown types) we read and ignore.
- * We stop on `bye` or at the end of stdin. stdout carries protocol lines only, so
- * all logging goes to stderr.
+ * The protocol loop is in schmier.js (`run(choose)`: hello, a reply to every
+ * request, everything else ignored, stop at bye); this file only chooses. The wire
+ * protocol `schmier/1` is in PROTOCOL.md, the game in docs/RULES.md. stdout carries
+ * protocol lines only, so all logging goes to stderr.
  *
  * The `action` for each `decision` (always pick from the request's `legal`):
  *     bid       "pass" or a number 3..6 from legal, e.g. legal ["pass",4,5,6] -> 4
@@ -34,24 +32,13 @@
  */
 "use strict";
 
-const readline = require("node:readline");
+const { run, log } = require("./schmier.js");
 
-const PROTOCOL = "schmier/1";
 const RANKS = "23456789TJQKA"; // low to high, outside trump
 const SUITS = ["S", "H", "D", "C"];
 const SAME_COLOUR = { S: "C", C: "S", H: "D", D: "H" };
 // Inside trump, low to high: joker, 2 .. 10, left bower, right bower, Q, K, A.
 const TRUMP_ORDER = ["JK", "2", "3", "4", "5", "6", "7", "8", "9", "T", "left", "right", "Q", "K", "A"];
-
-/** Diagnostics go to stderr: the referee keeps them in a log, never parses them. */
-function log(...args) {
-  console.error("[bot.js]", ...args);
-}
-
-/** One compact JSON object per line (stdout is flushed by Node as we go). */
-function send(msg) {
-  process.stdout.write(JSON.stringify(msg) + "\n");
-}
 
 // ---------------------------------------------------------------- card helpers
 
@@ -194,72 +181,30 @@ const STRATEGIES = {
 };
 
 // ---------------------------------------------------------------- the protocol loop
+// lives in schmier.js: this file only chooses.
 
-/** Reply to one request. Each request carries the whole `view`, so no state. */
-function answer(request, strategy) {
-  const { decision, legal } = request;
-  const view = request.view || {};
-  // A fresh PRNG per request, seeded from the id and our seat.
-  const below = makeRng(request.id * 7919 + (view.seat || 0));
-  let action;
-  try {
-    action = strategy(decision, legal, view, below);
-  } catch (e) {
-    // A bug in the strategy must not cost the game: play random.
-    log("strategy failed, playing random:", e.stack);
-    action = randomAction(decision, legal, below);
-  }
-  send({ type: "reply", id: request.id, action });
+/** `choose(request)` for `run`. Each request carries the whole `view`, so no
+ * state; a fresh PRNG per request, seeded from the id and our seat, keeps the bot
+ * deterministic. */
+function makeChoose(strategy) {
+  return (request) => {
+    const view = request.view || {};
+    const below = makeRng(request.id * 7919 + (view.seat || 0));
+    return strategy(request.decision, request.legal, view, below);
+  };
 }
 
 function main() {
   const strategyName = process.argv[2] || "random";
-  const strategy = STRATEGIES[strategyName];
   if (!Object.hasOwn(STRATEGIES, strategyName)) {
     log(`unknown strategy ${JSON.stringify(strategyName)}; choose one of: ${Object.keys(STRATEGIES).join(", ")}`);
     process.exitCode = 2;
     return;
   }
-  // The referee went away (EPIPE): nothing left to say.
-  process.stdout.on("error", () => process.exit(0));
-
-  const rl = readline.createInterface({ input: process.stdin, crlfDelay: Infinity });
-  let done = false;
-  rl.on("line", (line) => {
-    if (done || !line.trim()) return;
-    let msg;
-    try {
-      msg = JSON.parse(line);
-      if (msg === null || typeof msg !== "object" || Array.isArray(msg)) throw new Error("not a JSON object");
-    } catch (e) {
-      log("ignoring malformed line:", e.message, line.slice(0, 200));
-      return;
-    }
-    try {
-      switch (msg.type) {
-        case "hello":
-          if (msg.protocol !== PROTOCOL) log("referee speaks", msg.protocol, "but we speak", PROTOCOL);
-          send({ type: "hello", name: `${strategyName}-js`, protocol: PROTOCOL });
-          break;
-        case "request":
-          answer(msg, strategy);
-          break;
-        case "game_start":
-          log(`game ${msg.game}: seat ${msg.seat}, partner ${msg.partner}`);
-          break;
-        case "bye":
-          done = true;
-          rl.close(); // stop reading; Node exits once stdout has drained
-          process.stdin.destroy();
-          break;
-        default:
-        // Anything else (events, faults, unknown types) needs no answer.
-      }
-    } catch (e) {
-      // A message of an unexpected shape: log it, keep playing.
-      log("error handling", msg.type, "message:", e.stack);
-    }
-  });
+  const onMessage = (msg) => {
+    if (msg.type === "game_start") log(`game ${msg.game}: seat ${msg.seat}, partner ${msg.partner}`);
+  };
+  const rl = run(makeChoose(STRATEGIES[strategyName]), { name: `${strategyName}-js`, onMessage });
   rl.on("close", () => log("bye"));
 }
 

@@ -10,12 +10,10 @@ Try it by hand: paste lines from PROTOCOL.md into its stdin. Self-tests:
 
     python3 -m unittest discover -s sample-bots/python
 
-The wire protocol `schmier/1` is in PROTOCOL.md, the game in RULES.md. In short:
-one JSON object per line each way. We answer the referee's `hello` with our own
-`hello`, and every `request` with `{"type":"reply","id":<its id>,"action":...}`;
-everything else (game_start, events, faults, unknown types) we read and ignore.
-We stop on `bye` or at the end of stdin. stdout carries protocol lines only, so
-all logging goes to stderr.
+The protocol loop is in schmier.py (`run(choose)`: hello, a reply to every
+request, everything else ignored, stop at bye); this file only chooses. The wire
+protocol `schmier/1` is in PROTOCOL.md, the game in docs/RULES.md. stdout carries
+protocol lines only, so all logging goes to stderr.
 
 The `action` for each `decision` (always pick from the request's `legal`):
     bid       "pass" or a number 3..6 from legal, e.g. legal ["pass",4,5,6] -> 4
@@ -31,27 +29,16 @@ strategy seeds a fresh PRNG for each request from the request id and our seat, a
 the simple strategy uses no randomness at all.
 """
 
-import json
 import random
 import sys
-import traceback
 
-PROTOCOL = "schmier/1"
+from schmier import log, run
+
 RANKS = "23456789TJQKA"  # low to high, outside trump
 SUITS = "SHDC"
 SAME_COLOUR = {"S": "C", "C": "S", "H": "D", "D": "H"}
 # Inside trump, low to high: joker, 2 .. 10, left bower, right bower, Q, K, A.
 TRUMP_ORDER = ["JK", "2", "3", "4", "5", "6", "7", "8", "9", "T", "left", "right", "Q", "K", "A"]
-
-
-def log(*args):
-    """Diagnostics go to stderr: the referee keeps them in a log, never parses them."""
-    print("[bot.py]", *args, file=sys.stderr, flush=True)
-
-
-def send(msg):
-    """One compact JSON object per line, flushed at once."""
-    print(json.dumps(msg, separators=(",", ":")), flush=True)
 
 
 # ---------------------------------------------------------------- card helpers
@@ -185,18 +172,17 @@ STRATEGIES = {
 
 
 # ---------------------------------------------------------------- the protocol loop
+# lives in schmier.py: this file only chooses.
 
-def answer(request, strategy):
-    """Reply to one request. Each request carries the whole `view`, so no state."""
-    decision, legal, view = request["decision"], request["legal"], request.get("view") or {}
-    # A fresh PRNG per request, seeded with an int (stable across Python versions).
-    rng = random.Random(request["id"] * 7919 + view.get("seat", 0))
-    try:
-        action = strategy(decision, legal, view, rng)
-    except Exception:  # a bug in the strategy must not cost the game: play random
-        log("strategy failed, playing random:", traceback.format_exc())
-        action = random_action(decision, legal, rng)
-    send({"type": "reply", "id": request["id"], "action": action})
+def make_choose(strategy):
+    """`choose(request)` for `run`. Each request carries the whole `view`, so no
+    state; a fresh PRNG per request, seeded with an int (stable across Python
+    versions), keeps the bot deterministic."""
+    def choose(request):
+        view = request.get("view") or {}
+        rng = random.Random(request["id"] * 7919 + view.get("seat", 0))
+        return strategy(request["decision"], request["legal"], view, rng)
+    return choose
 
 
 def main():
@@ -204,37 +190,12 @@ def main():
     if strategy_name not in STRATEGIES:
         log(f"unknown strategy {strategy_name!r}; choose one of: {', '.join(STRATEGIES)}")
         sys.exit(2)
-    strategy = STRATEGIES[strategy_name]
-    # Read UTF-8 whatever the locale; undecodable bytes become U+FFFD (then bad JSON).
-    sys.stdin.reconfigure(encoding="utf-8", errors="replace")
 
-    for line in sys.stdin:
-        if not line.strip():
-            continue
-        try:
-            msg = json.loads(line)
-            if not isinstance(msg, dict):
-                raise ValueError("not a JSON object")
-        except ValueError as e:
-            log("ignoring malformed line:", e, line.rstrip()[:200])
-            continue
-        kind = msg.get("type")
-        try:
-            if kind == "hello":
-                if msg.get("protocol") != PROTOCOL:
-                    log("referee speaks", msg.get("protocol"), "but we speak", PROTOCOL)
-                send({"type": "hello", "name": f"{strategy_name}-py", "protocol": PROTOCOL})
-            elif kind == "request":
-                answer(msg, strategy)
-            elif kind == "game_start":
-                log(f"game {msg.get('game')}: seat {msg.get('seat')}, partner {msg.get('partner')}")
-            elif kind == "bye":
-                break
-            # Anything else (events, faults, unknown types) needs no answer.
-        except BrokenPipeError:  # the referee closed our stdout: nobody is listening
-            break
-        except Exception:  # a message of an unexpected shape: log it, keep playing
-            log("error handling", kind, "message:", traceback.format_exc())
+    def on_message(msg):
+        if msg.get("type") == "game_start":
+            log(f"game {msg.get('game')}: seat {msg.get('seat')}, partner {msg.get('partner')}")
+
+    run(make_choose(STRATEGIES[strategy_name]), name=f"{strategy_name}-py", on_message=on_message)
     log("bye")
 
 

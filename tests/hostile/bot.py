@@ -48,9 +48,12 @@ def main():
         hog = bytearray(300 << 20)  # fails under --limit-memory-mb below 300
         hog[-1] = 1
     requests = 0
+    games = 0
     for raw in sys.stdin.buffer:
         msg = json.loads(raw)
         kind = msg.get("type")
+        if kind == "game_start":
+            games += 1
         if kind == "hello":
             if MODE == "wrong-protocol":
                 send({"type": "hello", "name": "old", "protocol": "schmier/0"})
@@ -82,7 +85,7 @@ def main():
         if kind != "request":
             continue
         requests += 1
-        if MODE == "silent":
+        if MODE == "silent" or (MODE == "silent-from-game-2" and games >= 2):
             continue
         if MODE == "late" and requests == 1:
             # 1.3x the limit: late for this request, but awake again long before

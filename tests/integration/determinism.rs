@@ -6,18 +6,18 @@
 
 use crate::hostile::{hostile_game, NEVER_REACHED_MS};
 
-/// (mode, decision limit, extra flags). Bots that never answer (or answer only
-/// late) get short limits so the test stays quick; all others a limit no busy
-/// host reaches, so only the misbehaviour decides what is recorded.
+/// (mode, decision limit, extra flags). Bots that never answer get short limits so
+/// the test stays quick; all others (the late bot's prompt answers included) a
+/// limit no busy host reaches, so only the misbehaviour decides what is recorded.
 const CASES: &[(&str, &str, &[&str])] = &[
     ("silent", "300", &[]),
-    ("late", "1000", &[]),
+    ("late", "3000", &[]),
     ("deaf", "50", &["--policy", "lenient"]),
     ("close-stdout", "300", &[]),
     ("crash-mid-hand", NEVER_REACHED_MS, &[]),
     ("signal", NEVER_REACHED_MS, &[]),
-    ("exit-at-start", NEVER_REACHED_MS, &[]),
-    ("wrong-protocol", NEVER_REACHED_MS, &[]),
+    ("exit-at-start", NEVER_REACHED_MS, &["--keep-going"]),
+    ("wrong-protocol", NEVER_REACHED_MS, &["--keep-going"]),
     ("garbage", NEVER_REACHED_MS, &[]),
     ("bad-utf8", NEVER_REACHED_MS, &[]),
     ("huge-line", NEVER_REACHED_MS, &[]),

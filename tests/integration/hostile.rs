@@ -138,7 +138,7 @@ fn answers_after_the_deadline_then_correctly() {
     assert_eq!(kinds(&faults), ["timeout"], "{faults:?}");
     assert_eq!(faults[0]["replaced"], false);
     let late: Vec<serde_json::Value> =
-        std::fs::read_to_string(done.dir.join("game-0001.timings.jsonl"))
+        std::fs::read_to_string(done.dir.join("timings/game-0001.jsonl"))
             .unwrap()
             .lines()
             .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
@@ -155,7 +155,7 @@ fn a_late_reply_is_never_charged_in_the_next_game() {
     let run = play()
         .seed(17)
         .args(["--games", "2", "--no-rotate", "--max-faults", "1"]);
-    let (done, faults) = hostile_run("late", run, "1000");
+    let (done, faults) = hostile_run("late", run, "3000");
     assert_eq!(kinds(&faults), ["timeout"], "game 1: {faults:?}");
     assert_eq!(faults[0]["replaced"], true);
     let game2: Vec<_> = done
@@ -170,7 +170,7 @@ fn a_late_reply_is_never_charged_in_the_next_game() {
 
 #[test]
 fn exits_at_startup() {
-    let (_, faults) = hostile("exit-at-start", &[]);
+    let (_, faults) = hostile("exit-at-start", &["--keep-going"]);
     first_fault_is("exit-at-start", &faults, "crash");
     assert!(
         faults[0]["detail"]
@@ -185,7 +185,7 @@ fn exits_at_startup() {
 
 #[test]
 fn speaks_another_protocol_version() {
-    let (_, faults) = hostile("wrong-protocol", &[]);
+    let (_, faults) = hostile("wrong-protocol", &["--keep-going"]);
     first_fault_is("wrong-protocol", &faults, "malformed");
     let detail = faults[0]["detail"].as_str().unwrap();
     assert!(

@@ -16,7 +16,7 @@ fn seat_faults(done: &Done, seat: u64) -> Vec<serde_json::Value> {
 
 /// Response times (µs) of one seat's answered decisions, from the timings sidecar.
 fn timings(done: &Done, seat: u64) -> Vec<u64> {
-    let text = std::fs::read_to_string(done.dir.join("game-0001.timings.jsonl")).unwrap();
+    let text = std::fs::read_to_string(done.dir.join("timings/game-0001.jsonl")).unwrap();
     text.lines()
         .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
         .filter(|t| t["seat"] == seat && t["fault"].is_null())
@@ -26,7 +26,7 @@ fn timings(done: &Done, seat: u64) -> Vec<u64> {
 
 /// The timings sidecar's entries for one seat.
 fn timing_entries(done: &Done, seat: u64) -> Vec<serde_json::Value> {
-    let text = std::fs::read_to_string(done.dir.join("game-0001.timings.jsonl")).unwrap();
+    let text = std::fs::read_to_string(done.dir.join("timings/game-0001.jsonl")).unwrap();
     text.lines()
         .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
         .filter(|t| t["seat"] == seat)
@@ -240,7 +240,7 @@ fn memory_stays_bounded_under_an_endless_line() {
 fn a_memory_limit_stops_a_hungry_bot() {
     let done = play()
         .seed(2)
-        .args(["--limit-memory-mb", "100"])
+        .args(["--limit-memory-mb", "100", "--keep-going"])
         .arg("--seat")
         .arg("1=python3 tests/hostile/bot.py hog")
         .ok();
@@ -287,8 +287,11 @@ fn slow_referee(token: &str, dir: &std::path::Path) -> std::process::Child {
     let start = Instant::now();
     // Both bots and the grandchild (plus the referee itself, whose argv holds the token).
     let partial = dir.join("game-0001.jsonl.partial");
+    // Waits for the event (all four processes up, the game under way); the 120 s
+    // bound only turns a hang into a failure — at load average 19, 10 s was once
+    // not enough for the bots to start.
     while (processes_with(token).len() < 4 || !partial.exists())
-        && start.elapsed() < Duration::from_secs(10)
+        && start.elapsed() < Duration::from_secs(120)
     {
         std::thread::sleep(Duration::from_millis(20));
     }

@@ -2,10 +2,13 @@
 //! binary, a module per feature; `support.rs` has the small builder they share.
 
 mod bench;
+mod check_bot;
 mod determinism;
 mod diff;
 mod docs;
+mod first_hour;
 mod hostile;
+mod human;
 mod leaks;
 mod lifetime;
 mod limits;

@@ -58,7 +58,7 @@ fn default_lineup_plays_a_full_verified_game() {
     for i in 0..6 {
         assert!(done.dir.join(format!("stderr/player{i}.log")).exists());
     }
-    let timings = std::fs::read_to_string(done.dir.join("game-0001.timings.jsonl")).unwrap();
+    let timings = std::fs::read_to_string(done.dir.join("timings/game-0001.jsonl")).unwrap();
     let decisions = lines
         .iter()
         .filter(|l| {
@@ -139,4 +139,29 @@ fn bad_flags_get_clear_errors() {
         let err = String::from_utf8_lossy(&done.output.stderr);
         assert!(err.contains(want), "{args:?}: {err}");
     }
+}
+
+#[test]
+fn a_match_never_overwrites_the_games_of_an_earlier_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |seed: &str| {
+        std::process::Command::new(crate::support::REFEREE)
+            .args(["play", "--seed", seed, "--transcript"])
+            .arg(dir.path())
+            .output()
+            .unwrap()
+    };
+    assert!(run("1").status.success());
+    let first = std::fs::read(dir.path().join("game-0001.jsonl")).unwrap();
+    let again = run("2");
+    assert!(!again.status.success());
+    let err = String::from_utf8_lossy(&again.stderr);
+    assert!(
+        err.contains("already holds the games of another run (game-0001.jsonl"),
+        "{err}"
+    );
+    assert_eq!(
+        std::fs::read(dir.path().join("game-0001.jsonl")).unwrap(),
+        first
+    );
 }

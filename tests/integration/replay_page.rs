@@ -291,3 +291,92 @@ fn a_seat_view_shows_that_seat_its_cards_only() {
     let first = strings(&l["discarded"]).into_iter().next().unwrap();
     assert!(caption.contains(&crate::show::shown(&first)), "{caption}");
 }
+
+/// A tournament folder's page: the standings with each entrant's win-rate
+/// interval drawn as a bar, and a link to every game's replay, in the browser.
+#[test]
+fn a_tournament_page_draws_the_intervals_and_links_every_game() {
+    let scratch = tempfile::tempdir().unwrap();
+    let dir = scratch.path().join("bracket");
+    let ok = Command::new(REFEREE)
+        .args([
+            "tournament",
+            "--format",
+            "round-robin",
+            "--seed",
+            "3",
+            "--quiet",
+        ])
+        .args([
+            "--entrant",
+            "a=inproc:heuristic",
+            "--entrant",
+            "b=inproc:random",
+        ])
+        .args([
+            "--entrant",
+            "c=inproc:random",
+            "--entrant",
+            "d=inproc:random",
+        ])
+        .arg("--out")
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(
+        ok.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ok.stderr)
+    );
+    let page = scratch.path().join("site/bracket.html");
+    let out = Command::new(REFEREE)
+        .arg("show")
+        .arg(&dir)
+        .arg("--html")
+        .arg(&page)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    let standings: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("standings.json")).unwrap())
+            .unwrap();
+    let entrants = standings["entrants"].as_array().unwrap();
+    let drawn = dom(&page, "");
+    // One row per entrant, in the standings' order, each bar placed at its
+    // interval (percent of the bar, to one decimal).
+    let rows: Vec<&str> = drawn.split("<tr class=\"entrant\">").skip(1).collect();
+    assert_eq!(rows.len(), entrants.len(), "{drawn}");
+    for (row, e) in rows.iter().zip(entrants) {
+        assert!(row.contains(e["name"].as_str().unwrap()), "{row}");
+        let lo = e["win_rate_ci"][0].as_f64().unwrap();
+        let hi = e["win_rate_ci"][1].as_f64().unwrap();
+        let pct = |x: f64| (x * 1000.0).round() / 10.0;
+        let want = format!("left:{}%;width:{}%", pct(lo), pct(hi - lo));
+        assert!(row.contains(&want), "want {want:?} in {row}");
+    }
+    // A link to every game, and every link leads to a replay page that draws.
+    let games: Vec<_> = std::fs::read_dir(dir.join("games"))
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().ends_with(".jsonl"))
+        .filter(|e| !e.file_name().to_string_lossy().contains("timings"))
+        .collect();
+    let links: Vec<&str> = drawn
+        .split("<a href=\"")
+        .skip(1)
+        .map(|l| &l[..l.find('"').unwrap()])
+        .collect();
+    assert_eq!(links.len(), games.len(), "{links:?}");
+    assert!(!links.is_empty());
+    for link in &links {
+        assert!(page.with_file_name(link).is_file(), "{link} is not there");
+    }
+    let first = dom(&page.with_file_name(links[0]), "deal=1");
+    assert!(first.contains("</main>"));
+    screenshot(&page, "", "tournament.png");
+}

@@ -120,11 +120,9 @@ fn real_messages_and_transcripts_fit_the_schema() {
         let (ok, text) = validate("transcript-line.json", &done.transcript(game), None);
         assert!(ok, "{text}");
         assert_eq!(count(&text), done.lines(game).len());
-        let timings = done.transcript(game).with_extension("timings.jsonl");
-        if timings.exists() {
-            let (ok, text) = validate("timings-line.json", &timings, None);
-            assert!(ok, "{text}");
-        }
+        let timings = done.dir.join(format!("timings/game-{game:04}.jsonl"));
+        let (ok, text) = validate("timings-line.json", &timings, None);
+        assert!(ok, "{text}");
     }
 
     // Broken lines are rejected: the schema says something.

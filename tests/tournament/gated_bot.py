@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The Python sample bot behind a gate, for the resume test.
 
-If the environment names a gate file (SCHMIER_TEST_GATE) and that file exists,
+If the environment names a gate file (SCHMIER_TEST_GATE, given with
+`referee tournament --bot-env`) and that file exists,
 the bot first creates `<gate>.waiting` and then waits, without saying hello, until
 the gate file is gone; then (or at once, without a gate) it becomes the Python
 sample bot with the strategy given as argument. The environment is not part of

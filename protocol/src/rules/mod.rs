@@ -1,4 +1,4 @@
-//! The Schmier rules engine (RULES.md), pure: no IO, no clock, no OS randomness.
+//! The Schmier rules engine (docs/RULES.md), pure: no IO, no clock, no OS randomness.
 //!
 //! - `config.rs`: the rule variants, recorded in transcript headers.
 //! - `game.rs`: the state machine — `legal()`, `apply()`, events out.

@@ -27,10 +27,26 @@ pub struct TournamentArgs {
     #[arg(long = "entrant", value_name = "NAME=CMD")]
     pub entrants: Vec<String>,
 
-    /// `round-robin` (every three entrants meet) or `gauntlet` (each
-    /// --challenger against every pair of the others).
+    /// `round-robin` (every three entrants meet), `balanced` (a subset of the round
+    /// robin in which every pair meets exactly once), `gauntlet` (each --challenger
+    /// against every pair of the others), `knockout` (table winners advance) or
+    /// `swiss` (--rounds rounds of tables of similar standing). [default: round-robin]
     #[arg(long, value_name = "FORMAT")]
     pub format: Option<String>,
+
+    /// Rounds of a Swiss tournament. [default: 3]
+    #[arg(long, value_name = "N")]
+    pub rounds: Option<u32>,
+
+    /// Knockout and Swiss: play only round R (from 1). The rounds before it must
+    /// be complete in --out, or be taken from --from.
+    #[arg(long, value_name = "R")]
+    pub round: Option<u32>,
+
+    /// With --round R: take rounds 1..R-1 from this finished or merged directory
+    /// of the same tournament (how a sharded round starts).
+    #[arg(long, value_name = "DIR", requires = "round")]
+    pub from: Option<PathBuf>,
 
     /// A gauntlet's challenger, by entrant name (repeat).
     #[arg(long = "challenger", value_name = "NAME")]
@@ -96,6 +112,12 @@ pub struct TournamentArgs {
     #[arg(long)]
     pub trump_anytime: bool,
 
+    /// An environment variable for every bot, KEY=VALUE (repeatable), as for
+    /// `referee play`: bots get nothing of the referee's environment but these and
+    /// PATH. Not part of what identifies the tournament (a resumed run may differ).
+    #[arg(long = "bot-env", value_name = "KEY=VALUE")]
+    pub bot_env: Vec<String>,
+
     /// No progress bar or progress lines; only the final standings.
     #[arg(long, short)]
     pub quiet: bool,
@@ -108,6 +130,7 @@ struct FileConfig {
     seed: Option<u64>,
     format: Option<String>,
     challengers: Option<Vec<String>>,
+    rounds: Option<u32>,
     sets: Option<u32>,
     out: Option<PathBuf>,
     jobs: Option<usize>,
@@ -150,6 +173,9 @@ pub struct TournamentConfig {
     pub jobs: usize,
     pub resume: bool,
     pub shard: Option<Shard>,
+    /// Knockout and Swiss: play only this round.
+    pub round: Option<u32>,
+    pub from: Option<PathBuf>,
     pub quiet: bool,
 }
 
@@ -237,11 +263,44 @@ impl TournamentArgs {
                 }
                 Format::Gauntlet { challengers }
             }
-            "knockout" | "swiss" => {
-                bail!("--format {format_name}: not implemented yet; use round-robin or gauntlet")
+            "balanced" => {
+                let n = entrants.len();
+                if super::schedule::steiner_triples(n).is_none() {
+                    let next = (n + 1..)
+                        .find(|m| m % 6 == 1 || m % 6 == 3)
+                        .expect("a size");
+                    bail!(
+                        "--format balanced: every pair can meet exactly once only with a number of \
+                         entrants that is 1 or 3 more than a multiple of 6 (7, 9, 13, 15, 19, …); \
+                         there are {n}; add entrants to make {next}, or use round-robin"
+                    );
+                }
+                Format::Balanced
             }
-            other => bail!("--format {other:?}: expected round-robin or gauntlet"),
+            "knockout" => Format::Knockout,
+            "swiss" => {
+                let rounds = self.rounds.or(file.rounds).unwrap_or(3);
+                if rounds == 0 {
+                    bail!("--rounds must be at least 1");
+                }
+                Format::Swiss { rounds }
+            }
+            other => bail!("--format {other:?}: expected round-robin, gauntlet, knockout or swiss"),
         };
+        if !matches!(format, Format::Swiss { .. })
+            && (self.rounds.is_some() || file.rounds.is_some())
+        {
+            bail!("--rounds: only a Swiss tournament has a number of rounds");
+        }
+        if !format.by_rounds() && self.round.is_some() {
+            bail!("--round: only knockout and Swiss tournaments are played round by round");
+        }
+        if self.round == Some(0) {
+            bail!("--round: rounds count from 1");
+        }
+        if format.by_rounds() && self.shard.is_some() && self.round.is_none() {
+            bail!("--shard: knockout and Swiss tournaments are sharded one round at a time; add --round R");
+        }
         let sets = self.sets.or(file.sets).unwrap_or(1);
         if sets == 0 {
             bail!("--sets must be at least 1");
@@ -315,7 +374,7 @@ impl TournamentArgs {
                 limits: ResourceLimits::default(),
                 events: crate::config::Delivery::default(),
                 isolation: crate::config::Isolation {
-                    env: crate::config::Isolation::env(&[]),
+                    env: crate::config::Isolation::env(&crate::cli::parse_env(&self.bot_env)?),
                     sandbox: None,
                 },
                 stderr_cap: 1 << 20,
@@ -324,6 +383,8 @@ impl TournamentArgs {
             jobs,
             resume: self.resume,
             shard,
+            round: self.round,
+            from: self.from.clone(),
             quiet: self.quiet,
         })
     }

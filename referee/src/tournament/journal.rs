@@ -99,8 +99,9 @@ fn parse(bytes: &[u8], path: &Path) -> anyhow::Result<(Loaded, usize)> {
             (Ok(o), Some(end)) => {
                 if let Some(old) = outcomes.insert(o.key(), o) {
                     bail!(
-                        "failed to read {}: line {n} records matchup {} game {} a second time",
+                        "failed to read {}: line {n} records round {} matchup {} game {} a second time",
                         path.display(),
+                        old.round,
                         old.matchup,
                         old.game
                     );
@@ -147,6 +148,7 @@ mod tests {
 
     fn outcome(matchup: u32, game: u32) -> GameOutcome {
         GameOutcome {
+            round: 0,
             matchup,
             game,
             seed: 1,
@@ -188,10 +190,12 @@ mod tests {
             keys,
             [
                 GameKey {
+                    round: 0,
                     matchup: 0,
                     game: 1
                 },
                 GameKey {
+                    round: 0,
                     matchup: 0,
                     game: 2
                 }
@@ -228,7 +232,10 @@ mod tests {
         }
         std::fs::write(dir.path().join(FILE), &text).unwrap();
         let err = read(dir.path()).err().unwrap().to_string();
-        assert!(err.contains("matchup 3 game 4 a second time"), "{err}");
+        assert!(
+            err.contains("round 0 matchup 3 game 4 a second time"),
+            "{err}"
+        );
     }
 
     #[test]

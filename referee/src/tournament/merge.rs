@@ -3,6 +3,10 @@
 //! written — the same manifest, journal, standings and transcripts, byte for
 //! byte. Refuses shards of different tournaments, a shard given twice, a missing
 //! shard, and a shard that is not finished.
+//!
+//! Knockout and Swiss are sharded one round at a time: each shard of round R
+//! holds the rounds before it (taken with `--from`) and its slice of round R;
+//! the merge holds rounds 1..=R, from which round R+1's tables follow.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -10,7 +14,8 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context};
 
 use super::manifest::Manifest;
-use super::schedule::{matchups, GameKey};
+use super::outcome::GameOutcome;
+use super::schedule::{matchups, round, GameKey, GameResult, Matchup};
 use super::standings::Standings;
 
 pub fn merge(dirs: &[PathBuf], out: &Path) -> anyhow::Result<Standings> {
@@ -88,25 +93,89 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> anyhow::Result<Standings> {
     if std::fs::read_dir(out).is_ok_and(|mut d| d.next().is_some()) {
         bail!("failed to merge: {} is not empty", out.display());
     }
-    let schedule = matchups(
-        manifest.entrants.len(),
-        &manifest.format,
-        manifest.sets,
-        manifest.seed,
-    );
     std::fs::create_dir_all(out.join("games"))
         .with_context(|| format!("failed to create {}", out.display()))?;
-    let mut outcomes = BTreeMap::new();
+    // Every shard's games; a game found in several shards (a Swiss or knockout
+    // shard carries the earlier rounds it started from) must be the same in each.
+    let mut outcomes: BTreeMap<GameKey, GameOutcome> = BTreeMap::new();
+    let mut source: BTreeMap<GameKey, &Path> = BTreeMap::new();
+    let mut per_shard = Vec::new();
     for (dir, m) in shards.values() {
-        let shard = m.shard.expect("checked above");
-        let want: Vec<GameKey> = schedule
+        let got = super::journal::read(dir)?.outcomes;
+        for (key, o) in &got {
+            match outcomes.get(key) {
+                Some(prev) if prev != o => bail!(
+                    "failed to merge: {} and {} disagree on round {} matchup {} game {}",
+                    source[key].display(),
+                    dir.display(),
+                    key.round,
+                    key.matchup,
+                    key.game
+                ),
+                Some(_) => {}
+                None => {
+                    outcomes.insert(*key, o.clone());
+                    source.insert(*key, dir);
+                }
+            }
+        }
+        per_shard.push((dir, m.shard.expect("checked above"), got));
+    }
+    let n = manifest.entrants.len();
+    let (last, earlier): (Vec<Matchup>, Vec<Matchup>) = if manifest.format.by_rounds() {
+        let last_round = outcomes.keys().map(|k| k.round).max().unwrap_or(1);
+        let mut earlier = Vec::new();
+        let mut last = Vec::new();
+        for r in 1..=last_round {
+            let before: Vec<GameResult> = outcomes
+                .values()
+                .filter(|o| o.round < r)
+                .map(|o| o.result())
+                .collect();
+            let ms = round(
+                n,
+                &manifest.format,
+                manifest.sets,
+                manifest.seed,
+                r,
+                &before,
+            )
+            .with_context(|| {
+                format!("failed to merge: the tournament was over before round {r}")
+            })?;
+            if r < last_round {
+                earlier.extend(ms);
+            } else {
+                last = ms;
+            }
+        }
+        (last, earlier)
+    } else {
+        (
+            matchups(n, &manifest.format, manifest.sets, manifest.seed),
+            Vec::new(),
+        )
+    };
+    if let Some(k) = earlier
+        .iter()
+        .flat_map(|m| m.keys())
+        .find(|k| !outcomes.contains_key(k))
+    {
+        bail!(
+            "failed to merge: round {} is not complete (matchup {} game {} is missing)",
+            k.round,
+            k.matchup,
+            k.game
+        );
+    }
+    for (dir, shard, got) in &per_shard {
+        let want: Vec<GameKey> = last
             .iter()
             .filter(|x| shard.holds(x))
             .flat_map(|x| x.keys())
             .collect();
-        let got = super::journal::read(dir)?.outcomes;
         let done = want.iter().filter(|k| got.contains_key(k)).count();
-        if done < want.len() || got.len() != want.len() {
+        if done < want.len() {
             bail!(
                 "failed to merge: shard {}/{} in {} is not finished ({done} of {} games); run it again with --resume",
                 shard.index,
@@ -115,25 +184,21 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> anyhow::Result<Standings> {
                 want.len()
             );
         }
-        for (key, o) in got {
-            for rel in [o.transcript.clone(), timings_of(&o.transcript)] {
-                let from = dir.join(&rel);
-                if rel != o.transcript && !from.exists() {
-                    continue; // timings are informative, not required
-                }
-                std::fs::copy(&from, out.join(&rel)).with_context(|| {
-                    format!("failed to copy {} to {}", from.display(), out.display())
-                })?;
-            }
-            outcomes.insert(key, o);
-        }
+    }
+    let known: std::collections::BTreeSet<GameKey> =
+        earlier.iter().chain(&last).flat_map(|m| m.keys()).collect();
+    if let Some(k) = outcomes.keys().find(|k| !known.contains(k)) {
+        bail!(
+            "failed to merge: {} records round {} matchup {} game {}, which is not in the schedule",
+            source[k].display(),
+            k.round,
+            k.matchup,
+            k.game
+        );
+    }
+    for (key, o) in &outcomes {
+        super::copy_game(source[key], out, &o.transcript)?;
     }
     super::write_atomic(&out.join(super::manifest::FILE), &manifest.bytes())?;
     super::finish(out, &manifest, &outcomes)
-}
-
-fn timings_of(transcript: &str) -> String {
-    crate::config::Output::timings(Path::new(transcript))
-        .to_string_lossy()
-        .into_owned()
 }

@@ -9,15 +9,20 @@
 //! - `journal.rs`: `journal.jsonl`, appended and fsynced per game; `--resume`.
 //! - `manifest.rs`: `tournament.json`, what the tournament in a directory is.
 //! - `standings.rs`: standings, intervals and ratings, as JSON, CSV and a table.
-//! - `run.rs`: `referee tournament` — directory, coordinator, progress.
+//! - `run.rs`: `referee tournament` — directory, rounds, the coordinator that
+//!   journals what the pool finishes.
+//! - `progress.rs`: the live bar or periodic progress lines.
+//! - `bracket.rs`: a knockout or Swiss round's tables and who advanced.
 //! - `merge.rs`: `referee merge` — shards back into one tournament.
 
+mod bracket;
 mod config;
 mod journal;
 mod manifest;
 mod merge;
 mod outcome;
 mod pool;
+mod progress;
 mod run;
 pub mod schedule;
 mod standings;
@@ -41,6 +46,27 @@ fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
     std::fs::write(&tmp, bytes)
         .and_then(|()| std::fs::rename(&tmp, path))
         .with_context(|| format!("failed to write {}", path.display()))
+}
+
+/// Copies a game's transcript (and its timings, if kept) between tournament
+/// directories.
+fn copy_game(from: &Path, to: &Path, transcript: &str) -> anyhow::Result<()> {
+    let timings = crate::config::Output::timings(Path::new(transcript));
+    for (rel, required) in [(Path::new(transcript), true), (timings.as_path(), false)] {
+        let src = from.join(rel);
+        if !required && !src.exists() {
+            continue; // timings are informative, not required
+        }
+        let dst = to.join(rel);
+        if let Some(dir) = dst.parent() {
+            // Timings live in a timings/ folder beside the transcripts.
+            std::fs::create_dir_all(dir)
+                .with_context(|| format!("failed to create {}", dir.display()))?;
+        }
+        std::fs::copy(&src, &dst)
+            .with_context(|| format!("failed to copy {} to {}", src.display(), to.display()))?;
+    }
+    Ok(())
 }
 
 /// The end of a complete tournament (or merge): the journal in schedule order,

@@ -17,6 +17,7 @@ use crate::transcript::Line;
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct GameOutcome {
+    pub round: u32,
     pub matchup: u32,
     pub game: u32,
     pub seed: u64,
@@ -46,17 +47,29 @@ pub struct GameOutcome {
 impl GameOutcome {
     pub fn key(&self) -> GameKey {
         GameKey {
+            round: self.round,
             matchup: self.matchup,
             game: self.game,
         }
     }
 
     /// Reads the outcome of game `key` from its transcript at `dir/rel`.
+    /// What pairing the next round needs of it.
+    pub fn result(&self) -> super::schedule::GameResult {
+        super::schedule::GameResult {
+            key: self.key(),
+            teams: self.teams,
+            winner: self.winner,
+            scores: self.scores,
+        }
+    }
+
     pub fn read(dir: &Path, rel: &str, key: GameKey, teams: [usize; 3]) -> anyhow::Result<Self> {
         let path = dir.join(rel);
         let text = std::fs::read_to_string(&path)
             .with_context(|| format!("failed to read {}", path.display()))?;
         let mut out = GameOutcome {
+            round: key.round,
             matchup: key.matchup,
             game: key.game,
             seed: 0,

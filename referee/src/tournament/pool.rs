@@ -34,7 +34,10 @@ pub struct TableJob {
 
 /// The transcript of a game, relative to the tournament directory.
 pub fn transcript_name(key: GameKey) -> String {
-    format!("games/m{:04}-g{:03}.jsonl", key.matchup, key.game)
+    format!(
+        "games/r{:02}-m{:04}-g{:03}.jsonl",
+        key.round, key.matchup, key.game
+    )
 }
 
 /// Plays `jobs` on `tables` tables until done or `stop` fires; every finished
@@ -97,7 +100,7 @@ async fn play_table(
     // A resumed table logs to a directory of its own, so no log is overwritten.
     let stderr_dir = dir
         .join("stderr")
-        .join(format!("m{:04}-from-g{first:03}", m.index));
+        .join(format!("r{:02}-m{:04}-from-g{first:03}", m.round, m.index));
     let session = {
         let _permit = starting.acquire().await.expect("the semaphore stays open");
         Session::start(job.spec.clone(), stderr_dir, stop).await
@@ -106,12 +109,16 @@ async fn play_table(
         Ok(s) => s,
         Err(e) if e.is::<Interrupted>() => return Ok(()),
         Err(e) => {
-            return Err(e.context(format!("failed to start the table of matchup {}", m.index)))
+            return Err(e.context(format!(
+                "failed to start the table of round {} matchup {}",
+                m.round, m.index
+            )))
         }
     };
     let mut result = Ok(());
     for &game in &job.games {
         let key = GameKey {
+            round: m.round,
             matchup: m.index,
             game,
         };
@@ -132,7 +139,10 @@ async fn play_table(
                 break;
             }
             Err(e) => {
-                result = Err(e.context(format!("failed to play matchup {} game {game}", m.index)));
+                result = Err(e.context(format!(
+                    "failed to play round {} matchup {} game {game}",
+                    m.round, m.index
+                )));
                 break;
             }
         }

@@ -2,22 +2,22 @@
 //! hands the games still to play to the pool, journals each finished game as it
 //! arrives, shows progress, and at the end writes the standings.
 
-use std::collections::BTreeMap;
-use std::io::IsTerminal;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::time::Duration;
 
 use anyhow::{bail, Context};
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
+use super::bracket::bracket_round;
 use super::config::TournamentConfig;
 use super::journal::Journal;
 use super::manifest::{EntrantRecord, Manifest};
 use super::outcome::GameOutcome;
 use super::pool::{self, TableJob};
-use super::schedule::{matchups, GameKey, Matchup};
+use super::progress::{leader, Progress};
+use super::schedule::{knockout_alive, matchups, round, Format, GameKey, GameResult, Matchup};
 use super::standings::Standings;
 
 /// Open files a table needs: three pipes and a log per bot, two transcripts, slack.
@@ -55,12 +55,9 @@ pub fn manifest(cfg: &TournamentConfig, schedule: &[Matchup]) -> Manifest {
 }
 
 pub async fn run(cfg: &TournamentConfig, cancel: &CancellationToken) -> anyhow::Result<Ended> {
-    let schedule = matchups(cfg.entrants.len(), &cfg.format, cfg.sets, cfg.seed);
-    let manifest = manifest(cfg, &schedule);
-    let mine: Vec<&Matchup> = schedule
-        .iter()
-        .filter(|m| cfg.shard.is_none_or(|s| s.holds(m)))
-        .collect();
+    let n = cfg.entrants.len();
+    let one_round = matchups(n, &cfg.format, cfg.sets, cfg.seed);
+    let manifest = manifest(cfg, &one_round);
     let dir = &cfg.out;
     prepare(dir, &manifest, cfg.resume)?;
     let (mut journal, loaded) = Journal::open(dir)?;
@@ -72,15 +69,96 @@ pub async fn run(cfg: &TournamentConfig, cancel: &CancellationToken) -> anyhow::
         );
     }
     let mut outcomes = loaded.outcomes;
-    let wanted: Vec<GameKey> = mine.iter().flat_map(|m| m.keys()).collect();
-    if let Some(stray) = outcomes.keys().find(|k| !wanted.contains(k)) {
+    if let (Some(from), Some(round)) = (&cfg.from, cfg.round) {
+        if outcomes.is_empty() {
+            import(from, dir, &manifest, round, &mut journal, &mut outcomes)?;
+        }
+    }
+    let by_rounds = cfg.format.by_rounds();
+    let mut known: BTreeSet<GameKey> = BTreeSet::new();
+    let mut r = u32::from(by_rounds);
+    loop {
+        let ms: Vec<Matchup> = if by_rounds {
+            let before: Vec<GameResult> = outcomes
+                .values()
+                .filter(|o| o.round < r)
+                .map(|o| o.result())
+                .collect();
+            match round(n, &cfg.format, cfg.sets, cfg.seed, r, &before) {
+                Some(ms) => ms,
+                None => {
+                    if cfg.format == Format::Knockout {
+                        let alive = knockout_alive(n, cfg.sets, cfg.seed, r, &before);
+                        if let [champion] = alive[..] {
+                            println!("champion: {}", cfg.entrants[champion].name);
+                        }
+                    }
+                    break;
+                }
+            }
+        } else {
+            one_round.clone()
+        };
+        known.extend(ms.iter().flat_map(|m| m.keys()));
+        if let Some(want) = cfg.round.filter(|&want| r < want) {
+            if let Some(k) = ms
+                .iter()
+                .flat_map(|m| m.keys())
+                .find(|k| !outcomes.contains_key(k))
+            {
+                bail!(
+                    "failed to play round {want}: round {r} is not complete in {} (matchup {} game {} is missing); \
+                     finish it first, or merge its shards and pass --from MERGED_DIR",
+                    dir.display(),
+                    k.matchup,
+                    k.game
+                );
+            }
+            r += 1;
+            continue;
+        }
+        let mine: Vec<&Matchup> = ms
+            .iter()
+            .filter(|m| cfg.shard.is_none_or(|s| s.holds(m)))
+            .collect();
+        if play_round(cfg, &mine, ms.len(), r, &mut journal, &mut outcomes, cancel).await? {
+            return Ok(Ended::Interrupted(super::standings::compute(
+                &manifest, &outcomes,
+            )));
+        }
+        if by_rounds {
+            print!("{}", bracket_round(cfg, r, &ms, &outcomes));
+        }
+        if !by_rounds || cfg.round == Some(r) {
+            break;
+        }
+        r += 1;
+    }
+    if let Some(stray) = outcomes.keys().find(|k| !known.contains(k)) {
         bail!(
-            "failed to resume: the journal in {} records matchup {} game {}, which is not in this run's schedule",
+            "failed to resume: the journal in {} records round {} matchup {} game {}, which is not in this run's schedule",
             dir.display(),
+            stray.round,
             stray.matchup,
             stray.game
         );
     }
+    Ok(Ended::Complete(super::finish(dir, &manifest, &outcomes)?))
+}
+
+/// Plays the games of `mine` (this run's share of round `r`) that the journal
+/// lacks. Returns whether the run was interrupted.
+async fn play_round(
+    cfg: &TournamentConfig,
+    mine: &[&Matchup],
+    in_round: usize,
+    r: u32,
+    journal: &mut Journal,
+    outcomes: &mut BTreeMap<GameKey, GameOutcome>,
+    cancel: &CancellationToken,
+) -> anyhow::Result<bool> {
+    let dir = &cfg.out;
+    let wanted: Vec<GameKey> = mine.iter().flat_map(|m| m.keys()).collect();
     let jobs: Vec<TableJob> = mine
         .iter()
         .map(|m| {
@@ -100,16 +178,18 @@ pub async fn run(cfg: &TournamentConfig, cancel: &CancellationToken) -> anyhow::
         .filter(|j| !j.games.is_empty())
         .collect();
     let total = wanted.len() as u64;
+    let done = wanted.iter().filter(|k| outcomes.contains_key(k)).count() as u64;
     let todo: u64 = jobs.iter().map(|j| j.games.len() as u64).sum();
     let tables = cfg.jobs.min(jobs.len()).max(1);
     if !cfg.quiet {
         eprintln!(
-            "referee: {} entrants, {} matchup(s) of {} duplicate set(s) = {} games{}; {} to play on {} table(s) at once; seed {}; files in {}/",
+            "referee: {}{} entrants, {} matchup(s) of {} duplicate set(s) = {} games{}; {} to play on {} table(s) at once; seed {}; files in {}/",
+            if r > 0 { format!("round {r}: ") } else { String::new() },
             cfg.entrants.len(),
             mine.len(),
             cfg.sets,
             total,
-            cfg.shard.map_or(String::new(), |s| format!(" (shard {}/{} of {} matchups)", s.index, s.count, schedule.len())),
+            cfg.shard.map_or(String::new(), |s| format!(" (shard {}/{} of {in_round} matchups)", s.index, s.count)),
             todo,
             tables,
             cfg.seed,
@@ -117,8 +197,17 @@ pub async fn run(cfg: &TournamentConfig, cancel: &CancellationToken) -> anyhow::
         );
     }
     check_open_files(tables as u64)?;
+    warn_oversubscribed(tables, cfg.quiet);
+    let n = cfg.entrants.len();
+    if cfg.format == Format::RoundRobin && n >= 9 && !cfg.quiet {
+        eprintln!(
+            "referee: hint: a round robin of {n} entrants is {in_round} tables; `--format balanced` \
+             has every pair meet exactly once in about {} tables (for 7, 9, 13, 15, 19, … entrants)",
+            n * (n - 1) / 6
+        );
+    }
 
-    let progress = Progress::new(total, outcomes.len() as u64, cfg.quiet);
+    let progress = Progress::new(total, done, cfg.quiet);
     let stop = cancel.child_token();
     let (tx, mut rx) = mpsc::channel::<GameOutcome>(64);
     let pool = tokio::spawn(pool::run(dir.clone(), jobs, tables, stop.clone(), tx));
@@ -126,6 +215,7 @@ pub async fn run(cfg: &TournamentConfig, cancel: &CancellationToken) -> anyhow::
     tick.tick().await;
     let mut failure = None;
     let names: Vec<&str> = cfg.entrants.iter().map(|e| e.name.as_str()).collect();
+    let mut count = done;
     loop {
         tokio::select! {
             o = rx.recv() => {
@@ -137,7 +227,8 @@ pub async fn run(cfg: &TournamentConfig, cancel: &CancellationToken) -> anyhow::
                     continue;
                 }
                 outcomes.insert(o.key(), o);
-                progress.update(outcomes.len() as u64, leader(&names, &outcomes));
+                count += 1;
+                progress.update(count, leader(&names, outcomes));
             }
             _ = tick.tick() => progress.line(),
         }
@@ -149,18 +240,55 @@ pub async fn run(cfg: &TournamentConfig, cancel: &CancellationToken) -> anyhow::
     }
     pooled?;
     if cancel.is_cancelled() {
-        return Ok(Ended::Interrupted(super::standings::compute(
-            &manifest, &outcomes,
-        )));
+        return Ok(true);
     }
     if let Some(missing) = wanted.iter().find(|k| !outcomes.contains_key(k)) {
         bail!(
-            "failed to finish: matchup {} game {} was not played",
+            "failed to finish: round {} matchup {} game {} was not played",
+            missing.round,
             missing.matchup,
             missing.game
         );
     }
-    Ok(Ended::Complete(super::finish(dir, &manifest, &outcomes)?))
+    Ok(false)
+}
+
+/// `--from DIR`: takes the rounds before `round` from a finished (or merged)
+/// directory of the same tournament, transcripts included.
+fn import(
+    from: &Path,
+    dir: &Path,
+    manifest: &Manifest,
+    round: u32,
+    journal: &mut Journal,
+    outcomes: &mut BTreeMap<GameKey, GameOutcome>,
+) -> anyhow::Result<()> {
+    let theirs = Manifest::read(from)?;
+    let (a, b) = (
+        Manifest {
+            shard: None,
+            ..manifest.clone()
+        },
+        Manifest {
+            shard: None,
+            ..theirs
+        },
+    );
+    if let Some(diff) = a.difference(&b) {
+        bail!(
+            "failed to take earlier rounds from {}: it holds a different tournament ({diff})",
+            from.display()
+        );
+    }
+    for (key, o) in super::journal::read(from)?.outcomes {
+        if key.round >= round {
+            continue;
+        }
+        super::copy_game(from, dir, &o.transcript)?;
+        journal.record(&o)?;
+        outcomes.insert(key, o);
+    }
+    Ok(())
 }
 
 /// A new run needs an empty (or absent) directory; `--resume` needs the same
@@ -210,73 +338,15 @@ fn check_open_files(tables: u64) -> anyhow::Result<()> {
     )
 }
 
-/// The entrant with the most wins so far (ties: the earlier entrant).
-fn leader(names: &[&str], outcomes: &BTreeMap<GameKey, GameOutcome>) -> String {
-    let mut wins = vec![0u32; names.len()];
-    for o in outcomes.values() {
-        if let Some(t) = o.winner {
-            wins[o.teams[t]] += 1;
-        }
-    }
-    let best = (0..names.len()).max_by_key(|&i| (wins[i], std::cmp::Reverse(i)));
-    best.map_or(String::new(), |i| {
-        format!("leader {} ({} wins)", names[i], wins[i])
-    })
-}
-
-/// A live bar on a terminal; otherwise a line every few seconds.
-struct Progress {
-    bar: ProgressBar,
-    lines: bool,
-    total: u64,
-    state: std::sync::Mutex<(u64, String, std::time::Instant, u64)>,
-}
-
-impl Progress {
-    fn new(total: u64, done: u64, quiet: bool) -> Progress {
-        let terminal = std::io::stderr().is_terminal();
-        let bar = if quiet || !terminal {
-            ProgressBar::hidden()
-        } else {
-            let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
-            bar.set_style(
-                ProgressStyle::with_template(
-                    "{bar:30} {pos}/{len} games  {per_sec}  ETA {eta}  {msg}",
-                )
-                .expect("a valid template"),
-            );
-            bar
-        };
-        bar.set_position(done);
-        Progress {
-            bar,
-            lines: !quiet && !terminal,
-            total,
-            state: std::sync::Mutex::new((done, String::new(), std::time::Instant::now(), done)),
-        }
-    }
-
-    fn update(&self, done: u64, leader: String) {
-        self.bar.set_position(done);
-        self.bar.set_message(leader.clone());
-        let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        s.0 = done;
-        s.1 = leader;
-    }
-
-    fn line(&self) {
-        if !self.lines {
-            return;
-        }
-        let s = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        let rate = (s.0 - s.3) as f64 / s.2.elapsed().as_secs_f64().max(1e-3);
+/// One seat of a table thinks at a time, so a table keeps about one core busy with
+/// bots that use their time; more tables than cores make bots share cores, and a
+/// bot near its time limit may then lose on time.
+fn warn_oversubscribed(tables: usize, quiet: bool) {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if tables > cores && !quiet {
         eprintln!(
-            "referee: {}/{} games, {rate:.1} games/s, {}",
-            s.0, self.total, s.1
+            "referee: warning: {tables} tables on {cores} cores; bots that think for most of \
+             their time limit will share cores and may time out (lower --jobs, or raise --time-scale)"
         );
-    }
-
-    fn finish(&self) {
-        self.bar.finish_and_clear();
     }
 }

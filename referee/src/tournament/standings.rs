@@ -106,6 +106,15 @@ pub fn wilson(wins: u32, n: u32) -> [f64; 2] {
 
 pub fn compute(manifest: &Manifest, outcomes: &BTreeMap<GameKey, GameOutcome>) -> Standings {
     let names: Vec<String> = manifest.entrants.iter().map(|e| e.name.clone()).collect();
+    standings(&names, &manifest.format, outcomes)
+}
+
+/// The standings of entrants `names` (by entrant index) after `outcomes`.
+pub fn standings(
+    names: &[String],
+    format: &Format,
+    outcomes: &BTreeMap<GameKey, GameOutcome>,
+) -> Standings {
     let mut tally: Vec<Tally> = names.iter().map(|_| Tally::default()).collect();
     let mut ratings = vec![WengLinRating::new(); names.len()];
     let config = WengLinConfig::new();
@@ -187,7 +196,7 @@ pub fn compute(manifest: &Manifest, outcomes: &BTreeMap<GameKey, GameOutcome>) -
     for (i, r) in rows.iter_mut().enumerate() {
         r.rank = i as u32 + 1;
     }
-    let head_to_head = match &manifest.format {
+    let head_to_head = match format {
         Format::Gauntlet { challengers } => challengers
             .iter()
             .flat_map(|&c| {
@@ -195,9 +204,11 @@ pub fn compute(manifest: &Manifest, outcomes: &BTreeMap<GameKey, GameOutcome>) -
                     .filter(move |o| !challengers.contains(o))
                     .map(move |o| (c, o))
             })
-            .filter_map(|(c, o)| head_to_head(&names, outcomes, c, o))
+            .filter_map(|(c, o)| head_to_head(names, outcomes, c, o))
             .collect(),
-        Format::RoundRobin => Vec::new(),
+        Format::RoundRobin | Format::Balanced | Format::Knockout | Format::Swiss { .. } => {
+            Vec::new()
+        }
     };
     Standings {
         format: FORMAT,
@@ -371,6 +382,88 @@ fn faults_text(faults: &BTreeMap<String, u32>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn game(
+        game: u32,
+        teams: [usize; 3],
+        scores: [i32; 3],
+        winner: Option<usize>,
+        ranking: [usize; 3],
+        won: [i32; 3],
+        hands: u32,
+    ) -> GameOutcome {
+        GameOutcome {
+            round: 0,
+            matchup: 0,
+            game,
+            seed: 1,
+            teams,
+            transcript: String::new(),
+            scores,
+            deals: hands,
+            ranking,
+            winner,
+            forfeited: vec![],
+            made: [0; 3],
+            set: [0; 3],
+            won,
+            hands,
+            faults: Default::default(),
+        }
+    }
+
+    /// Two games worked by hand.
+    #[test]
+    fn figures_follow_from_the_games() {
+        let mut g1 = game(
+            1,
+            [0, 1, 2],
+            [21, 10, -5],
+            Some(0),
+            [0, 1, 2],
+            [25, 12, 3],
+            5,
+        );
+        g1.made = [2, 1, 0];
+        g1.set = [0, 1, 1];
+        g1.faults[2].insert("timeout".into(), 1);
+        // Entrant 1 at position 0 wins; entrant 2 (position 1) forfeited.
+        let mut g2 = game(2, [1, 2, 0], [22, 0, 4], Some(0), [0, 2, 1], [20, 5, 9], 4);
+        g2.made = [1, 0, 1];
+        g2.set = [0, 1, 0];
+        g2.forfeited = vec![1];
+        let outcomes: BTreeMap<GameKey, GameOutcome> =
+            [g1, g2].into_iter().map(|g| (g.key(), g)).collect();
+        let names: Vec<String> = ["a", "b", "c"].map(String::from).to_vec();
+        let s = standings(&names, &Format::RoundRobin, &outcomes);
+        let row = |n: &str| s.entrants.iter().find(|r| r.name == n).unwrap();
+        let (a, b, c) = (row("a"), row("b"), row("c"));
+        // Duplicate score: own score minus the others' mean, averaged.
+        // a: (21 - 2.5) and (4 - 11); b: (10 - 8) and (22 - 2); c: (-5 - 15.5) and (0 - 13).
+        assert_eq!(a.duplicate_score, 5.75);
+        assert_eq!(b.duplicate_score, 11.0);
+        assert_eq!(c.duplicate_score, -16.75);
+        // Points per hand: a won 25 + 9 points in 5 + 4 hands.
+        assert_eq!(a.points_per_hand, 3.7778);
+        assert_eq!((a.points_for, a.points_against), (12.5, 6.75));
+        assert_eq!((a.bids_made, a.bids_set), (3, 0));
+        assert_eq!((c.bids_made, c.bids_set), (0, 2));
+        assert_eq!((a.wins, b.wins, c.wins), (1, 1, 0));
+        assert_eq!(c.faults.get("timeout"), Some(&1));
+        assert_eq!((a.forfeits, b.forfeits, c.forfeits), (0, 0, 1));
+        // a and b both won half: b's duplicate score puts it first.
+        let order: Vec<(&str, u32)> = s
+            .entrants
+            .iter()
+            .map(|r| (r.name.as_str(), r.rank))
+            .collect();
+        assert_eq!(order, [("b", 1), ("a", 2), ("c", 3)]);
+        // c came last twice: the lowest rating; every rating is surer than at the start.
+        assert!(c.rating < a.rating && c.rating < b.rating);
+        for r in &s.entrants {
+            assert!(r.rating_uncertainty < 25.0 / 3.0, "{r:?}");
+        }
+    }
 
     #[test]
     fn wilson_interval_matches_published_values() {

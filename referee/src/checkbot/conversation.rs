@@ -1,0 +1,378 @@
+//! One bot process under test and the checker's side of the conversation: every
+//! line the bot sends is judged at once, and anything wrong becomes a [`Failure`]
+//! that names the offending line and what was expected instead.
+
+use std::time::Duration;
+
+use tokio::time::Instant;
+
+use schmier_protocol::rules::{Action, Game, RulesConfig};
+use schmier_protocol::wire::{parse_action, Clock, FromBot, Limits, Request, ToBot, PROTOCOL};
+use schmier_protocol::Seat;
+
+use crate::bot::{BotProcess, Incoming, ResourceLimits, Spawn};
+use crate::fault::quote;
+use crate::REFEREE;
+
+/// What went wrong, where, and what the protocol wanted instead.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Failure {
+    pub problem: String,
+    /// The bot's offending output, quoted (if a line was at fault).
+    pub line: Option<String>,
+    pub expected: String,
+}
+
+impl Failure {
+    fn new(problem: impl Into<String>, line: Option<String>, expected: impl Into<String>) -> Self {
+        Failure {
+            problem: problem.into(),
+            line,
+            expected: expected.into(),
+        }
+    }
+}
+
+/// Time limits of a check run.
+#[derive(Clone, Copy, Debug)]
+pub struct CheckLimits {
+    pub startup: Duration,
+    pub decision: Duration,
+    pub max_line: usize,
+}
+
+/// The referee's allowance for pipe latency, as in `referee play`.
+const GRACE: Duration = Duration::from_millis(50);
+
+pub struct Conversation {
+    argv: Vec<String>,
+    limits: CheckLimits,
+    bot: Option<BotProcess>,
+    next_id: u64,
+    games: u32,
+    /// How long each answered request took, request's last byte to reply's newline.
+    pub times: Vec<Duration>,
+    /// The name from the bot's last `hello`.
+    pub name: Option<String>,
+    /// Messages given an unknown field, and unknown messages sent between them.
+    pub add_unknowns: bool,
+}
+
+impl Conversation {
+    pub fn new(argv: Vec<String>, limits: CheckLimits) -> Conversation {
+        Conversation {
+            argv,
+            limits,
+            bot: None,
+            next_id: 1,
+            games: 0,
+            times: Vec::new(),
+            name: None,
+            add_unknowns: false,
+        }
+    }
+
+    pub fn is_running(&self) -> bool {
+        self.bot.is_some()
+    }
+
+    /// Starts the bot and runs the handshake; on success says how it went.
+    pub async fn start(&mut self) -> Result<String, Failure> {
+        self.stop().await;
+        // The bot runs as `referee play` would run it: its path resolved the same
+        // way, the same cleared environment (PATH only).
+        let env = crate::config::Isolation::env(&[]);
+        let path = env
+            .iter()
+            .find(|(k, _)| k == "PATH")
+            .map_or(crate::bot::DEFAULT_PATH.to_owned(), |(_, v)| v.clone());
+        let cwd = std::env::current_dir().unwrap_or_default();
+        let launch = crate::bot::Launch::resolve(&self.argv, &cwd, &path).map_err(|e| {
+            Failure::new(
+                e,
+                None,
+                "a command that starts (check the path and the execute bit)",
+            )
+        })?;
+        let spawn = Spawn {
+            launch,
+            env,
+            sandbox: None,
+            max_line: self.limits.max_line,
+            limits: ResourceLimits::default(),
+            stderr_log: None,
+            stderr_cap: 0,
+        };
+        let program = self.argv[0].clone();
+        let mut bot = BotProcess::spawn(&spawn).map_err(|e| {
+            Failure::new(
+                format!("failed to start {program:?}: {e}"),
+                None,
+                "a command that starts (check the path and the execute bit)",
+            )
+        })?;
+        let hello = ToBot::Hello {
+            protocol: PROTOCOL.to_owned(),
+            referee: REFEREE.to_owned(),
+            limits: Limits {
+                startup_ms: Some(self.limits.startup.as_millis() as u64),
+                decision_ms: Some(self.limits.decision.as_millis() as u64),
+                time_bank_ms: 0,
+                clock: Clock::Wall,
+                max_line_bytes: self.limits.max_line,
+            },
+        };
+        bot.queue(&serde_json::to_vec(&hello).expect("messages serialize"));
+        let sent = Instant::now();
+        self.bot = Some(bot);
+        self.flush().await?;
+        let expected = format!(
+            r#"{{"type":"hello","name":...,"protocol":"{PROTOCOL}"}} within {} ms"#,
+            self.limits.startup.as_millis()
+        );
+        let line = self
+            .read(sent + self.limits.startup + GRACE, &expected)
+            .await?;
+        match serde_json::from_slice::<FromBot>(&line) {
+            Ok(FromBot::Hello { name, protocol, .. }) if protocol == PROTOCOL => {
+                let note = format!(
+                    "answered hello as {name:?} in {} ms",
+                    sent.elapsed().as_millis()
+                );
+                self.name = Some(name);
+                Ok(note)
+            }
+            Ok(FromBot::Hello { protocol, .. }) => Err(self
+                .fail(
+                    format!("protocol mismatch: the bot speaks {protocol:?}"),
+                    &line,
+                    expected,
+                )
+                .await),
+            _ => Err(self.fail("not a hello".to_owned(), &line, expected).await),
+        }
+    }
+
+    /// Ends the bot process, if any.
+    pub async fn stop(&mut self) {
+        if let Some(bot) = self.bot.take() {
+            bot.shutdown(Duration::from_millis(200)).await;
+        }
+    }
+
+    /// Says `bye` and waits briefly for the bot to exit.
+    pub async fn bye(&mut self) {
+        if let Some(bot) = self.bot.as_mut() {
+            let bye = ToBot::Bye {
+                reason: "check over".into(),
+            };
+            bot.queue(&serde_json::to_vec(&bye).expect("messages serialize"));
+        }
+        self.stop().await;
+    }
+
+    /// Starts game number `n` of the session for `seat`.
+    pub fn game_start(&mut self, seat: Seat, rules: RulesConfig) {
+        self.games += 1;
+        let players = (0..6)
+            .map(|s| {
+                if s == seat.index() {
+                    self.name.clone().unwrap_or_default()
+                } else {
+                    "random".to_owned()
+                }
+            })
+            .collect();
+        if self.add_unknowns {
+            self.queue_json(serde_json::json!({
+                "type": "x_announcement",
+                "text": "a message type from a later protocol revision",
+                "x_data": {"nested": [1, 2, 3]}
+            }));
+        }
+        let msg = ToBot::GameStart {
+            game: self.games,
+            seat,
+            team: seat.team(),
+            partner: seat.partner(),
+            players,
+            rules,
+        };
+        self.queue(&msg);
+    }
+
+    /// Queues a message (with an unknown field when `add_unknowns`).
+    pub fn queue(&mut self, msg: &ToBot) {
+        let value = serde_json::to_value(msg).expect("messages serialize");
+        self.queue_json(value);
+    }
+
+    fn queue_json(&mut self, mut value: serde_json::Value) {
+        if self.add_unknowns {
+            if let Some(obj) = value.as_object_mut() {
+                obj.insert("x_unknown_field".into(), serde_json::json!({"later": true}));
+            }
+        }
+        if let Some(bot) = self.bot.as_mut() {
+            bot.queue(&serde_json::to_vec(&value).expect("JSON serializes"));
+        }
+    }
+
+    pub async fn flush(&mut self) -> Result<(), Failure> {
+        let Some(bot) = self.bot.as_mut() else {
+            return Ok(());
+        };
+        if bot.flush(Some(Duration::from_secs(2))).await.is_err() {
+            let status = self.exit_status().await;
+            self.stop().await;
+            return Err(Failure::new(
+                format!("the bot stopped reading its stdin{status}"),
+                None,
+                "a bot that reads every line until bye",
+            ));
+        }
+        Ok(())
+    }
+
+    /// Fails if the bot sent a line nobody asked for (read so far).
+    pub async fn no_stray_line(&mut self) -> Result<(), Failure> {
+        let Some(bot) = self.bot.as_mut() else {
+            return Ok(());
+        };
+        match bot.next_line(Some(Instant::now())).await {
+            None => Ok(()),
+            Some(Incoming::Line { bytes, .. }) => {
+                // Judged by what it is, not by when it came: the same line read
+                // as the answer to the next request gets the same words.
+                let problem = match serde_json::from_slice::<FromBot>(&bytes) {
+                    Ok(FromBot::Reply { id, .. }) => wrong_id(id, self.next_id - 1),
+                    _ => "a line nobody asked for".to_owned(),
+                };
+                let expected = "nothing on stdout but one hello, and one reply per request";
+                Err(self.fail(problem, &bytes, expected.to_owned()).await)
+            }
+            Some(_) => Err(self
+                .ended(
+                    "the bot's stdout ended or broke".to_owned(),
+                    "a reply per request",
+                )
+                .await),
+        }
+    }
+
+    /// Sends the request due in `game` and judges the reply: on time, the right
+    /// id, the right shape, legal. Returns the bot's action.
+    pub async fn ask(&mut self, game: &Game) -> Result<(Request, Action), Failure> {
+        self.no_stray_line().await?;
+        let id = self.next_id;
+        self.next_id += 1;
+        let request =
+            Request::for_decision(game, id, Some(self.limits.decision.as_millis() as u64))
+                .expect("a decision is due");
+        self.queue(&ToBot::Request(request.clone()));
+        self.flush().await?;
+        let sent = Instant::now();
+        let legal = serde_json::to_string(&request.legal).expect("JSON");
+        let expected = format!(
+            r#"{{"type":"reply","id":{id},"action":...}} within {} ms, the action one of the legal answers {legal}"#,
+            self.limits.decision.as_millis()
+        );
+        let line = self
+            .read(sent + self.limits.decision + GRACE, &expected)
+            .await?;
+        self.times.push(sent.elapsed());
+        if let Err(e) = std::str::from_utf8(&line) {
+            return Err(self.fail(format!("not UTF-8 ({e})"), &line, expected).await);
+        }
+        let (other, action) = match serde_json::from_slice::<FromBot>(&line) {
+            Ok(FromBot::Reply { id, action }) => (id, action),
+            Ok(FromBot::Hello { .. }) => {
+                return Err(self
+                    .fail("a hello in the middle of a game".into(), &line, expected)
+                    .await)
+            }
+            Err(e) => {
+                return Err(self
+                    .fail(format!("not a protocol message ({e})"), &line, expected)
+                    .await)
+            }
+        };
+        if other != id {
+            let problem = format!("{} (request {id} is pending)", wrong_id(other, id));
+            return Err(self.fail(problem, &line, expected).await);
+        }
+        let action = match parse_action(request.decision, &action) {
+            Ok(a) => a,
+            Err(e) => {
+                return Err(self
+                    .fail(format!("malformed action: {e}"), &line, expected)
+                    .await)
+            }
+        };
+        let mut trial = game.clone();
+        if let Err(e) = trial.apply(action) {
+            return Err(self
+                .fail(format!("illegal action: {e}"), &line, expected)
+                .await);
+        }
+        Ok((request, action))
+    }
+
+    /// The next line, or a failure: too late, too long, or the bot ended.
+    async fn read(&mut self, deadline: Instant, expected: &str) -> Result<Vec<u8>, Failure> {
+        let bot = self.bot.as_mut().expect("a running bot");
+        match bot.next_line(Some(deadline)).await {
+            Some(Incoming::Line { bytes, .. }) => Ok(bytes),
+            None => {
+                self.stop().await;
+                Err(Failure::new("no answer in time", None, expected))
+            }
+            Some(Incoming::Oversized { len, .. }) => {
+                self.stop().await;
+                Err(Failure::new(
+                    format!(
+                        "a line longer than {} bytes ({len} bytes and counting)",
+                        self.limits.max_line
+                    ),
+                    None,
+                    expected,
+                ))
+            }
+            Some(Incoming::Eof { .. }) | Some(Incoming::Error { .. }) => Err(self
+                .ended("the bot's stdout ended".to_owned(), expected)
+                .await),
+        }
+    }
+
+    async fn ended(&mut self, what: String, expected: &str) -> Failure {
+        let status = self.exit_status().await;
+        self.stop().await;
+        Failure::new(format!("{what}{status}"), None, expected)
+    }
+
+    async fn exit_status(&mut self) -> String {
+        let Some(bot) = self.bot.as_mut() else {
+            return String::new();
+        };
+        match bot.exit_status(Duration::from_millis(500)).await {
+            Some(s) => format!(": the process exited ({s})"),
+            None => String::new(),
+        }
+    }
+
+    /// A failure over `line`; the bot is stopped, as its state is unknown now.
+    async fn fail(&mut self, problem: String, line: &[u8], expected: String) -> Failure {
+        self.stop().await;
+        Failure::new(problem, Some(quote(line)), expected)
+    }
+}
+
+/// What a reply with id `other` is when requests 1..=`issued` have been sent and
+/// all but possibly the last answered.
+fn wrong_id(other: u64, issued: u64) -> String {
+    if (1..=issued).contains(&other) {
+        format!("a second reply to request {other}, which was already answered")
+    } else {
+        format!("a reply to request {other}, which was never sent")
+    }
+}

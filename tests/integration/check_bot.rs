@@ -1,0 +1,209 @@
+//! `referee check-bot`: the sample bots pass every check; each hostile test bot
+//! fails, and the checklist names its fault and the offending line.
+
+use std::process::Command;
+
+use crate::support::{exclusive, root, REFEREE};
+
+/// A decision limit no busy host reaches, for bots whose fault is not slowness.
+const NEVER_REACHED_MS: &str = "20000";
+
+fn check_bot(decision_ms: &str, bot: &[&str]) -> (bool, String) {
+    let out = Command::new(REFEREE)
+        .args(["check-bot", "--decision-ms", decision_ms, "--"])
+        .args(bot)
+        .current_dir(root())
+        .output()
+        .expect("the referee runs");
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        matches!(out.status.code(), Some(0 | 1)),
+        "check-bot itself failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (out.status.success(), text)
+}
+
+/// The sample bot passes every item, and the checklist has every item.
+fn passes(bot: &[&str]) {
+    let (ok, text) = check_bot(NEVER_REACHED_MS, bot);
+    assert!(ok, "{text}");
+    let passed = text.lines().filter(|l| l.starts_with("  [ok]")).count();
+    assert_eq!(passed, 19, "{text}");
+    for item in [
+        "handshake",
+        "unknown message types and unknown fields are ignored",
+        "dealer's discard with more than six trumps (protected trumps)",
+        "play: void in the led suit",
+        "play: the joker led",
+        "play: the left bower led",
+        "play: trump anytime",
+        "a whole game in seat 5",
+        "a game_start for another seat in the next game",
+    ] {
+        assert!(text.contains(&format!("[ok]   {item}")), "{item}: {text}");
+    }
+    assert!(text.contains("decision time over "), "{text}");
+    assert!(text.ends_with("all 19 checks passed\n"), "{text}");
+}
+
+/// The hostile bot in `mode` fails, first at `item` with `problem`; the line it
+/// sent is quoted when `quoted` is given.
+fn fails(mode: &str, decision_ms: &str, item: &str, problem: &str, quoted: Option<&str>) {
+    let (ok, text) = check_bot(decision_ms, &["python3", "tests/hostile/bot.py", mode]);
+    assert!(!ok, "{mode}: {text}");
+    let listed = text.lines().filter(|l| l.starts_with("  [")).count();
+    assert_eq!(
+        listed, 19,
+        "{mode}: every check is listed, run or not: {text}"
+    );
+    let (at, first) = text
+        .lines()
+        .enumerate()
+        .find(|(_, l)| l.starts_with("  [FAIL]"))
+        .unwrap_or_else(|| panic!("{mode}: no failure listed: {text}"));
+    assert!(
+        first.starts_with(&format!("  [FAIL] {item} — {problem}")),
+        "{mode}: {first}\n{text}"
+    );
+    let detail: Vec<&str> = text.lines().skip(at + 1).take(2).collect();
+    if let Some(q) = quoted {
+        assert!(
+            detail[0].starts_with("           the bot sent: ") && detail[0].contains(q),
+            "{mode}: {detail:?}"
+        );
+    }
+    assert!(
+        detail
+            .iter()
+            .any(|l| l.starts_with("           expected:     ")),
+        "{mode}: {detail:?}"
+    );
+}
+
+#[test]
+fn the_sample_bots_pass_every_check() {
+    // Hundreds of bot processes: never beside the timing-sensitive tests.
+    let _alone = exclusive();
+    passes(&["python3", "sample-bots/python/bot.py", "simple"]);
+    passes(&["node", "sample-bots/js/bot.js"]);
+    passes(&[REFEREE, "bot", "heuristic"]);
+}
+
+#[test]
+fn the_starter_kits_pass_every_check() {
+    // Hundreds of bot processes: never beside the timing-sensitive tests.
+    let _alone = exclusive();
+    passes(&["python3", "sample-bots/python/my_bot.py"]);
+    passes(&["node", "sample-bots/js/my-bot.js"]);
+}
+
+/// The first check after the handshake: the first request a bot gets.
+const FIRST_GAME: &str = "bid, first to speak";
+
+#[test]
+fn bots_that_fail_the_handshake() {
+    // Hundreds of bot processes: never beside the timing-sensitive tests.
+    let _alone = exclusive();
+    fails(
+        "exit-at-start",
+        NEVER_REACHED_MS,
+        "handshake",
+        "the bot's stdout ended: the process exited (exit status: 3)",
+        None,
+    );
+    fails(
+        "wrong-protocol",
+        NEVER_REACHED_MS,
+        "handshake",
+        "protocol mismatch: the bot speaks \"schmier/0\"",
+        Some("schmier/0"),
+    );
+}
+
+#[test]
+fn bots_that_send_bad_lines() {
+    // Hundreds of bot processes: never beside the timing-sensitive tests.
+    let _alone = exclusive();
+    fails(
+        "garbage",
+        NEVER_REACHED_MS,
+        FIRST_GAME,
+        "not a protocol message",
+        Some("this is not json"),
+    );
+    fails(
+        "bad-utf8",
+        NEVER_REACHED_MS,
+        FIRST_GAME,
+        "not UTF-8",
+        Some("reply"),
+    );
+    fails(
+        "huge-line",
+        NEVER_REACHED_MS,
+        FIRST_GAME,
+        "a line longer than 65536 bytes",
+        None,
+    );
+    fails(
+        "illegal",
+        NEVER_REACHED_MS,
+        FIRST_GAME,
+        "illegal action: card",
+        Some("\\\"action\\\""),
+    );
+}
+
+#[test]
+fn bots_that_answer_the_wrong_request_or_too_often() {
+    // Hundreds of bot processes: never beside the timing-sensitive tests.
+    let _alone = exclusive();
+    // Whether an extra line is read before or after the next request is sent
+    // does not change the words: the checker names it by its id.
+    fails(
+        "wrong-id",
+        NEVER_REACHED_MS,
+        FIRST_GAME,
+        "a reply to request 1001, which was never sent (request 1 is pending)",
+        Some("1001"),
+    );
+    fails(
+        "double",
+        NEVER_REACHED_MS,
+        FIRST_GAME,
+        "a second reply to request 1, which was already answered",
+        Some("reply"),
+    );
+    fails(
+        "preempt",
+        NEVER_REACHED_MS,
+        FIRST_GAME,
+        "a reply to request 0, which was never sent",
+        Some("\\\"id\\\":0"),
+    );
+}
+
+#[test]
+fn bots_that_die_or_go_quiet() {
+    // Hundreds of bot processes: never beside the timing-sensitive tests.
+    let _alone = exclusive();
+    fails(
+        "crash-mid-hand",
+        NEVER_REACHED_MS,
+        FIRST_GAME,
+        "the bot's stdout ended: the process exited (exit status: 7)",
+        None,
+    );
+    fails(
+        "close-stdout",
+        NEVER_REACHED_MS,
+        FIRST_GAME,
+        "the bot's stdout ended",
+        None,
+    );
+    // These never answer (in time): a short limit keeps the test quick, and no
+    // host is slow enough to make them answer.
+    fails("silent", "300", FIRST_GAME, "no answer in time", None);
+    fails("late", "300", FIRST_GAME, "no answer in time", None);
+}
