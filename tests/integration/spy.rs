@@ -55,7 +55,7 @@ fn spy(mode: &str, sandbox: bool, run: Run) -> Spied {
     let escapes = !sandbox && mode.ends_with("daemon");
     let start = std::time::Instant::now();
     let mut leftovers = processes_with(&token);
-    while !escapes && !leftovers.is_empty() && start.elapsed().as_secs() < 10 {
+    while !escapes && !leftovers.is_empty() && start.elapsed().as_secs() < 60 {
         std::thread::sleep(std::time::Duration::from_millis(10));
         leftovers = processes_with(&token);
     }
