@@ -199,6 +199,14 @@ fn options(legal: &LegalWire) -> Vec<(String, Action)> {
     }
 }
 
+/// "SEAT:CARD" for each card of a trick, in play order.
+fn played_texts(cards: &[schmier_protocol::rules::Played]) -> Vec<String> {
+    cards
+        .iter()
+        .map(|p| format!("{}:{}", p.seat.index(), card_text(p.card)))
+        .collect()
+}
+
 fn card_text(card: Card) -> String {
     match (card.rank(), card.suit()) {
         (Some(r), Some(s)) => format!("{}{}", r.letter(), s.symbol()),
@@ -237,11 +245,7 @@ fn describe(v: &SeatView) -> String {
         );
     }
     for t in &v.tricks {
-        let cards: Vec<String> = t
-            .cards
-            .iter()
-            .map(|p| format!("{}:{}", p.seat.index(), card_text(p.card)))
-            .collect();
+        let cards = played_texts(&t.cards);
         out += &format!(
             "\n  trick: {} — won by seat {}",
             cards.join(" "),
@@ -249,11 +253,7 @@ fn describe(v: &SeatView) -> String {
         );
     }
     if let Some(t) = &v.trick {
-        let cards: Vec<String> = t
-            .cards
-            .iter()
-            .map(|p| format!("{}:{}", p.seat.index(), card_text(p.card)))
-            .collect();
+        let cards = played_texts(&t.cards);
         out += &format!(
             "\n  this trick: {}",
             if cards.is_empty() {
