@@ -82,6 +82,10 @@ pub enum Command {
     /// The trivial child `referee bench` measures a pipe round trip with.
     #[command(hide = true)]
     BenchEcho,
+    /// Inside a `--sandbox` sandbox: confine this process with Landlock, then
+    /// exec the bot (what bubblewrap runs in place of each bot).
+    #[command(hide = true)]
+    Landlock(crate::bot::LandlockArgs),
     /// Compare two transcripts (or two folders of them, paired by file name) in
     /// game terms: the first divergence, then how the outcomes differ. Exit 0 when
     /// the games are the same move for move, 1 when they differ.

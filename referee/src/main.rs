@@ -18,6 +18,7 @@ fn main() -> ExitCode {
         Command::Verify { files } => referee::verify::transcripts(&files).map(|f| verify(&f)),
         Command::Play(args) => args.validate().and_then(play),
         Command::Bench(args) => args.validate().and_then(|cfg| bench(&cfg, args.json)),
+        Command::Landlock(args) => Err(referee::bot::landlock_exec(&args)),
         Command::BenchEcho => referee::bench::echo()
             .map(|()| ExitCode::SUCCESS)
             .map_err(|e| anyhow::anyhow!("failed to echo: {e}")),

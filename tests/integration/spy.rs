@@ -246,6 +246,48 @@ fn writing_into_the_bots_own_directory() {
     assert!(!boxed.worked(), "{:?}", boxed.report());
 }
 
+// The Landlock layer on its own. Each attack below gets past bubblewrap's view
+// of the system: its root and the parents of the bot's directory are a tmpfs
+// the bot may write, the network namespace has a working loopback, and the
+// sandbox's pid 1 is the bot's parent, running as the same user. Only Landlock,
+// applied inside the sandbox, refuses them: with EACCES for files and TCP and
+// EPERM for signals, where the namespaces would answer otherwise (EROFS, ESRCH).
+
+#[test]
+fn writing_next_to_its_own_directory() {
+    let open = spy("write-parent", false, play().seed(3));
+    let written: Vec<_> = std::fs::read_dir(root().join("tests"))
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with("spy-wrote-"))
+        .map(|e| e.path())
+        .collect();
+    for f in &written {
+        let _ = std::fs::remove_file(f);
+    }
+    assert!(open.worked(), "{:?}", open.report());
+    let boxed = spy("write-parent", true, play().seed(3));
+    assert!(!boxed.worked(), "{:?}", boxed.report());
+    assert!(boxed.report().1.ends_with("EACCES"), "{:?}", boxed.report());
+}
+
+#[test]
+fn serving_tcp_even_on_the_sandboxs_own_loopback() {
+    let (_, boxed) = works_only_unsandboxed("tcp-loopback");
+    assert!(boxed.report().1.ends_with("EACCES"), "{:?}", boxed.report());
+}
+
+#[test]
+fn signalling_a_process_outside_the_bots_own_tree() {
+    let (open, boxed) = works_only_unsandboxed("signal-parent");
+    assert!(
+        open.report().1.contains("referee=yes"),
+        "{:?}",
+        open.report()
+    );
+    assert!(boxed.report().1.ends_with("EPERM"), "{:?}", boxed.report());
+}
+
 #[test]
 fn a_daemon_outlives_only_an_unsandboxed_referee() {
     let open = spy("daemon", false, play().seed(3));

@@ -149,6 +149,28 @@ def attack():
         # Write outside the scratch space: into the bot's own directory.
         name = f"spy-wrote-{TAG}"
         return report(*attempt(f"{found} {os.getcwd()}/{name}", lambda: open(name, "w").close() or "written"))
+    if MODE == "write-parent":
+        # Write outside the scratch space where the mount namespace would let
+        # it: next to its own directory (in a sandbox, bubblewrap's own root).
+        name = f"../spy-wrote-{TAG}"
+        path = os.path.normpath(os.path.join(os.getcwd(), name))
+        return report(*attempt(f"{found} {path}", lambda: open(name, "w").close() or "written"))
+    if MODE == "tcp-loopback":
+        # Serve and reach a TCP port on loopback (in a sandbox, its own network
+        # namespace's, which nothing but Landlock forbids).
+        def serve_and_connect():
+            server = socket.socket()
+            server.bind(("127.0.0.1", 0))
+            server.listen(1)
+            client = socket.socket()
+            client.connect(server.getsockname())
+            return f"connected to port {server.getsockname()[1]}"
+        return report(*attempt(found, serve_and_connect))
+    if MODE == "signal-parent":
+        # Signal the parent process: the referee, or in a sandbox bubblewrap's
+        # pid 1 (outside the bot's Landlock domain). Signal 0 only checks.
+        parent = os.getppid()
+        return report(*attempt(f"{found} kill({parent}, 0)", lambda: os.kill(parent, 0) or "allowed"))
     if MODE == "fork-hog":
         # Start as many processes as allowed (up to 100) and keep them.
         children = 0
@@ -313,8 +335,11 @@ def partner_step():
             except OSError:
                 pass
     elif MODE == "partner-comm":
-        with open("/proc/self/comm", "w") as f:
-            f.write(mine[-15:])
+        try:
+            with open("/proc/self/comm", "w") as f:
+                f.write(mine[-15:])
+        except OSError:
+            pass  # Landlock: /proc is read-only in a sandbox
         for p in pids():
             try:
                 with open(f"/proc/{p}/comm") as f:

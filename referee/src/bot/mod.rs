@@ -7,10 +7,12 @@
 //! - `spawner.rs`: the one long-lived thread every bot is forked from.
 //! - `cgroup.rs`: a cgroup per bot for `--limit-procs` (and memory).
 //! - `unix.rs`: process groups, parent-death signal, rlimits, cleanup on exit.
-//! - `sandbox.rs`: `--sandbox` through bubblewrap; `seccomp.rs`: its deny-list.
+//! - `sandbox.rs`: `--sandbox` through bubblewrap; `seccomp.rs`: its deny-list;
+//!   `landlock.rs`: its Landlock layer, applied inside by `referee landlock`.
 
 mod cgroup;
 mod cpu;
+mod landlock;
 mod launch;
 mod lines;
 mod process;
@@ -21,6 +23,7 @@ mod unix;
 
 pub use cgroup::probe as probe_cgroups;
 pub use cpu::tree_cpu_time;
+pub use landlock::{exec as landlock_exec, LandlockArgs};
 pub use launch::{Launch, DEFAULT_PATH};
 pub use lines::Incoming;
 pub use process::{BotProcess, Spawn, WriteError};

@@ -5,17 +5,29 @@
 //! that a hand-written setup gets wrong (read-only remounts of locked mounts, a
 //! read-only `/proc/sys`, capabilities dropped, a reaping pid 1). It adds about
 //! 17 ms to a bot's start, mostly the kernel making the namespaces, and nothing
-//! measurable per decision (BENCHMARKS.md). Landlock is not layered on top: it
-//! forbids the mounts bubblewrap makes, and the namespaces already deny what it
-//! would.
+//! measurable per decision (BENCHMARKS.md).
+//!
+//! Three layers, each holding on its own: the namespaces (what the bot can see),
+//! the seccomp deny-list (`seccomp.rs`: what it can call, installed before
+//! bubblewrap starts), and Landlock (`landlock.rs`: what it can open, bind,
+//! connect to and signal). Landlock forbids mounting, so it cannot be applied
+//! before bubblewrap: bubblewrap runs the referee's own executable in place of
+//! the bot (`referee landlock RULES -- BOT...`, bound read-only into every
+//! sandbox), which restricts itself and execs the bot, no extra process left.
+//! It closes what the namespaces leave open: bubblewrap's root and the parents of
+//! the bot's directory are a writable tmpfs, `/proc/self` is writable, `/dev/tty`
+//! is the operator's terminal, the network namespace has a working loopback, and
+//! the sandbox's pid 1 can be signalled. `--sandbox` requires Landlock ABI 6
+//! (Linux 6.12) and refuses to start without it.
 //!
 //! What a sandboxed bot gets, per process: user, PID, network (loopback only,
 //! nothing reachable), IPC, UTS and mount namespaces; `/usr`,
 //! `/etc` and the `/bin`, `/lib*` links read-only; its own directory read-only;
 //! a private empty `/tmp` and `/dev/shm` (its writable scratch); a fresh `/proc`
 //! showing only its own processes; a minimal `/dev`. Nothing else: not the output
-//! folder, not the other bots' directories, not `$HOME`. The seccomp deny-list
-//! (`seccomp.rs`) is installed before bubblewrap starts and holds for the bot.
+//! folder, not the other bots' directories, not `$HOME`. Landlock then allows
+//! writing only to `/tmp` and `/dev/shm`, reading only what is shown, no TCP,
+//! and no signal or abstract socket beyond the bot's own tree.
 //!
 //! No `--new-session`: a session per bot puts each bot in a scheduler autogroup
 //! of its own, and on a loaded host that made decisions far slower in the tail
@@ -39,6 +51,7 @@ use std::sync::Arc;
 use anyhow::{bail, Context};
 use seccompiler::BpfProgram;
 
+use super::landlock::Rules;
 use super::launch::{find_on_path, Launch, DEFAULT_PATH};
 
 /// The unprivileged user a root referee runs sandboxed bots as.
@@ -62,6 +75,9 @@ pub struct Sandbox {
     /// The referee runs as root: bots are started as `nobody` where they can be.
     root: bool,
     pub seccomp: Arc<BpfProgram>,
+    /// The referee's own executable, which bubblewrap runs in place of the bot
+    /// to confine it with Landlock before it execs the bot (`landlock.rs`).
+    referee: PathBuf,
 }
 
 impl Sandbox {
@@ -74,12 +90,17 @@ impl Sandbox {
                  on PATH; install it (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf \
                  install bubblewrap) or run without --sandbox",
         )?;
+        super::landlock::probe()?;
+        let referee = std::env::current_exe()
+            .and_then(std::fs::canonicalize)
+            .context("failed to start the sandbox: cannot find the referee's own executable")?;
         let sandbox = Sandbox {
             bwrap,
             outputs,
             bot_dirs,
             root: nix::unistd::getuid().is_root(),
             seccomp: super::seccomp::deny_list()?,
+            referee,
         };
         sandbox.probe()?;
         Ok(sandbox)
@@ -110,7 +131,7 @@ impl Sandbox {
                 );
             }
         }
-        if let (true, Err(e)) = (self.root, reachable_by_others(launch)) {
+        if let (true, Err(e)) = (self.root, self.reachable_by_others(launch)) {
             eprintln!(
                 "referee: warning: {e}, so this bot's sandbox runs as root (without \
                  capabilities, as uid {NOBODY} inside): it can read root-only files of the \
@@ -124,7 +145,15 @@ impl Sandbox {
     /// The uid and gid bubblewrap runs as for `launch` (`None`: the referee's).
     /// A root referee runs it as `nobody`, who must be able to reach its files.
     pub fn run_as(&self, launch: &Launch) -> Option<u32> {
-        (self.root && reachable_by_others(launch).is_ok()).then_some(NOBODY)
+        (self.root && self.reachable_by_others(launch).is_ok()).then_some(NOBODY)
+    }
+
+    /// Whether `nobody` can reach a bot's directory and program, and the
+    /// referee's executable that confines it.
+    fn reachable_by_others(&self, launch: &Launch) -> anyhow::Result<()> {
+        readable_by_others(&launch.dir)?;
+        readable_by_others(&launch.program)?;
+        readable_by_others(&self.referee)
     }
 
     /// The bubblewrap command line that runs `launch` sandboxed.
@@ -190,9 +219,40 @@ impl Sandbox {
                 arg(&[&"--tmpfs", &h]);
             }
         }
-        arg(&[&"--chdir", &launch.dir, &"--", &launch.program]);
-        a.extend(launch.args.iter().cloned());
+        // The referee's executable, for the Landlock wrapper; bound last, so that
+        // no tmpfs above covers it.
+        arg(&[&"--ro-bind", &self.referee, &self.referee]);
+        arg(&[&"--chdir", &launch.dir, &"--", &self.referee]);
+        let bot = std::iter::once(launch.program.clone().into_os_string())
+            .chain(launch.args.iter().cloned());
+        a.extend(self.rules(launch).command_line(bot));
         (self.bwrap.clone(), a)
+    }
+
+    /// The Landlock rules for `launch`: read what the sandbox shows, write only
+    /// its scratch (`landlock.rs`).
+    pub fn rules(&self, launch: &Launch) -> Rules {
+        let mut read: Vec<PathBuf> = SYSTEM_DIRS
+            .iter()
+            .chain(SYSTEM_LINKS)
+            .map(PathBuf::from)
+            .filter(|d| d.is_dir())
+            .collect();
+        read.extend([
+            launch.dir.clone(),
+            launch.program.clone(),
+            self.referee.clone(),
+            "/proc".into(),
+        ]);
+        Rules {
+            read,
+            write: vec!["/tmp".into(), "/dev/shm".into()],
+            device: ["null", "zero", "full", "random", "urandom"]
+                .iter()
+                .map(|d| Path::new("/dev").join(d))
+                .collect(),
+            list: vec!["/dev".into()],
+        }
     }
 
     fn probe(&self) -> anyhow::Result<()> {
@@ -217,6 +277,15 @@ impl Sandbox {
                 program.display()
             )
         })?;
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        if !out.status.success() && stderr.contains("Landlock") {
+            bail!(
+                "failed to start the sandbox: its Landlock layer failed inside bubblewrap \
+                 ({}: {}); run without --sandbox, or report this with the kernel version",
+                out.status,
+                stderr.trim()
+            );
+        }
         if !out.status.success() {
             bail!(
                 "failed to start the sandbox: this host does not let bubblewrap create the \
@@ -225,7 +294,7 @@ impl Sandbox {
                  kernel.apparmor_restrict_unprivileged_userns=0), or run without --sandbox; \
                  the referee does not run bots unsandboxed when --sandbox is asked for",
                 out.status,
-                String::from_utf8_lossy(&out.stderr).trim()
+                stderr.trim()
             );
         }
         Ok(())
@@ -239,12 +308,6 @@ fn canonical(p: &Path) -> PathBuf {
 /// Whether `p` lies in a directory every sandbox shows anyway.
 fn shown_as_system(p: &Path) -> bool {
     SYSTEM_DIRS.iter().any(|d| p.starts_with(d))
-}
-
-/// Whether `nobody` can reach a bot's directory and program.
-fn reachable_by_others(launch: &Launch) -> anyhow::Result<()> {
-    readable_by_others(&launch.dir)?;
-    readable_by_others(&launch.program)
 }
 
 fn readable_by_others(p: &Path) -> anyhow::Result<()> {
