@@ -419,6 +419,14 @@ pub struct PlayArgs {
     #[arg(long, value_name = "N")]
     pub limit_procs: Option<u64>,
 
+    /// Per-bot CPU bandwidth, in cores (0.5: half of one core; 2: two cores),
+    /// for the bot's whole process tree, through a cpu cgroup of its own
+    /// (cpu.max, or cpu.cfs_quota_us on cgroup v1). A bot that busy-waits or
+    /// forks then cannot take the CPU from the others. The referee refuses to
+    /// start where it cannot create such cgroups.
+    #[arg(long, value_name = "F")]
+    pub limit_cpus: Option<f64>,
+
     /// Run each bot process in a sandbox of its own (Linux namespaces through
     /// bubblewrap): no network, no other process, no files but the system
     /// directories, its own directory (read-only) and a private /tmp. The referee
@@ -659,6 +667,7 @@ impl PlayArgs {
                 )
             })?;
         }
+        let cpu_millicores = self.limit_cpus.map(cpu_millicores).transpose()?;
         let env = Isolation::env(&parse_env(&self.bot_env)?);
         let sandbox = if self.sandbox {
             Some(std::sync::Arc::new(sandbox_for(&lineup, &output, &env)?))
@@ -680,6 +689,7 @@ impl PlayArgs {
                     cpu_seconds: self.limit_cpu_s,
                     open_files: self.limit_files,
                     processes: self.limit_procs,
+                    cpu_millicores,
                 },
                 events: self.events.into(),
                 isolation: Isolation { env, sandbox },
@@ -695,6 +705,32 @@ impl PlayArgs {
             keep_going: self.keep_going,
         })
     }
+}
+
+/// `--limit-cpus F` in thousandths of a core, checked to be possible on this
+/// host before any bot starts.
+pub(crate) fn cpu_millicores(cores: f64) -> anyhow::Result<u64> {
+    if !(cores.is_finite() && (0.01..=4096.0).contains(&cores)) {
+        bail!(
+            "--limit-cpus {cores}: expected a number of cores from 0.01 to 4096, e.g. \
+             --limit-cpus 0.5 for half of one core"
+        );
+    }
+    let millicores = (cores * 1000.0).round() as u64;
+    crate::bot::probe_cgroup_limits(crate::bot::CgroupLimits {
+        cpu_millicores: Some(millicores),
+        ..Default::default()
+    })
+    .map_err(|e| {
+        anyhow::anyhow!(
+            "--limit-cpus {cores}: failed to limit CPU per bot: {e}. On cgroup v2 the \
+             cpu controller must be enabled for the referee's cgroup's children (its \
+             cgroup.subtree_control; with systemd, run the referee in a unit with \
+             Delegate=yes, e.g. `systemd-run --scope -p Delegate=yes referee play ...`). Without it, --clock cpu still times each \
+             decision on the CPU the bot used, and --limit-cpu-s caps its total"
+        )
+    })?;
+    Ok(millicores)
 }
 
 /// Checks that the host can sandbox and that every bot of `lineup` can be: fails

@@ -452,6 +452,113 @@ fn one_bots_forks_do_not_use_up_another_bots_process_limit() {
     }
 }
 
+/// `--limit-cpus` is a cpu cgroup per bot process: the bot itself (not only the
+/// sandbox's helpers) runs in a cgroup of its own with that bandwidth, read back
+/// from the kernel's cgroup files while it plays, and the cgroup is gone after.
+#[test]
+fn each_bot_runs_in_a_cpu_cgroup_of_its_own_with_the_bandwidth_asked() {
+    let refused = play().seed(3).args(["--limit-cpus", "0.5"]).run();
+    let stderr = String::from_utf8_lossy(&refused.output.stderr).into_owned();
+    if !refused.output.status.success() {
+        // A host without a cpu controller to delegate: a clear refusal.
+        assert!(
+            stderr.contains("--limit-cpus 0.5: failed to limit CPU per bot")
+                && stderr.contains("cpu controller"),
+            "{stderr}"
+        );
+        eprintln!("this host cannot limit CPU per bot; checked the refusal only: {stderr}");
+        return;
+    }
+    // The spy waits at its first request for `go-TAG` in its directory, a copy
+    // that `nobody` can read (a root referee sandboxes bots as nobody).
+    let dir = tempfile::tempdir().unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::copy(root().join("tests/spy/spy.py"), dir.path().join("spy.py")).unwrap();
+    for sandbox in [false, true] {
+        let token = tag("hold");
+        let cmd = format!("python3 {}/spy.py hold --tag {token}", dir.path().display());
+        let mut run = play()
+            .seed(3)
+            .args([
+                "--policy",
+                "lenient",
+                "--no-timeouts",
+                "--limit-cpus",
+                "0.5",
+            ])
+            .arg("--seat")
+            .arg(format!("1={cmd}"));
+        if sandbox {
+            run = run.arg("--sandbox");
+        }
+        let referee = std::thread::spawn(move || run.ok());
+        // The bot is the process running spy.py, not bubblewrap around it.
+        let start = std::time::Instant::now();
+        let bot = loop {
+            let found = processes_with(&token).into_iter().find_map(|p| {
+                let (pid, cmd) = p.split_once(": ")?;
+                let program = cmd.split(' ').next()?;
+                program
+                    .contains("python3")
+                    .then(|| pid.parse::<u32>().ok())?
+            });
+            if found.is_some() || start.elapsed().as_secs() >= 60 {
+                break found;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        };
+        let seen = bot.map(cpu_bandwidth);
+        // Released before any assertion, so a failure leaves nothing running.
+        std::fs::write(dir.path().join(format!("go-{token}")), "").unwrap();
+        let (cgroup, bandwidth) = seen.expect("the spy started within 60 s");
+        let done = referee.join().unwrap();
+        assert_eq!(
+            bandwidth.as_deref(),
+            Some("50000 100000"),
+            "sandbox {sandbox}: {cgroup:?}"
+        );
+        let name = cgroup.file_name().unwrap().to_string_lossy();
+        assert!(
+            name.starts_with("schmier-"),
+            "sandbox {sandbox}: {cgroup:?}"
+        );
+        assert!(!cgroup.exists(), "left behind: {cgroup:?}");
+        let log = std::fs::read_to_string(done.dir.join("stderr/player1.log")).unwrap();
+        assert!(log.contains("SPY hold ok released"), "{log}");
+    }
+}
+
+/// The cpu cgroup of process `pid` and its bandwidth as "QUOTA PERIOD" in µs
+/// (`None`: unlimited), from cgroup v1's cpu hierarchy or else cgroup v2.
+fn cpu_bandwidth(pid: u32) -> (std::path::PathBuf, Option<String>) {
+    let table = std::fs::read_to_string(format!("/proc/{pid}/cgroup")).unwrap();
+    let read = |p: std::path::PathBuf| std::fs::read_to_string(p).ok().map(|s| s.trim().to_owned());
+    let mut v2 = None;
+    for line in table.lines() {
+        let mut parts = line.splitn(3, ':');
+        let (_, controllers, path) = (parts.next(), parts.next().unwrap(), parts.next().unwrap());
+        let path = path.trim_start_matches('/');
+        if controllers.split(',').any(|c| c == "cpu") {
+            let dir = std::path::Path::new("/sys/fs/cgroup/cpu").join(path);
+            let quota = read(dir.join("cpu.cfs_quota_us")).unwrap();
+            let period = read(dir.join("cpu.cfs_period_us")).unwrap();
+            let limited = quota != "-1";
+            return (dir, limited.then(|| format!("{quota} {period}")));
+        }
+        if controllers.is_empty() {
+            v2 = ["/sys/fs/cgroup", "/sys/fs/cgroup/unified"]
+                .iter()
+                .map(|r| std::path::Path::new(r).join(path))
+                .find(|d| d.join("cpu.max").exists());
+        }
+    }
+    let dir = v2.expect("a cpu cgroup, v1 or v2");
+    let max = read(dir.join("cpu.max")).unwrap();
+    let limited = !max.starts_with("max");
+    (dir, limited.then_some(max))
+}
+
 /// Sandboxed bots share the referee's session (a session each made decisions
 /// slow on a loaded host), so the seccomp filter refuses `TIOCSTI`, with which a
 /// bot could type into the operator's terminal.

@@ -171,6 +171,15 @@ def attack():
         # pid 1 (outside the bot's Landlock domain). Signal 0 only checks.
         parent = os.getppid()
         return report(*attempt(f"{found} kill({parent}, 0)", lambda: os.kill(parent, 0) or "allowed"))
+    if MODE == "hold":
+        # Not an attack: wait at the first request until the test has looked at
+        # this bot from outside and leaves `go-TAG` in the bot's directory.
+        deadline = time.monotonic() + 300
+        while not os.path.exists(f"go-{TAG}"):
+            if time.monotonic() > deadline:
+                return report(False, "never released")
+            time.sleep(0.01)
+        return report(True, "released")
     if MODE == "fork-hog":
         # Start as many processes as allowed (up to 100) and keep them.
         children = 0

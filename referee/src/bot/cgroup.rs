@@ -1,9 +1,12 @@
-//! Per-bot process and memory limits through a cgroup of the bot's own.
+//! Per-bot process, memory and CPU limits through a cgroup of the bot's own.
 //!
 //! `RLIMIT_NPROC` counts every process of the *user*, so with all bots running as
 //! one user, one bot's forks made another fail to start. A `pids` cgroup per bot
 //! process counts that bot's tree only; a `memory` cgroup caps its whole tree
-//! rather than each process. The referee creates the cgroup under its own (cgroup
+//! rather than each process; a `cpu` cgroup caps the CPU bandwidth of its whole
+//! tree (`cpu.max` in v2, `cpu.cfs_quota_us` over `cpu.cfs_period_us` in v1), which
+//! no rlimit can (`RLIMIT_CPU` is a total, not a rate, and per process). The
+//! referee creates the cgroup under its own (cgroup
 //! v1 hierarchies at `/sys/fs/cgroup/<controller>`, or cgroup v2 where the
 //! controller is delegated to its cgroup's children), and the child moves itself
 //! in between fork and exec by writing `0` to a `cgroup.procs` opened beforehand.
@@ -20,36 +23,74 @@ pub struct Cgroup {
     procs: Vec<File>,
 }
 
-/// A limit to set: controller, its file in v1 and in v2, and the value.
+/// What a bot's cgroup limits (those given).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CgroupLimits {
+    /// Tasks in the bot's tree (`pids`).
+    pub processes: Option<u64>,
+    /// Bytes of memory of the whole tree (`memory`).
+    pub memory: Option<u64>,
+    /// CPU bandwidth of the whole tree, in thousandths of one core (`cpu`).
+    pub cpu_millicores: Option<u64>,
+}
+
+/// The CPU bandwidth period, µs (the kernel's default); the quota is the
+/// limit's share of it, so 1000 millicores is one core.
+const CPU_PERIOD_US: u64 = 100_000;
+
+/// A limit to set: controller, and the files to write in order with their
+/// values, in cgroup v1 and in v2.
 struct Limit {
     controller: &'static str,
-    v1_file: &'static str,
-    v2_file: &'static str,
-    value: u64,
+    v1: Vec<(&'static str, String)>,
+    v2: Vec<(&'static str, String)>,
+}
+
+impl Limit {
+    fn same(controller: &'static str, v1: &'static str, v2: &'static str, value: u64) -> Limit {
+        Limit {
+            controller,
+            v1: vec![(v1, value.to_string())],
+            v2: vec![(v2, value.to_string())],
+        }
+    }
 }
 
 impl Cgroup {
     /// Creates a cgroup with at most `processes` tasks and `memory` bytes (those
     /// given). Fails, saying why, where the host does not allow it.
     pub fn create(processes: Option<u64>, memory: Option<u64>) -> Result<Cgroup, String> {
+        Cgroup::create_with(CgroupLimits {
+            processes,
+            memory,
+            cpu_millicores: None,
+        })
+    }
+
+    /// Creates a cgroup with `limits`. Fails, saying why, where the host does
+    /// not allow one of them.
+    pub fn create_with(limits: CgroupLimits) -> Result<Cgroup, String> {
         static SEQ: AtomicU32 = AtomicU32::new(0);
         let name = format!(
             "schmier-{}-{}",
             std::process::id(),
             SEQ.fetch_add(1, Ordering::Relaxed)
         );
+        let quota = |m: u64| m * CPU_PERIOD_US / 1000;
         let limits = [
-            processes.map(|value| Limit {
-                controller: "pids",
-                v1_file: "pids.max",
-                v2_file: "pids.max",
-                value,
-            }),
-            memory.map(|value| Limit {
-                controller: "memory",
-                v1_file: "memory.limit_in_bytes",
-                v2_file: "memory.max",
-                value,
+            limits
+                .processes
+                .map(|n| Limit::same("pids", "pids.max", "pids.max", n)),
+            limits
+                .memory
+                .map(|n| Limit::same("memory", "memory.limit_in_bytes", "memory.max", n)),
+            limits.cpu_millicores.map(|m| Limit {
+                controller: "cpu",
+                v1: vec![
+                    ("cpu.cfs_period_us", CPU_PERIOD_US.to_string()),
+                    ("cpu.cfs_quota_us", quota(m).to_string()),
+                ],
+                v2: vec![("cpu.max", format!("{} {CPU_PERIOD_US}", quota(m)))],
             }),
         ];
         let mut cgroup = Cgroup {
@@ -57,9 +98,9 @@ impl Cgroup {
             procs: Vec::new(),
         };
         for limit in limits.into_iter().flatten() {
-            let (parent, file) = match own_cgroup(limit.controller) {
-                Some((dir, Version::V1)) => (dir, limit.v1_file),
-                Some((dir, Version::V2)) => (dir, limit.v2_file),
+            let (parent, files) = match own_cgroup(limit.controller) {
+                Some((dir, Version::V1)) => (dir, limit.v1),
+                Some((dir, Version::V2)) => (dir, limit.v2),
                 None => {
                     return Err(format!(
                         "no {} cgroup controller is available to the referee (neither a \
@@ -79,8 +120,11 @@ impl Cgroup {
                     .map_err(|e| format!("failed to open {}/cgroup.procs: {e}", dir.display()))?;
                 cgroup.procs.push(procs);
             }
-            std::fs::write(dir.join(file), limit.value.to_string())
-                .map_err(|e| format!("failed to set {}/{file}: {e}", dir.display()))?;
+            for (file, value) in files {
+                std::fs::write(dir.join(file), &value).map_err(|e| {
+                    format!("failed to set {}/{file} to {value}: {e}", dir.display())
+                })?;
+            }
         }
         Ok(cgroup)
     }
@@ -180,4 +224,10 @@ fn writable(dir: &Path) -> bool {
 /// Checks once, before any bot starts, that per-bot cgroups can be made.
 pub fn probe(processes: Option<u64>, memory: Option<u64>) -> Result<(), String> {
     Cgroup::create(processes, memory).map(drop)
+}
+
+/// Checks once, before any bot starts, that per-bot cgroups with `limits` can
+/// be made (a CPU limit included).
+pub fn probe_with(limits: CgroupLimits) -> Result<(), String> {
+    Cgroup::create_with(limits).map(drop)
 }

@@ -5,7 +5,7 @@
 //! - `cpu.rs`: CPU time of a bot's process tree, for `--clock cpu`.
 //! - `launch.rs`: a command made absolute; the bot's directory and environment.
 //! - `spawner.rs`: the one long-lived thread every bot is forked from.
-//! - `cgroup.rs`: a cgroup per bot for `--limit-procs` (and memory).
+//! - `cgroup.rs`: a cgroup per bot for `--limit-procs`, `--limit-cpus` (and memory).
 //! - `unix.rs`: process groups, parent-death signal, rlimits, cleanup on exit.
 //! - `sandbox.rs`: `--sandbox` through bubblewrap; `seccomp.rs`: its deny-list;
 //!   `landlock.rs`: its Landlock layer, applied inside by `referee landlock`.
@@ -22,6 +22,7 @@ mod spawner;
 mod unix;
 
 pub use cgroup::probe as probe_cgroups;
+pub use cgroup::{probe_with as probe_cgroup_limits, CgroupLimits};
 pub use cpu::tree_cpu_time;
 pub use landlock::{exec as landlock_exec, LandlockArgs};
 pub use launch::{Launch, DEFAULT_PATH};

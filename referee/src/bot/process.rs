@@ -15,7 +15,7 @@ use tokio::process::{Child, ChildStdin, Command};
 use tokio::sync::mpsc;
 use tokio::time::{timeout, Instant};
 
-use super::cgroup::Cgroup;
+use super::cgroup::{Cgroup, CgroupLimits};
 use super::launch::Launch;
 use super::lines::{read_lines, Incoming};
 use super::sandbox::Sandbox;
@@ -275,20 +275,31 @@ impl BotProcess {
     }
 }
 
-/// The cgroup that limits a bot's processes (and its tree's memory, where the
-/// host allows; `RLIMIT_AS` limits each process in any case). The sandbox's two
-/// helper processes (bubblewrap and its pid 1) are not counted against the bot.
+/// The cgroup that limits a bot's processes and CPU (and its tree's memory,
+/// where the host allows; `RLIMIT_AS` limits each process in any case). The
+/// sandbox's two helper processes (bubblewrap and its pid 1) are not counted
+/// against the bot's processes.
 fn own_cgroup(spec: &Spawn) -> std::io::Result<Option<Cgroup>> {
     let limits = spec.limits;
     let helpers = if spec.sandbox.is_some() { 2 } else { 0 };
-    let processes = limits.processes.map(|n| n + helpers);
-    if processes.is_none() && limits.memory_bytes.is_none() {
+    let wanted = CgroupLimits {
+        processes: limits.processes.map(|n| n + helpers),
+        memory: limits.memory_bytes,
+        cpu_millicores: limits.cpu_millicores,
+    };
+    if wanted == CgroupLimits::default() {
         return Ok(None);
     }
-    match Cgroup::create(processes, limits.memory_bytes) {
+    // The memory cgroup is a best effort on top of RLIMIT_AS; the others were
+    // promised (and probed before the run).
+    let required = CgroupLimits {
+        memory: None,
+        ..wanted
+    };
+    match Cgroup::create_with(wanted) {
         Ok(c) => Ok(Some(c)),
-        Err(_) if processes.is_none() => Ok(None),
-        Err(_) => Cgroup::create(processes, None)
+        Err(_) if required == CgroupLimits::default() => Ok(None),
+        Err(_) => Cgroup::create_with(required)
             .map(Some)
             .map_err(std::io::Error::other),
     }

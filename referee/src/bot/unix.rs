@@ -25,6 +25,9 @@ pub struct ResourceLimits {
     /// Processes in the bot's tree: a `pids` cgroup of its own (`cgroup.rs`),
     /// never `RLIMIT_NPROC`, which counts every process of the user.
     pub processes: Option<u64>,
+    /// CPU bandwidth of the bot's tree, in thousandths of one core: a `cpu`
+    /// cgroup of its own (`cgroup.rs`).
+    pub cpu_millicores: Option<u64>,
 }
 
 /// Makes `cmd` start in a process group of its own (so signals reach its children
