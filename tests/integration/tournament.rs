@@ -816,3 +816,44 @@ fn an_entrant_setting_names_an_entrant_and_suits_it() {
     bad(&["--entrant-env", "c=NOEQUALS"], "expected NAME=KEY=VALUE");
     bad(&["--entrant-env", "c"], "expected NAME=KEY=VALUE");
 }
+
+#[test]
+fn the_clock_and_time_bank_reach_every_table() {
+    let dir = scratch("clock");
+    let mut c = Command::new(REFEREE);
+    c.args(["tournament", "--seed", "2", "--quiet"])
+        .args([
+            "--entrant",
+            "a=builtin:random",
+            "--entrant",
+            "b=builtin:heuristic",
+        ])
+        .args(["--entrant", "c=builtin:random"])
+        .args([
+            "--clock",
+            "cpu",
+            "--time-bank-ms",
+            "2500",
+            "--decision-ms",
+            "4000",
+        ])
+        .arg("--out")
+        .arg(&dir)
+        .current_dir(root());
+    ok(c);
+    let want = serde_json::json!({
+        "clock": "cpu", "time_bank_ms": 2500, "startup_ms": 10000, "decision_ms": 4000,
+        "grace_ms": 50, "max_line_bytes": 65536
+    });
+    let manifest: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("tournament.json")).unwrap()).unwrap();
+    assert_eq!(manifest["time_control"], want);
+    let journal = journal(&dir);
+    assert_eq!(journal.len(), 6);
+    for entry in journal {
+        let text =
+            std::fs::read_to_string(dir.join(entry["transcript"].as_str().unwrap())).unwrap();
+        let header: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+        assert_eq!(header["time_control"], want, "{}", entry["transcript"]);
+    }
+}

@@ -97,6 +97,18 @@ pub struct TournamentArgs {
     #[arg(long, value_name = "MS")]
     pub startup_ms: Option<u64>,
 
+    /// Per-game time bank per seat, in milliseconds, as for `referee play`: a
+    /// decision that takes longer than --decision-ms draws the excess from it.
+    /// [default: 0]
+    #[arg(long, value_name = "MS")]
+    pub time_bank_ms: Option<u64>,
+
+    /// The clock decisions are timed on, as for `referee play`: `wall` or `cpu`
+    /// (CPU time of the bot's processes, so a busy host cannot make a bot lose on
+    /// time; Linux only). [default: wall]
+    #[arg(long, value_enum)]
+    pub clock: Option<crate::cli::ClockName>,
+
     /// Multiply every time limit by this factor. [default: 1.0]
     #[arg(long, value_name = "F")]
     pub time_scale: Option<f64>,
@@ -182,6 +194,8 @@ struct FileConfig {
     shards: Option<u32>,
     decision_ms: Option<u64>,
     startup_ms: Option<u64>,
+    time_bank_ms: Option<u64>,
+    clock: Option<String>,
     time_scale: Option<f64>,
     policy: Option<String>,
     stick_the_dealer: Option<bool>,
@@ -408,9 +422,17 @@ impl TournamentArgs {
         };
         let scale = |ms: u64| Duration::from_secs_f64(ms as f64 * time_scale / 1000.0);
         let decision_ms = self.decision_ms.or(file.decision_ms).unwrap_or(1000);
+        let clock = match (self.clock, file.clock.as_deref()) {
+            (Some(c), _) => c.into(),
+            (None, None | Some("wall")) => Clock::Wall,
+            (None, Some("cpu")) => Clock::Cpu,
+            (None, Some(other)) => {
+                bail!("clock {other:?} in the tournament file: expected wall or cpu")
+            }
+        };
         let time = TimeControl {
-            clock: Clock::Wall,
-            bank: Duration::ZERO,
+            clock,
+            bank: scale(self.time_bank_ms.or(file.time_bank_ms).unwrap_or(0)),
             startup: Some(scale(self.startup_ms.or(file.startup_ms).unwrap_or(10_000))),
             decision: Some(scale(decision_ms)),
             grace: scale(50),
