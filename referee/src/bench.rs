@@ -117,6 +117,11 @@ pub struct Phase {
     /// growth over the resident memory before the phase, per table.
     pub peak_rss_kib: Option<u64>,
     pub rss_growth_per_table_kib: Option<f64>,
+    /// Decisions per second over those of the `--jobs 1` phase of the same run,
+    /// if there is one. Decisions rather than games: the tables of different
+    /// phases play different games (each table its own seed), and games among
+    /// random bots vary a lot in length.
+    pub scaling: Option<f64>,
 }
 
 /// One table of a phase.
@@ -159,8 +164,12 @@ pub fn run(cfg: &BenchConfig) -> anyhow::Result<BenchReport> {
     }
     let after = baseline(request_bytes, cfg.trips)?;
     let floor = (before.round_trip.median_us + after.round_trip.median_us) / 2.0;
+    let one = (phases.iter().find(|p| p.jobs == 1)).map(|p| p.decisions_per_s);
     for p in &mut phases {
         p.ratio = p.per_decision.median_us / floor;
+        p.scaling = one
+            .filter(|_| p.jobs != 1)
+            .map(|one| p.decisions_per_s / one);
     }
     Ok(BenchReport {
         bot: cfg.bot.clone(),
@@ -336,6 +345,7 @@ fn phase(cfg: &BenchConfig, jobs: usize) -> anyhow::Result<Phase> {
             (true, Some(p), Some(b)) => Some(p.saturating_sub(b) as f64 / jobs as f64),
             _ => None,
         },
+        scaling: None,
     })
 }
 
@@ -481,6 +491,12 @@ impl BenchReport {
                 k.transcript_us,
                 k.rest_us
             );
+            if let Some(x) = p.scaling {
+                let _ = writeln!(
+                    s,
+                    "  scaling: {x:.2}× the decisions per second of jobs 1 (in this run)"
+                );
+            }
             if let (Some(peak), Some(per)) = (p.peak_rss_kib, p.rss_growth_per_table_kib) {
                 let _ = writeln!(
                     s,

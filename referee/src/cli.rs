@@ -1,7 +1,7 @@
 //! Command-line flags (stage one: raw, as clap parses them) and their validation
 //! into [`PlayConfig`] (stage two). Errors name the flag and the bad value.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::{bail, Context};
@@ -567,6 +567,8 @@ pub(crate) fn parse_bot(text: &str, what: &str) -> anyhow::Result<BotSpec> {
     Ok(BotSpec::Command {
         argv,
         text: text.to_owned(),
+        dir: None,
+        env: Vec::new(),
     })
 }
 
@@ -670,7 +672,15 @@ impl PlayArgs {
         let cpu_millicores = self.limit_cpus.map(cpu_millicores).transpose()?;
         let env = Isolation::env(&parse_env(&self.bot_env)?);
         let sandbox = if self.sandbox {
-            Some(std::sync::Arc::new(sandbox_for(&lineup, &output, &env)?))
+            // Where transcripts, timings and logs go: never shown to a bot.
+            let out_dir = match &output {
+                Output::File(p) => p.parent().unwrap_or(Path::new("")).to_path_buf(),
+                Output::Dir(d) => d.clone(),
+            };
+            let bots =
+                (lineup.iter().enumerate()).map(|(seat, spec)| (format!("seat {seat}"), spec));
+            let sandbox = sandbox_for(bots, &[&out_dir, &output.stderr_dir()], &env)?;
+            Some(std::sync::Arc::new(sandbox))
         } else {
             None
         };
@@ -726,50 +736,42 @@ pub(crate) fn cpu_millicores(cores: f64) -> anyhow::Result<u64> {
             "--limit-cpus {cores}: failed to limit CPU per bot: {e}. On cgroup v2 the \
              cpu controller must be enabled for the referee's cgroup's children (its \
              cgroup.subtree_control; with systemd, run the referee in a unit with \
-             Delegate=yes, e.g. `systemd-run --scope -p Delegate=yes referee play ...`). Without it, --clock cpu still times each \
-             decision on the CPU the bot used, and --limit-cpu-s caps its total"
+             Delegate=yes, e.g. `systemd-run --scope -p Delegate=yes referee play ...`). \
+             Without it, --clock cpu still times each decision on the CPU the bot used, \
+             and --limit-cpu-s caps its total"
         )
     })?;
     Ok(millicores)
 }
 
-/// Checks that the host can sandbox and that every bot of `lineup` can be: fails
-/// closed, before anything is started or written.
-fn sandbox_for(
-    lineup: &[BotSpec; 6],
-    output: &Output,
+/// Checks that the host can sandbox and that every bot of `bots` (each named as
+/// errors should name it: "seat 2", "entrant \"mine\"") can be: fails closed,
+/// before anything is started or written. `outputs` are where transcripts,
+/// timings and logs go, never shown to a bot; `env` is the run's bot environment.
+pub(crate) fn sandbox_for<'a>(
+    bots: impl IntoIterator<Item = (String, &'a BotSpec)>,
+    outputs: &[&Path],
     env: &[(String, String)],
 ) -> anyhow::Result<Sandbox> {
     let cwd = std::env::current_dir().context("failed to read the working directory")?;
-    let path = Isolation {
-        env: env.to_vec(),
-        sandbox: None,
-    };
     // In-process bots (tests, benchmarks) are the referee's own code: no process.
-    let launches = lineup
-        .iter()
-        .enumerate()
-        .filter(|(_, spec)| !matches!(spec, BotSpec::InProcess(_)))
-        .map(|(seat, spec)| {
-            spec.launch(&cwd, path.path())
-                .map(|launch| (seat, launch))
-                .map_err(|e| anyhow::anyhow!("failed to sandbox seat {seat}: {e}"))
+    let launches = bots
+        .into_iter()
+        .filter(|(_, spec)| !matches!(spec, BotSpec::InProcess(_) | BotSpec::Human))
+        .map(|(who, spec)| {
+            spec.launch(&cwd, Isolation::path_in(&spec.env(env)))
+                .map(|launch| (who.clone(), launch))
+                .map_err(|e| anyhow::anyhow!("failed to sandbox {who}: {e}"))
         })
         .collect::<anyhow::Result<Vec<_>>>()?;
-    // Where transcripts, timings and logs go: never shown to a bot.
-    let out_dir = match output {
-        Output::File(p) => p.parent().unwrap_or(std::path::Path::new("")).to_path_buf(),
-        Output::Dir(d) => d.clone(),
-    };
-    let outputs = vec![cwd.join(out_dir), cwd.join(output.stderr_dir())];
     let sandbox = Sandbox::prepare(
-        outputs,
+        outputs.iter().map(|p| cwd.join(p)).collect(),
         launches.iter().map(|(_, l)| l.dir.clone()).collect(),
     )?;
-    for (seat, launch) in &launches {
+    for (who, launch) in &launches {
         sandbox
             .check(launch)
-            .map_err(|e| anyhow::anyhow!("failed to sandbox seat {seat}: {e}"))?;
+            .map_err(|e| anyhow::anyhow!("failed to sandbox {who}: {e}"))?;
     }
     Ok(sandbox)
 }

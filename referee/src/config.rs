@@ -26,7 +26,16 @@ pub enum BotSpec {
     Human,
     /// An external command: argv (split like a shell would, never run by one) and
     /// the text as the user gave it.
-    Command { argv: Vec<String>, text: String },
+    Command {
+        argv: Vec<String>,
+        text: String,
+        /// Its own working directory (a tournament entrant's `dir`): the command
+        /// is read as if typed there. Absent: worked out from the command
+        /// (`bot/launch.rs`).
+        dir: Option<PathBuf>,
+        /// Variables of its own (a tournament entrant's `env`), over the run's.
+        env: Vec<(String, String)>,
+    },
 }
 
 impl BotSpec {
@@ -79,7 +88,36 @@ impl BotSpec {
             }
             BotSpec::InProcess(name) => Err(format!("inproc:{name} has no process")),
             BotSpec::Human => Err("a human seat has no process".to_owned()),
-            BotSpec::Command { .. } => Launch::resolve(&argv, base, path),
+            BotSpec::Command { dir: None, .. } => Launch::resolve(&argv, base, path),
+            BotSpec::Command { dir: Some(dir), .. } => {
+                let dir = std::fs::canonicalize(base.join(dir)).map_err(|e| {
+                    format!("failed to find the bot's directory {}: {e}", dir.display())
+                })?;
+                if !dir.is_dir() {
+                    return Err(format!(
+                        "the bot's directory {} is not a directory",
+                        dir.display()
+                    ));
+                }
+                Ok(Launch {
+                    dir: dir.clone(),
+                    ..Launch::resolve(&argv, &dir, path)?
+                })
+            }
+        }
+    }
+
+    /// The environment this bot starts with: the run's (`run`, sorted by key, from
+    /// [`Isolation::env`]) with its own variables over it.
+    pub fn env(&self, run: &[(String, String)]) -> Vec<(String, String)> {
+        match self {
+            BotSpec::Command { env, .. } if !env.is_empty() => {
+                let mut all: std::collections::BTreeMap<String, String> =
+                    run.iter().cloned().collect();
+                all.extend(env.iter().cloned());
+                all.into_iter().collect()
+            }
+            _ => run.to_vec(),
         }
     }
 }
@@ -106,8 +144,12 @@ impl Isolation {
 
     /// The `PATH` bots see, where bare program names are looked up.
     pub fn path(&self) -> &str {
-        self.env
-            .iter()
+        Isolation::path_in(&self.env)
+    }
+
+    /// The `PATH` of an environment, where a bare program name is looked up.
+    pub fn path_in(env: &[(String, String)]) -> &str {
+        env.iter()
             .find(|(k, _)| k == "PATH")
             .map_or(crate::bot::DEFAULT_PATH, |(_, v)| v.as_str())
     }

@@ -96,9 +96,9 @@ fn check_bot(
 
 fn tournament(cfg: referee::tournament::TournamentConfig) -> anyhow::Result<ExitCode> {
     use referee::tournament::Ended;
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(cfg.jobs.min(cores).max(1))
+    // The coordinator's runtime: each table runs on a thread of its own
+    // (tournament/pool.rs).
+    let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
     let cancel = tokio_util::sync::CancellationToken::new();

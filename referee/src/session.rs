@@ -19,7 +19,7 @@ use crate::bot::{BotProcess, Incoming, Spawn};
 use schmier_protocol::shuffle::derive_seed;
 use tokio_util::sync::CancellationToken;
 
-use crate::config::{BotSpec, PlayConfig, TableSpec};
+use crate::config::{BotSpec, Isolation, PlayConfig, TableSpec};
 use crate::fault::{quote, Fault, FaultKind};
 use crate::slot::Slot;
 use crate::table::{self, GamePlan, GameRecord};
@@ -313,13 +313,14 @@ async fn start(
             .unwrap_or_else(|| slot.spec.display());
         let log = log_name(i, slot.starts);
         slot.starts += 1;
+        let env = slot.spec.env(&cfg.isolation.env);
         let launch = std::env::current_dir()
             .map_err(|e| e.to_string())
-            .and_then(|cwd| slot.spec.launch(&cwd, cfg.isolation.path()));
+            .and_then(|cwd| slot.spec.launch(&cwd, Isolation::path_in(&env)));
         let spawned = launch.map_err(std::io::Error::other).and_then(|launch| {
             BotProcess::spawn(&Spawn {
                 launch,
-                env: cfg.isolation.env.clone(),
+                env,
                 sandbox: cfg.isolation.sandbox.clone(),
                 max_line: cfg.time.max_line,
                 limits: cfg.limits,

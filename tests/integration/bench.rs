@@ -108,6 +108,17 @@ fn bench_counts_the_games_it_plays_and_its_figures_agree() {
         // At least a reply and a request went through the pipes per decision.
         assert!(f(phase, "bytes_per_decision") > 100.0, "{phase}");
 
+        // Scaling is the rate over that of the jobs-1 phase of the same run.
+        if jobs == 1 {
+            assert!(phase["scaling"].is_null(), "{phase}");
+        } else {
+            let one = f(&phases[0], "decisions_per_s");
+            assert!(
+                close(f(phase, "scaling"), f(phase, "decisions_per_s") / one),
+                "{phase}"
+            );
+        }
+
         let per = &phase["per_decision"];
         assert!(f(per, "median_us") > 0.0 && f(per, "median_us") <= f(per, "p99_us"));
         assert!(

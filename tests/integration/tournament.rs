@@ -686,3 +686,174 @@ fn a_crashing_entrant_is_restarted_each_game_and_its_faults_and_forfeits_are_cou
         String::from_utf8_lossy(&out.stdout)
     );
 }
+
+/// The `PLACED` lines of every bot log of a tournament, sorted (see
+/// tests/tournament/placed/bot.py).
+fn placed_lines(dir: &Path) -> Vec<String> {
+    let mut lines = Vec::new();
+    for table in std::fs::read_dir(dir.join("stderr")).unwrap() {
+        for log in std::fs::read_dir(table.unwrap().path()).unwrap() {
+            let text = std::fs::read_to_string(log.unwrap().path()).unwrap();
+            lines.extend(
+                (text.lines())
+                    .filter(|l| l.starts_with("PLACED "))
+                    .map(str::to_owned),
+            );
+        }
+    }
+    lines.sort();
+    lines
+}
+
+/// A tournament file of two entrants of tests/tournament/placed/bot.py and the
+/// heuristic bot: `placed` with a directory and variables of its own, `plain`
+/// with neither.
+fn placed_tournament(name: &str) -> (PathBuf, Command) {
+    let dir = scratch(name);
+    let file = dir.with_extension("toml");
+    std::fs::write(
+        &file,
+        "seed = 3\nformat = \"round-robin\"\nenv = { ALL = \"file\", WHO = \"everyone\" }\n\
+         [[entrant]]\nname = \"placed\"\ncommand = \"python3 bot.py\"\n\
+         dir = \"tests/tournament/placed\"\nenv = { WHO = \"placed\" }\n\
+         [[entrant]]\nname = \"plain\"\ncommand = \"python3 tests/tournament/placed/bot.py\"\n\
+         [[entrant]]\nname = \"h\"\ncommand = \"builtin:heuristic\"\n",
+    )
+    .unwrap();
+    let mut c = Command::new(REFEREE);
+    c.arg("tournament")
+        .arg(&file)
+        .args(["--quiet", "--decision-ms", "10000", "--bot-env", "ALL=flag"])
+        .args(["--entrant-env", "placed=EXTRA=flag", "--bot-env"])
+        .arg(format!("OUT={}", dir.display()))
+        .arg("--out")
+        .arg(&dir)
+        .current_dir(root());
+    (dir, c)
+}
+
+#[test]
+fn entrants_run_in_their_own_directory_with_their_own_variables() {
+    let (dir, mut c) = placed_tournament("placed");
+    c.args(["--entrant-dir", "plain=tests/tournament"]);
+    // `plain` now reads its command from tests/tournament.
+    let text = std::fs::read_to_string(dir.with_extension("toml")).unwrap();
+    std::fs::write(
+        dir.with_extension("toml"),
+        text.replace("tests/tournament/placed/bot.py", "placed/bot.py"),
+    )
+    .unwrap();
+    ok(c);
+    let here = root().canonicalize().unwrap();
+    let placed = format!(
+        "PLACED cwd={} who=placed all=flag extra=flag out=seen",
+        here.join("tests/tournament/placed").display()
+    );
+    let plain = format!(
+        "PLACED cwd={} who=everyone all=flag extra=None out=seen",
+        here.join("tests/tournament").display()
+    );
+    // Two processes each, started once for the matchup's six games.
+    let mut want = [placed.clone(), placed, plain.clone(), plain];
+    want.sort();
+    assert_eq!(placed_lines(&dir), want);
+    let standings: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("standings.json")).unwrap()).unwrap();
+    assert_eq!(standings["games"], 6);
+    for row in standings["entrants"].as_array().unwrap() {
+        assert_eq!(row["faults"], serde_json::json!({}), "{row}");
+    }
+}
+
+#[test]
+fn a_sandboxed_tournament_hides_its_output_folder_from_every_entrant() {
+    let (dir, mut c) = placed_tournament("placed-sandbox");
+    c.arg("--sandbox");
+    ok(c);
+    let here = root().canonicalize().unwrap();
+    let cwd = here.join("tests/tournament/placed");
+    let placed = format!(
+        "PLACED cwd={} who=placed all=flag extra=flag out=hidden",
+        cwd.display()
+    );
+    let plain = format!(
+        "PLACED cwd={} who=everyone all=flag extra=None out=hidden",
+        cwd.display()
+    );
+    let mut want = [placed.clone(), placed, plain.clone(), plain];
+    want.sort();
+    assert_eq!(placed_lines(&dir), want);
+    // Without --sandbox the same bots see it (the test above): the sandbox, not
+    // the bot, hides it.
+}
+
+#[test]
+fn an_entrant_setting_names_an_entrant_and_suits_it() {
+    let bad = |args: &[&str], want: &str| {
+        let mut c = Command::new(REFEREE);
+        c.args(["tournament", "--seed", "1", "--quiet"])
+            .args([
+                "--entrant",
+                "a=builtin:random",
+                "--entrant",
+                "b=builtin:random",
+            ])
+            .args(["--entrant", "c=python3 tests/tournament/placed/bot.py"])
+            .args(args)
+            .current_dir(root());
+        let err = failing(c);
+        assert!(err.contains(want), "{args:?}: {err}");
+    };
+    bad(
+        &["--entrant-dir", "zed=tests"],
+        "no entrant is named \"zed\"",
+    );
+    bad(
+        &["--entrant-dir", "a=tests"],
+        "only a command has a directory",
+    );
+    bad(&["--entrant-dir", "c=no/such/dir"], "does not exist");
+    bad(&["--entrant-env", "c=NOEQUALS"], "expected NAME=KEY=VALUE");
+    bad(&["--entrant-env", "c"], "expected NAME=KEY=VALUE");
+}
+
+#[test]
+fn the_clock_and_time_bank_reach_every_table() {
+    let dir = scratch("clock");
+    let mut c = Command::new(REFEREE);
+    c.args(["tournament", "--seed", "2", "--quiet"])
+        .args([
+            "--entrant",
+            "a=builtin:random",
+            "--entrant",
+            "b=builtin:heuristic",
+        ])
+        .args(["--entrant", "c=builtin:random"])
+        .args([
+            "--clock",
+            "cpu",
+            "--time-bank-ms",
+            "2500",
+            "--decision-ms",
+            "4000",
+        ])
+        .arg("--out")
+        .arg(&dir)
+        .current_dir(root());
+    ok(c);
+    let want = serde_json::json!({
+        "clock": "cpu", "time_bank_ms": 2500, "startup_ms": 10000, "decision_ms": 4000,
+        "grace_ms": 50, "max_line_bytes": 65536
+    });
+    let manifest: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("tournament.json")).unwrap()).unwrap();
+    assert_eq!(manifest["time_control"], want);
+    let journal = journal(&dir);
+    assert_eq!(journal.len(), 6);
+    for entry in journal {
+        let text =
+            std::fs::read_to_string(dir.join(entry["transcript"].as_str().unwrap())).unwrap();
+        let header: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+        assert_eq!(header["time_control"], want, "{}", entry["transcript"]);
+    }
+}

@@ -2,6 +2,7 @@
 //! [`TournamentConfig`] (stage two). Every field of the file can be given as a
 //! flag; flags win. Errors name the flag or file field and the bad value.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -96,6 +97,18 @@ pub struct TournamentArgs {
     #[arg(long, value_name = "MS")]
     pub startup_ms: Option<u64>,
 
+    /// Per-game time bank per seat, in milliseconds, as for `referee play`: a
+    /// decision that takes longer than --decision-ms draws the excess from it.
+    /// [default: 0]
+    #[arg(long, value_name = "MS")]
+    pub time_bank_ms: Option<u64>,
+
+    /// The clock decisions are timed on, as for `referee play`: `wall` or `cpu`
+    /// (CPU time of the bot's processes, so a busy host cannot make a bot lose on
+    /// time; Linux only). [default: wall]
+    #[arg(long, value_enum)]
+    pub clock: Option<crate::cli::ClockName>,
+
     /// Multiply every time limit by this factor. [default: 1.0]
     #[arg(long, value_name = "F")]
     pub time_scale: Option<f64>,
@@ -118,6 +131,48 @@ pub struct TournamentArgs {
     #[arg(long = "bot-env", value_name = "KEY=VALUE")]
     pub bot_env: Vec<String>,
 
+    /// An entrant's working directory, `NAME=DIR` (repeatable): its command is
+    /// read as if typed in DIR (relative paths from there) and runs there.
+    /// Overrides the file's `dir` of that entrant.
+    #[arg(long = "entrant-dir", value_name = "NAME=DIR")]
+    pub entrant_dirs: Vec<String>,
+
+    /// An environment variable for one entrant's processes, `NAME=KEY=VALUE`
+    /// (repeatable), over --bot-env. Added to the file's `env` of that entrant.
+    #[arg(long = "entrant-env", value_name = "NAME=KEY=VALUE")]
+    pub entrant_envs: Vec<String>,
+
+    /// Run every bot process in a sandbox of its own, as `referee play --sandbox`
+    /// does (README, "Sandbox"). The referee checks every entrant can be sandboxed
+    /// before the first game, and refuses to start where the host cannot sandbox.
+    #[arg(long)]
+    pub sandbox: bool,
+
+    /// Event delivery, as for `referee play`: `live` (each event to every seat as
+    /// it happens) or `batched` (with the seat's next request: fewer system calls,
+    /// faster among fast bots). Results and transcripts are the same either way.
+    /// [default: live]
+    #[arg(long, value_enum)]
+    pub events: Option<crate::cli::DeliveryName>,
+
+    /// Per-bot address-space limit in MiB (RLIMIT_AS), as for `referee play`.
+    #[arg(long, value_name = "MIB")]
+    pub limit_memory_mb: Option<u64>,
+
+    /// Per-bot CPU-time limit in seconds for a table's whole matchup
+    /// (RLIMIT_CPU; a restarted bot starts afresh).
+    #[arg(long, value_name = "S")]
+    pub limit_cpu_s: Option<u64>,
+
+    /// Per-bot open-file limit (RLIMIT_NOFILE).
+    #[arg(long, value_name = "N")]
+    pub limit_files: Option<u64>,
+
+    /// Per-bot process limit through a pids cgroup of its own, as for `referee
+    /// play`; the referee refuses to start where it cannot create cgroups.
+    #[arg(long, value_name = "N")]
+    pub limit_procs: Option<u64>,
+
     /// No progress bar or progress lines; only the final standings.
     #[arg(long, short)]
     pub quiet: bool,
@@ -139,10 +194,20 @@ struct FileConfig {
     shards: Option<u32>,
     decision_ms: Option<u64>,
     startup_ms: Option<u64>,
+    time_bank_ms: Option<u64>,
+    clock: Option<String>,
     time_scale: Option<f64>,
     policy: Option<String>,
     stick_the_dealer: Option<bool>,
     trump_anytime: Option<bool>,
+    /// Every bot's environment, as --bot-env.
+    env: Option<BTreeMap<String, String>>,
+    sandbox: Option<bool>,
+    events: Option<String>,
+    limit_memory_mb: Option<u64>,
+    limit_cpu_s: Option<u64>,
+    limit_files: Option<u64>,
+    limit_procs: Option<u64>,
     #[serde(default, rename = "entrant")]
     entrants: Vec<FileEntrant>,
 }
@@ -152,6 +217,11 @@ struct FileConfig {
 struct FileEntrant {
     name: String,
     command: String,
+    /// Its working directory (relative to where the referee is started).
+    dir: Option<PathBuf>,
+    /// Variables of its own, over the tournament's `env`.
+    #[serde(default)]
+    env: BTreeMap<String, String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -188,7 +258,9 @@ impl TournamentArgs {
         let mut entrants: Vec<Entrant> = Vec::new();
         for e in &file.entrants {
             let what = format!("entrant {:?}", e.name);
-            add(&mut entrants, &e.name, parse_bot(&e.command, &what)?, &what)?;
+            let env = e.env.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+            let bot = own_place(parse_bot(&e.command, &what)?, e.dir.clone(), env, &what)?;
+            add(&mut entrants, &e.name, bot, &what)?;
         }
         for text in &self.entrants {
             let (name, cmd) = text.split_once('=').with_context(|| {
@@ -200,6 +272,26 @@ impl TournamentArgs {
             let bot = parse_bot(cmd, &format!("--entrant {name}"))?;
             entrants.retain(|e| e.name != name);
             add(&mut entrants, name, bot, &format!("--entrant {text:?}"))?;
+        }
+        for text in &self.entrant_dirs {
+            let (name, dir) = entrant_value(&entrants, text, "--entrant-dir", "NAME=DIR")?;
+            let e = &mut entrants[name];
+            e.bot = own_place(
+                e.bot.clone(),
+                Some(PathBuf::from(dir)),
+                Vec::new(),
+                &format!("--entrant-dir {text:?}"),
+            )?;
+        }
+        for text in &self.entrant_envs {
+            let what = format!("--entrant-env {text:?}");
+            let (name, pair) = entrant_value(&entrants, text, "--entrant-env", "NAME=KEY=VALUE")?;
+            let pair = match pair.split_once('=') {
+                Some((k, v)) => (k.to_owned(), v.to_owned()),
+                None => bail!("{what}: expected NAME=KEY=VALUE, e.g. --entrant-env mine=DEPTH=3"),
+            };
+            let e = &mut entrants[name];
+            e.bot = own_place(e.bot.clone(), None, vec![pair], &what)?;
         }
         let fill = self.fill.clone().or(file.fill);
         if entrants.len() < 3 {
@@ -330,9 +422,17 @@ impl TournamentArgs {
         };
         let scale = |ms: u64| Duration::from_secs_f64(ms as f64 * time_scale / 1000.0);
         let decision_ms = self.decision_ms.or(file.decision_ms).unwrap_or(1000);
+        let clock = match (self.clock, file.clock.as_deref()) {
+            (Some(c), _) => c.into(),
+            (None, None | Some("wall")) => Clock::Wall,
+            (None, Some("cpu")) => Clock::Cpu,
+            (None, Some(other)) => {
+                bail!("clock {other:?} in the tournament file: expected wall or cpu")
+            }
+        };
         let time = TimeControl {
-            clock: Clock::Wall,
-            bank: Duration::ZERO,
+            clock,
+            bank: scale(self.time_bank_ms.or(file.time_bank_ms).unwrap_or(0)),
             startup: Some(scale(self.startup_ms.or(file.startup_ms).unwrap_or(10_000))),
             decision: Some(scale(decision_ms)),
             grace: scale(50),
@@ -353,6 +453,46 @@ impl TournamentArgs {
             .clone()
             .or(file.out)
             .unwrap_or_else(|| PathBuf::from(format!("schmier-out/tournament-{seed}")));
+        let events = match (self.events, file.events.as_deref()) {
+            (Some(e), _) => e.into(),
+            (None, None | Some("live")) => crate::config::Delivery::Live,
+            (None, Some("batched")) => crate::config::Delivery::Batched,
+            (None, Some(other)) => {
+                bail!("events {other:?} in the tournament file: expected live or batched")
+            }
+        };
+        let limits = ResourceLimits {
+            memory_bytes: self
+                .limit_memory_mb
+                .or(file.limit_memory_mb)
+                .map(|m| m << 20),
+            cpu_seconds: self.limit_cpu_s.or(file.limit_cpu_s),
+            open_files: self.limit_files.or(file.limit_files),
+            processes: self.limit_procs.or(file.limit_procs),
+            // `--limit-cpus` is `play`'s so far (`crate::cli::cpu_millicores`).
+            cpu_millicores: None,
+        };
+        if let Some(n) = limits.processes {
+            crate::bot::probe_cgroups(Some(n), None).map_err(|e| {
+                anyhow::anyhow!(
+                    "--limit-procs {n}: failed to limit processes per bot: {e}. RLIMIT_NPROC \
+                     is not used instead: it counts every process of the user, so one bot \
+                     could exhaust it for all"
+                )
+            })?;
+        }
+        let mut env_words: Vec<String> = (file.env.iter().flatten())
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
+        env_words.extend(self.bot_env.iter().cloned());
+        let env = crate::config::Isolation::env(&crate::cli::parse_env(&env_words)?);
+        let sandbox = if self.sandbox || file.sandbox == Some(true) {
+            let bots = (entrants.iter()).map(|e| (format!("entrant {:?}", e.name), &e.bot));
+            let sandbox = crate::cli::sandbox_for(bots, &[&out], &env)?;
+            Some(std::sync::Arc::new(sandbox))
+        } else {
+            None
+        };
         let placeholder = BotSpec::Builtin("random".into());
         Ok(TournamentConfig {
             entrants,
@@ -371,12 +511,9 @@ impl TournamentArgs {
                     PolicyName::Competition => FaultPolicy::COMPETITION,
                     PolicyName::Lenient => FaultPolicy::LENIENT,
                 },
-                limits: ResourceLimits::default(),
-                events: crate::config::Delivery::default(),
-                isolation: crate::config::Isolation {
-                    env: crate::config::Isolation::env(&crate::cli::parse_env(&self.bot_env)?),
-                    sandbox: None,
-                },
+                limits,
+                events,
+                isolation: crate::config::Isolation { env, sandbox },
                 stderr_cap: 1 << 20,
             },
             out,
@@ -402,6 +539,68 @@ fn add(entrants: &mut Vec<Entrant>, name: &str, bot: BotSpec, what: &str) -> any
         bot,
     });
     Ok(())
+}
+
+/// `bot` given a working directory and variables of its own (a tournament
+/// entrant's `dir` and `env`); only a command has them.
+fn own_place(
+    bot: BotSpec,
+    dir: Option<PathBuf>,
+    vars: Vec<(String, String)>,
+    what: &str,
+) -> anyhow::Result<BotSpec> {
+    if dir.is_none() && vars.is_empty() {
+        return Ok(bot);
+    }
+    for (k, v) in &vars {
+        if k.is_empty() || k.contains(['=', '\0']) || v.contains('\0') {
+            bail!(
+                "{what}: {k:?} is not an environment variable name (or its value holds a NUL byte)"
+            );
+        }
+    }
+    match bot {
+        BotSpec::Command {
+            argv,
+            text,
+            dir: old_dir,
+            mut env,
+        } => {
+            if let Some(d) = &dir {
+                if !d.is_dir() {
+                    bail!("{what}: the directory {} does not exist", d.display());
+                }
+            }
+            env.extend(vars);
+            Ok(BotSpec::Command {
+                argv,
+                text,
+                dir: dir.or(old_dir),
+                env,
+            })
+        }
+        other => bail!(
+            "{what}: only a command has a directory and environment of its own, not {}",
+            other.display()
+        ),
+    }
+}
+
+/// `NAME=REST` of an entrant flag: the entrant's index and REST.
+fn entrant_value<'t>(
+    entrants: &[Entrant],
+    text: &'t str,
+    flag: &str,
+    shape: &str,
+) -> anyhow::Result<(usize, &'t str)> {
+    let (name, rest) = text
+        .split_once('=')
+        .with_context(|| format!("{flag} {text:?}: expected {shape}"))?;
+    let i = entrants
+        .iter()
+        .position(|e| e.name == name.trim())
+        .with_context(|| format!("{flag} {text:?}: no entrant is named {:?}", name.trim()))?;
+    Ok((i, rest))
 }
 
 fn read_file(path: &Path) -> anyhow::Result<FileConfig> {
@@ -500,6 +699,73 @@ mod tests {
         let b = cfg.entrants.iter().find(|e| e.name == "b").unwrap();
         assert_eq!(b.bot, BotSpec::Builtin("heuristic".into()));
         assert_eq!(cfg.entrants.len(), 3);
+    }
+
+    #[test]
+    fn the_file_sets_events_limits_and_entrant_places() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.toml");
+        let bot_dir = dir.path().display();
+        std::fs::write(
+            &path,
+            format!(
+                "seed = 5\nevents = \"batched\"\nlimit_files = 64\nenv = {{ A = \"1\" }}\n\
+                 [[entrant]]\nname = \"a\"\ncommand = \"python3 bot.py\"\n\
+                 dir = \"{bot_dir}\"\nenv = {{ B = \"2\" }}\n\
+                 [[entrant]]\nname = \"b\"\ncommand = \"builtin:random\"\n\
+                 [[entrant]]\nname = \"c\"\ncommand = \"builtin:random\"\n"
+            ),
+        )
+        .unwrap();
+        let a = TournamentArgs {
+            config: Some(path.clone()),
+            entrant_envs: vec!["a=B=3".into(), "a=C=4".into()],
+            ..TournamentArgs::default()
+        };
+        let cfg = a.validate().unwrap();
+        assert_eq!(cfg.table.events, crate::config::Delivery::Batched);
+        assert_eq!(cfg.table.limits.open_files, Some(64));
+        let env = |pairs: &[(&str, &str)]| -> Vec<(String, String)> {
+            pairs
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect()
+        };
+        assert_eq!(
+            cfg.table.isolation.env,
+            env(&[("A", "1"), ("PATH", crate::bot::DEFAULT_PATH)])
+        );
+        let BotSpec::Command {
+            dir: d, env: own, ..
+        } = &cfg.entrants[0].bot
+        else {
+            panic!("a command: {:?}", cfg.entrants[0].bot)
+        };
+        assert_eq!(d.as_deref(), Some(dir.path()));
+        // The flag's B comes after the file's, so it wins when they are merged.
+        let merged = cfg.entrants[0].bot.env(&cfg.table.isolation.env);
+        assert_eq!(
+            merged,
+            env(&[
+                ("A", "1"),
+                ("B", "3"),
+                ("C", "4"),
+                ("PATH", crate::bot::DEFAULT_PATH)
+            ])
+        );
+        assert_eq!(own.len(), 3);
+        let text = std::fs::read_to_string(&path).unwrap();
+        std::fs::write(&path, text.replace("batched", "sometimes")).unwrap();
+        let err = format!(
+            "{:#}",
+            TournamentArgs {
+                config: Some(path),
+                ..TournamentArgs::default()
+            }
+            .validate()
+            .unwrap_err()
+        );
+        assert!(err.contains("events \"sometimes\""), "{err}");
     }
 
     #[test]

@@ -11,6 +11,7 @@ use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
+use anyhow::Context;
 use tokio::sync::{mpsc, Semaphore};
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
@@ -53,27 +54,52 @@ pub async fn run(
     let queue = Arc::new(Mutex::new(VecDeque::from(jobs)));
     let starting = Arc::new(Semaphore::new(STARTING));
     let mut workers = JoinSet::new();
-    for _ in 0..tables {
-        let (queue, starting, stop, done, dir) = (
+    let mut failure: Option<anyhow::Error> = None;
+    for k in 0..tables {
+        let (queue, starting, halt, done, dir) = (
             queue.clone(),
             starting.clone(),
             stop.clone(),
             done.clone(),
             dir.clone(),
         );
+        // Each table on a thread of its own with a single-threaded runtime: its
+        // bots' replies wake the thread that waits for them, never another
+        // worker's (BENCHMARKS.md, `referee bench`).
+        let (ended, end) = tokio::sync::oneshot::channel();
+        let thread = std::thread::Builder::new()
+            .name(format!("table-{k}"))
+            .spawn(move || {
+                let result = tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+                    .context("failed to start a table's runtime")
+                    .and_then(|runtime| {
+                        runtime.block_on(async {
+                            loop {
+                                let job =
+                                    queue.lock().unwrap_or_else(|e| e.into_inner()).pop_front();
+                                let Some(job) = job else { return Ok(()) };
+                                if halt.is_cancelled() {
+                                    return Ok(());
+                                }
+                                play_table(&dir, job, &starting, &halt, &done).await?;
+                            }
+                        })
+                    });
+                let _ = ended.send(result);
+            });
+        if let Err(e) = thread {
+            stop.cancel();
+            failure = Some(anyhow::Error::new(e).context("failed to start a table's thread"));
+            break;
+        }
         workers.spawn(async move {
-            loop {
-                let job = queue.lock().unwrap_or_else(|e| e.into_inner()).pop_front();
-                let Some(job) = job else { return Ok(()) };
-                if stop.is_cancelled() {
-                    return Ok(());
-                }
-                play_table(&dir, job, &starting, &stop, &done).await?;
-            }
+            end.await
+                .unwrap_or_else(|_| Err(anyhow::anyhow!("a table's thread panicked")))
         });
     }
     drop(done);
-    let mut failure: Option<anyhow::Error> = None;
     while let Some(joined) = workers.join_next().await {
         let error = match joined {
             Ok(Ok(())) => continue,
