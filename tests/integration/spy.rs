@@ -288,6 +288,87 @@ fn signalling_a_process_outside_the_bots_own_tree() {
     assert!(boxed.report().1.ends_with("EPERM"), "{:?}", boxed.report());
 }
 
+/// The referee's terminal is the operator's, where a human seat types its moves
+/// and sees its hand. bubblewrap's `/dev` shows it as `/dev/tty` (and sandboxed
+/// bots share the referee's session), so only Landlock keeps a bot from writing
+/// to it or reading the keys typed there.
+#[test]
+fn reaching_the_operators_terminal() {
+    for sandbox in [false, true] {
+        let (report, screen) = spy_on_a_terminal(sandbox);
+        let (worked, detail) = report;
+        let shown = screen.contains("SPY-ON-THE-TERMINAL-");
+        if sandbox {
+            assert!(!worked && detail.ends_with("EACCES"), "{detail}");
+            assert!(!shown, "{screen}");
+        } else {
+            assert!(worked && shown, "{detail}: {screen:?}");
+        }
+    }
+}
+
+/// Runs the `tty` spy in seat 1 under a referee whose controlling terminal is a
+/// pseudo-terminal; returns its report and what reached the terminal.
+fn spy_on_a_terminal(sandbox: bool) -> ((bool, String), String) {
+    use std::io::Read;
+    use std::os::unix::process::CommandExt;
+    let pty = nix::pty::openpty(None, None).expect("a pseudo-terminal");
+    let dir = tempfile::tempdir().unwrap();
+    let token = tag("tty");
+    let mut cmd = std::process::Command::new(crate::support::REFEREE);
+    cmd.args([
+        "play",
+        "--seed",
+        "3",
+        "--policy",
+        "lenient",
+        "--decision-ms",
+        "10000",
+    ])
+    .arg("--seat")
+    .arg(format!("1=python3 tests/spy/spy.py tty --tag {token}"))
+    .arg("--transcript")
+    .arg(dir.path().join("out"))
+    .args(sandbox.then_some("--sandbox"))
+    .current_dir(root())
+    .stdin(std::process::Stdio::from(pty.slave))
+    .stdout(std::process::Stdio::piped())
+    .stderr(std::process::Stdio::piped());
+    // SAFETY: setsid and ioctl only, in the child before exec.
+    unsafe {
+        cmd.pre_exec(|| {
+            nix::unistd::setsid()?;
+            if nix::libc::ioctl(0, nix::libc::TIOCSCTTY, 0) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let child = cmd.spawn().expect("the referee runs");
+    drop(cmd); // closes our copy of the terminal's slave side
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut master = std::fs::File::from(pty.master);
+    // Nothing holds the slave side any more: what was written is buffered, and
+    // reading ends with EIO after it.
+    let mut screen = Vec::new();
+    let _ = master.read_to_end(&mut screen);
+    let log = std::fs::read_to_string(dir.path().join("out/stderr/player1.log")).unwrap();
+    let line = log
+        .lines()
+        .find_map(|l| l.strip_prefix("SPY tty "))
+        .unwrap_or_else(|| panic!("no report: {log}"));
+    let (verdict, detail) = line.split_once(' ').unwrap();
+    (
+        (verdict == "ok", detail.to_owned()),
+        String::from_utf8_lossy(&screen).into_owned(),
+    )
+}
+
 #[test]
 fn a_daemon_outlives_only_an_unsandboxed_referee() {
     let open = spy("daemon", false, play().seed(3));

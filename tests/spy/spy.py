@@ -171,6 +171,15 @@ def attack():
         # pid 1 (outside the bot's Landlock domain). Signal 0 only checks.
         parent = os.getppid()
         return report(*attempt(f"{found} kill({parent}, 0)", lambda: os.kill(parent, 0) or "allowed"))
+    if MODE == "tty":
+        # Reach the operator's terminal, where a human seat types its moves: the
+        # bot shares the referee's session, so /dev/tty is that terminal.
+        def write_tty():
+            fd = os.open("/dev/tty", os.O_RDWR | os.O_NOCTTY)
+            os.write(fd, f"SPY-ON-THE-TERMINAL-{TAG}\n".encode())
+            os.close(fd)
+            return "written"
+        return report(*attempt(found, write_tty))
     if MODE == "hold":
         # Not an attack: wait at the first request until the test has looked at
         # this bot from outside and leaves `go-TAG` in the bot's directory.
