@@ -3,7 +3,8 @@
 
     python3 scripts/decision_times.py DIR [DIR ...]
 
-Reads DIR/game-*.timings.jsonl and prints, per DIR, how many decisions and the
+Reads DIR/timings/game-*.jsonl (or, from older runs, DIR/game-*.timings.jsonl)
+and prints, per DIR, how many decisions and the
 median, 90th and 99th percentile and mean of `micros` (from the request's last
 byte written to the reply's newline read).
 """
@@ -15,7 +16,7 @@ import sys
 for d in sys.argv[1:]:
     t = sorted(
         json.loads(line)["micros"]
-        for f in glob.glob(f"{d}/game-*.timings.jsonl")
+        for f in glob.glob(f"{d}/timings/game-*.jsonl") + glob.glob(f"{d}/game-*.timings.jsonl")
         for line in open(f)
         if line.strip() and json.loads(line).get("micros") is not None
     )

@@ -429,8 +429,10 @@ pub struct PlayArgs {
 
     /// Run each bot process in a sandbox of its own (Linux namespaces through
     /// bubblewrap): no network, no other process, no files but the system
-    /// directories, its own directory (read-only) and a private /tmp. The referee
-    /// refuses to start where the host cannot sandbox. See README, "Sandbox".
+    /// directories, its own directory (read-only) and a private /tmp. Landlock
+    /// (ABI 6, Linux 6.12) enforces the same from inside; seccomp refuses ptrace
+    /// and the like. The referee refuses to start where the host cannot sandbox.
+    /// See README, "Sandbox".
     #[arg(long)]
     pub sandbox: bool,
 
