@@ -536,6 +536,8 @@ fn one_bots_forks_do_not_use_up_another_bots_process_limit() {
 /// `--limit-cpus` is a cpu cgroup per bot process: the bot itself (not only the
 /// sandbox's helpers) runs in a cgroup of its own with that bandwidth, read back
 /// from the kernel's cgroup files while it plays, and the cgroup is gone after.
+/// With the process and memory limits too, which on cgroup v1 makes the cpu
+/// cgroup the third hierarchy the bot enters.
 #[test]
 fn each_bot_runs_in_a_cpu_cgroup_of_its_own_with_the_bandwidth_asked() {
     let refused = play().seed(3).args(["--limit-cpus", "0.5"]).run();
@@ -568,6 +570,7 @@ fn each_bot_runs_in_a_cpu_cgroup_of_its_own_with_the_bandwidth_asked() {
                 "--limit-cpus",
                 "0.5",
             ])
+            .args(["--limit-procs", "50", "--limit-memory-mb", "4096"])
             .arg("--seat")
             .arg(format!("1={cmd}"));
         if sandbox {

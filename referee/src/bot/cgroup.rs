@@ -16,6 +16,9 @@ use std::os::fd::{AsRawFd, RawFd};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
 
+/// The `cgroup.procs` descriptors of a bot's cgroups, one per hierarchy.
+pub type ProcsFds = [Option<RawFd>; 3];
+
 /// One bot's cgroups (one per hierarchy involved), removed on drop.
 #[derive(Debug)]
 pub struct Cgroup {
@@ -129,9 +132,10 @@ impl Cgroup {
         Ok(cgroup)
     }
 
-    /// The `cgroup.procs` descriptors the child writes `0` to (at most two).
-    pub fn procs_fds(&self) -> [Option<RawFd>; 2] {
-        let mut fds = [None; 2];
+    /// The `cgroup.procs` descriptors the child writes `0` to, one per
+    /// hierarchy (cgroup v1 has one per controller: pids, memory, cpu).
+    pub fn procs_fds(&self) -> ProcsFds {
+        let mut fds = [None; 3];
         for (slot, f) in fds.iter_mut().zip(&self.procs) {
             *slot = Some(f.as_raw_fd());
         }
@@ -140,7 +144,7 @@ impl Cgroup {
 
     /// Moves the calling process into the cgroup. Async-signal-safe: for the
     /// child between fork and exec.
-    pub fn enter(fds: [Option<RawFd>; 2]) -> std::io::Result<()> {
+    pub fn enter(fds: ProcsFds) -> std::io::Result<()> {
         for fd in fds.into_iter().flatten() {
             // SAFETY: a plain write(2) of a static byte to a descriptor the parent
             // opened before the fork.

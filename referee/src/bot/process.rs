@@ -96,7 +96,7 @@ impl BotProcess {
             .stderr(Stdio::piped());
         let seccomp = spec.sandbox.as_ref().map(|s| s.seccomp.clone());
         let cgroup = own_cgroup(spec)?;
-        let fds = cgroup.as_ref().map_or([None; 2], Cgroup::procs_fds);
+        let fds = cgroup.as_ref().map_or([None; 3], Cgroup::procs_fds);
         unix::configure(&mut cmd, spec.limits, fds, seccomp);
         let mut child = spawner::spawn(cmd)?;
         let pid = child.id().expect("a just-spawned child has a pid");

@@ -2,7 +2,6 @@
 //! and signals to whole groups. Everything platform-specific lives here.
 
 use std::collections::BTreeSet;
-use std::os::fd::RawFd;
 use std::sync::{Arc, Mutex};
 
 use nix::sys::signal::{killpg, Signal};
@@ -10,7 +9,7 @@ use nix::unistd::Pid;
 use seccompiler::BpfProgram;
 use tokio::process::Command;
 
-use super::cgroup::Cgroup;
+use super::cgroup::{Cgroup, ProcsFds};
 
 /// Optional per-bot resource limits (Linux `setrlimit`), applied in the child just
 /// before it runs the bot.
@@ -39,7 +38,7 @@ pub struct ResourceLimits {
 pub fn configure(
     cmd: &mut Command,
     limits: ResourceLimits,
-    cgroup: [Option<RawFd>; 2],
+    cgroup: ProcsFds,
     seccomp: Option<Arc<BpfProgram>>,
 ) {
     cmd.process_group(0);
