@@ -33,7 +33,7 @@
 //! of its own, and on a loaded host that made decisions far slower in the tail
 //! (BENCHMARKS.md). What a new session guards against, pushing keystrokes into
 //! the operator's terminal, the seccomp filter refuses instead (`TIOCSTI`,
-//! `TIOCLINUX`).
+//! `TIOCLINUX`), and Landlock keeps the bot from opening `/dev/tty` at all.
 //!
 //! bubblewrap's own pid 1 inside the sandbox keeps the environment bubblewrap was
 //! started with (readable at `/proc/1/environ`), so bubblewrap is started with the
