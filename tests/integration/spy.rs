@@ -497,6 +497,52 @@ fn the_sandbox_fails_closed_with_a_clear_reason() {
     );
 }
 
+/// A kernel without Landlock (simulated: a seccomp filter makes its system calls
+/// fail with ENOSYS for the referee and everything it starts) makes `--sandbox`
+/// refuse to start, saying so, rather than run bots with two layers of three.
+#[test]
+fn the_sandbox_refuses_a_kernel_without_landlock() {
+    use std::os::unix::process::CommandExt;
+    let filter: seccompiler::BpfProgram = seccompiler::SeccompFilter::new(
+        [
+            (nix::libc::SYS_landlock_create_ruleset, vec![]),
+            (nix::libc::SYS_landlock_add_rule, vec![]),
+            (nix::libc::SYS_landlock_restrict_self, vec![]),
+        ]
+        .into_iter()
+        .collect(),
+        seccompiler::SeccompAction::Allow,
+        seccompiler::SeccompAction::Errno(nix::libc::ENOSYS as u32),
+        std::env::consts::ARCH.try_into().unwrap(),
+    )
+    .unwrap()
+    .try_into()
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let mut cmd = std::process::Command::new(crate::support::REFEREE);
+    cmd.args(["play", "--seed", "3", "--sandbox", "--transcript"])
+        .arg(&out)
+        .current_dir(root());
+    // SAFETY: prctl and seccomp only, on a program compiled before the fork.
+    unsafe {
+        cmd.pre_exec(move || {
+            nix::sys::prctl::set_no_new_privs()?;
+            seccompiler::apply_filter(&filter).map_err(std::io::Error::other)
+        });
+    }
+    let done = cmd.output().expect("the referee runs");
+    let stderr = String::from_utf8_lossy(&done.stderr);
+    assert_eq!(done.status.code(), Some(2), "{stderr}");
+    assert!(!out.exists(), "nothing was started or written");
+    assert!(
+        stderr.contains("failed to start the sandbox: --sandbox needs Landlock ABI 6")
+            && stderr.contains("this kernel has no Landlock enabled")
+            && stderr.contains("run without --sandbox"),
+        "{stderr}"
+    );
+}
+
 /// `--limit-procs` is a pids cgroup per bot process: both partners fork as much
 /// as they can and each gets its own allowance, and every other bot still plays
 /// (a per-user `RLIMIT_NPROC` would be shared by all of them).
