@@ -523,7 +523,7 @@ pub(crate) fn fresh_seed() -> anyhow::Result<u64> {
 
 /// Seeds below this can be found by search from one hand (a table of 2^40 deals
 /// is within reach); a competition should let the referee draw 64 bits.
-const SMALL_SEED: u64 = 1 << 48;
+pub(crate) const SMALL_SEED: u64 = 1 << 48;
 
 /// `KEY=VALUE` words of `--bot-env`.
 pub(crate) fn parse_env(words: &[String]) -> anyhow::Result<Vec<(String, String)>> {

@@ -857,3 +857,26 @@ fn the_clock_and_time_bank_reach_every_table() {
         assert_eq!(header["time_control"], want, "{}", entry["transcript"]);
     }
 }
+
+#[test]
+fn a_small_seed_in_a_competition_is_warned_about() {
+    let run = |seed: &str, policy: &str| {
+        let dir = scratch(&format!("seed-{seed}-{policy}"));
+        let mut c = Command::new(REFEREE);
+        c.args(["tournament", "--seed", seed, "--policy", policy])
+            .args([
+                "--entrant",
+                "a=inproc:random",
+                "--entrant",
+                "b=inproc:heuristic",
+            ])
+            .args(["--entrant", "c=inproc:random", "--out"])
+            .arg(&dir)
+            .current_dir(root());
+        String::from_utf8_lossy(&ok(c).stderr).into_owned()
+    };
+    let warned = |text: &str| text.contains("small enough to be found");
+    assert!(warned(&run("3", "competition")));
+    assert!(!warned(&run("3", "lenient")));
+    assert!(!warned(&run("12345678901234567890", "competition")));
+}

@@ -420,6 +420,17 @@ impl TournamentArgs {
                 bail!("policy {other:?} in the tournament file: expected competition or lenient")
             }
         };
+        let given = self.seed.or(file.seed);
+        if policy_name == PolicyName::Competition
+            && given.is_some_and(|s| s < crate::cli::SMALL_SEED)
+            && !self.quiet
+        {
+            eprintln!(
+                "referee: warning: seed {seed} is small enough to be found from a bot's own \
+                 hand; for a competition give no seed (the referee then draws 64 random bits, \
+                 printed and kept in --out, which sandboxed bots cannot see)"
+            );
+        }
         let scale = |ms: u64| Duration::from_secs_f64(ms as f64 * time_scale / 1000.0);
         let decision_ms = self.decision_ms.or(file.decision_ms).unwrap_or(1000);
         let clock = match (self.clock, file.clock.as_deref()) {
