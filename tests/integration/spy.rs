@@ -324,6 +324,8 @@ fn spy_on_a_terminal(sandbox: bool) -> ((bool, String), String) {
         "lenient",
         "--decision-ms",
         "10000",
+        "--startup-ms",
+        "20000",
     ])
     .arg("--seat")
     .arg(format!("1=python3 tests/spy/spy.py tty --tag {token}"))
