@@ -109,6 +109,8 @@ pub fn exec(args: &LandlockArgs) -> anyhow::Error {
     )
 }
 
+/// `path_beneath_rules` skips a path that cannot be opened: a missing path
+/// grants less, never more.
 fn confine(rules: &Rules) -> anyhow::Result<()> {
     let all = AccessFs::from_all(REQUIRED);
     let fail = |e: RulesetError| anyhow!("failed to confine the bot with Landlock: {e}");
