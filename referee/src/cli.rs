@@ -401,6 +401,33 @@ pub struct PlayArgs {
     #[arg(long)]
     pub no_rotate: bool,
 
+    #[command(flatten)]
+    pub limits: LimitArgs,
+
+    /// Run each bot process in a sandbox of its own (Linux namespaces through
+    /// bubblewrap): no network, no other process, no files but the system
+    /// directories, its own directory (read-only) and a private /tmp. Landlock
+    /// (ABI 6, Linux 6.12) enforces the same from inside; seccomp refuses ptrace
+    /// and the like. The referee refuses to start where the host cannot sandbox.
+    /// See README, "Sandbox".
+    #[arg(long)]
+    pub sandbox: bool,
+
+    /// An environment variable for every bot, KEY=VALUE (repeatable). Bots get
+    /// nothing of the referee's environment: only these and
+    /// PATH=/usr/local/bin:/usr/bin:/bin (unless given here).
+    #[arg(long = "bot-env", value_name = "KEY=VALUE")]
+    pub bot_env: Vec<String>,
+
+    /// Print only the final result.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+/// The per-bot resource limits, shared by `play` and `tournament` (whose file
+/// has the same fields).
+#[derive(Args, Clone, Debug, Default)]
+pub struct LimitArgs {
     /// Per-bot address-space limit in MiB (RLIMIT_AS).
     #[arg(long, value_name = "MIB")]
     pub limit_memory_mb: Option<u64>,
@@ -426,25 +453,35 @@ pub struct PlayArgs {
     /// start where it cannot create such cgroups.
     #[arg(long, value_name = "F")]
     pub limit_cpus: Option<f64>,
+}
 
-    /// Run each bot process in a sandbox of its own (Linux namespaces through
-    /// bubblewrap): no network, no other process, no files but the system
-    /// directories, its own directory (read-only) and a private /tmp. Landlock
-    /// (ABI 6, Linux 6.12) enforces the same from inside; seccomp refuses ptrace
-    /// and the like. The referee refuses to start where the host cannot sandbox.
-    /// See README, "Sandbox".
-    #[arg(long)]
-    pub sandbox: bool,
-
-    /// An environment variable for every bot, KEY=VALUE (repeatable). Bots get
-    /// nothing of the referee's environment: only these and
-    /// PATH=/usr/local/bin:/usr/bin:/bin (unless given here).
-    #[arg(long = "bot-env", value_name = "KEY=VALUE")]
-    pub bot_env: Vec<String>,
-
-    /// Print only the final result.
-    #[arg(long, short)]
-    pub quiet: bool,
+impl LimitArgs {
+    /// The limits given here, each falling back to `file`'s; the cgroup limits
+    /// are checked to be possible on this host before any bot starts.
+    pub fn resolve(&self, file: &LimitArgs) -> anyhow::Result<ResourceLimits> {
+        let processes = self.limit_procs.or(file.limit_procs);
+        if let Some(n) = processes {
+            crate::bot::probe_cgroups(Some(n), None).map_err(|e| {
+                anyhow::anyhow!(
+                    "--limit-procs {n}: failed to limit processes per bot: {e}. RLIMIT_NPROC \
+                     is not used instead: it counts every process of the user, so one bot \
+                     could exhaust it for all"
+                )
+            })?;
+        }
+        Ok(ResourceLimits {
+            memory_bytes: self
+                .limit_memory_mb
+                .or(file.limit_memory_mb)
+                .map(|m| m << 20),
+            cpu_seconds: self.limit_cpu_s.or(file.limit_cpu_s),
+            open_files: self.limit_files.or(file.limit_files),
+            processes,
+            cpu_millicores: (self.limit_cpus.or(file.limit_cpus))
+                .map(cpu_millicores)
+                .transpose()?,
+        })
+    }
 }
 
 /// `--clock`: the CLI's names, mapped onto [`Clock`] (the wire and transcript type
@@ -662,16 +699,7 @@ impl PlayArgs {
                 std::process::id()
             ))),
         };
-        if let Some(n) = self.limit_procs {
-            crate::bot::probe_cgroups(Some(n), None).map_err(|e| {
-                anyhow::anyhow!(
-                    "--limit-procs {n}: failed to limit processes per bot: {e}. RLIMIT_NPROC \
-                     is not used instead: it counts every process of the user, so one bot \
-                     could exhaust it for all"
-                )
-            })?;
-        }
-        let cpu_millicores = self.limit_cpus.map(cpu_millicores).transpose()?;
+        let limits = self.limits.resolve(&LimitArgs::default())?;
         let env = Isolation::env(&parse_env(&self.bot_env)?);
         let sandbox = if self.sandbox {
             // Where transcripts, timings and logs go: never shown to a bot.
@@ -696,13 +724,7 @@ impl PlayArgs {
                 },
                 time,
                 policy: self.policy(),
-                limits: ResourceLimits {
-                    memory_bytes: self.limit_memory_mb.map(|m| m << 20),
-                    cpu_seconds: self.limit_cpu_s,
-                    open_files: self.limit_files,
-                    processes: self.limit_procs,
-                    cpu_millicores,
-                },
+                limits,
                 events: self.events.into(),
                 isolation: Isolation { env, sandbox },
                 stderr_cap: self.stderr_cap,

@@ -713,7 +713,8 @@ fn placed_tournament(name: &str) -> (PathBuf, Command) {
     let file = dir.with_extension("toml");
     std::fs::write(
         &file,
-        "seed = 3\nformat = \"round-robin\"\nenv = { ALL = \"file\", WHO = \"everyone\" }\n\
+        "seed = 3\nformat = \"round-robin\"\nlimit_files = 77\n\
+         env = { ALL = \"file\", WHO = \"everyone\" }\n\
          [[entrant]]\nname = \"placed\"\ncommand = \"python3 bot.py\"\n\
          dir = \"tests/tournament/placed\"\nenv = { WHO = \"placed\" }\n\
          [[entrant]]\nname = \"plain\"\ncommand = \"python3 tests/tournament/placed/bot.py\"\n\
@@ -746,11 +747,11 @@ fn entrants_run_in_their_own_directory_with_their_own_variables() {
     ok(c);
     let here = root().canonicalize().unwrap();
     let placed = format!(
-        "PLACED cwd={} who=placed all=flag extra=flag out=seen",
+        "PLACED cwd={} who=placed all=flag extra=flag out=seen nofile=77",
         here.join("tests/tournament/placed").display()
     );
     let plain = format!(
-        "PLACED cwd={} who=everyone all=flag extra=None out=seen",
+        "PLACED cwd={} who=everyone all=flag extra=None out=seen nofile=77",
         here.join("tests/tournament").display()
     );
     // Two processes each, started once for the matchup's six games.
@@ -768,16 +769,17 @@ fn entrants_run_in_their_own_directory_with_their_own_variables() {
 #[test]
 fn a_sandboxed_tournament_hides_its_output_folder_from_every_entrant() {
     let (dir, mut c) = placed_tournament("placed-sandbox");
-    c.arg("--sandbox");
+    // The flag wins over the file's limit_files = 77.
+    c.args(["--sandbox", "--limit-files", "99"]);
     ok(c);
     let here = root().canonicalize().unwrap();
     let cwd = here.join("tests/tournament/placed");
     let placed = format!(
-        "PLACED cwd={} who=placed all=flag extra=flag out=hidden",
+        "PLACED cwd={} who=placed all=flag extra=flag out=hidden nofile=99",
         cwd.display()
     );
     let plain = format!(
-        "PLACED cwd={} who=everyone all=flag extra=None out=hidden",
+        "PLACED cwd={} who=everyone all=flag extra=None out=hidden nofile=99",
         cwd.display()
     );
     let mut want = [placed.clone(), placed, plain.clone(), plain];

@@ -13,7 +13,6 @@ use serde::Deserialize;
 use schmier_protocol::rules::RulesConfig;
 
 use super::schedule::{Format, Shard};
-use crate::bot::ResourceLimits;
 use crate::cli::{fresh_seed, parse_bot, PolicyName};
 use crate::config::{BotSpec, Clock, FaultPolicy, TableSpec, TimeControl};
 
@@ -155,23 +154,8 @@ pub struct TournamentArgs {
     #[arg(long, value_enum)]
     pub events: Option<crate::cli::DeliveryName>,
 
-    /// Per-bot address-space limit in MiB (RLIMIT_AS), as for `referee play`.
-    #[arg(long, value_name = "MIB")]
-    pub limit_memory_mb: Option<u64>,
-
-    /// Per-bot CPU-time limit in seconds for a table's whole matchup
-    /// (RLIMIT_CPU; a restarted bot starts afresh).
-    #[arg(long, value_name = "S")]
-    pub limit_cpu_s: Option<u64>,
-
-    /// Per-bot open-file limit (RLIMIT_NOFILE).
-    #[arg(long, value_name = "N")]
-    pub limit_files: Option<u64>,
-
-    /// Per-bot process limit through a pids cgroup of its own, as for `referee
-    /// play`; the referee refuses to start where it cannot create cgroups.
-    #[arg(long, value_name = "N")]
-    pub limit_procs: Option<u64>,
+    #[command(flatten)]
+    pub limits: crate::cli::LimitArgs,
 
     /// No progress bar or progress lines; only the final standings.
     #[arg(long, short)]
@@ -208,6 +192,7 @@ struct FileConfig {
     limit_cpu_s: Option<u64>,
     limit_files: Option<u64>,
     limit_procs: Option<u64>,
+    limit_cpus: Option<f64>,
     #[serde(default, rename = "entrant")]
     entrants: Vec<FileEntrant>,
 }
@@ -472,26 +457,13 @@ impl TournamentArgs {
                 bail!("events {other:?} in the tournament file: expected live or batched")
             }
         };
-        let limits = ResourceLimits {
-            memory_bytes: self
-                .limit_memory_mb
-                .or(file.limit_memory_mb)
-                .map(|m| m << 20),
-            cpu_seconds: self.limit_cpu_s.or(file.limit_cpu_s),
-            open_files: self.limit_files.or(file.limit_files),
-            processes: self.limit_procs.or(file.limit_procs),
-            // `--limit-cpus` is `play`'s so far (`crate::cli::cpu_millicores`).
-            cpu_millicores: None,
-        };
-        if let Some(n) = limits.processes {
-            crate::bot::probe_cgroups(Some(n), None).map_err(|e| {
-                anyhow::anyhow!(
-                    "--limit-procs {n}: failed to limit processes per bot: {e}. RLIMIT_NPROC \
-                     is not used instead: it counts every process of the user, so one bot \
-                     could exhaust it for all"
-                )
-            })?;
-        }
+        let limits = self.limits.resolve(&crate::cli::LimitArgs {
+            limit_memory_mb: file.limit_memory_mb,
+            limit_cpu_s: file.limit_cpu_s,
+            limit_files: file.limit_files,
+            limit_procs: file.limit_procs,
+            limit_cpus: file.limit_cpus,
+        })?;
         let mut env_words: Vec<String> = (file.env.iter().flatten())
             .map(|(k, v)| format!("{k}={v}"))
             .collect();

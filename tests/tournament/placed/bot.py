@@ -3,14 +3,16 @@
 
 At `hello` it writes one line to stderr (kept in its log under DIR/stderr/):
 
-    PLACED cwd=<working directory> who=<$WHO> all=<$ALL> extra=<$EXTRA> out=<seen|hidden>
+    PLACED cwd=<working directory> who=<$WHO> all=<$ALL> extra=<$EXTRA> out=<seen|hidden> nofile=<N>
 
 where `out` says whether the path in $OUT (the tournament's output folder) exists
-for it. Then it plays the first legal action of every request. Self-contained, so
-it also runs in a sandbox that shows it nothing but its own directory.
+for it and `nofile` is its open-file limit (RLIMIT_NOFILE, soft). Then it plays
+the first legal action of every request. Self-contained, so it also runs in a
+sandbox that shows it nothing but its own directory.
 """
 import json
 import os
+import resource
 import sys
 
 
@@ -35,7 +37,8 @@ for line in sys.stdin:
         seen = "seen" if out and os.path.exists(out) else "hidden"
         sys.stderr.write(
             f"PLACED cwd={os.getcwd()} who={env('WHO')} all={env('ALL')} "
-            f"extra={env('EXTRA')} out={seen}\n"
+            f"extra={env('EXTRA')} out={seen} "
+            f"nofile={resource.getrlimit(resource.RLIMIT_NOFILE)[0]}\n"
         )
         sys.stderr.flush()
         send({"type": "hello", "name": "placed", "protocol": "schmier/1"})
