@@ -404,6 +404,14 @@ pub struct PlayArgs {
     #[command(flatten)]
     pub limits: LimitArgs,
 
+    /// A folder in which each bot process gets a writable directory of its own,
+    /// DIR/player<N> (N its lineup slot, 0-5), named in its environment as
+    /// SCHMIER_SCRATCH. Sandboxed, a bot sees only its own (read-write); kept
+    /// after the run. Without it a sandboxed bot's only writable place is its
+    /// private /tmp.
+    #[arg(long, value_name = "DIR")]
+    pub scratch: Option<PathBuf>,
+
     /// Run each bot process in a sandbox of its own (Linux namespaces through
     /// bubblewrap): no network, no other process, no files but the system
     /// directories, its own directory (read-only) and a private /tmp. Landlock
@@ -701,15 +709,22 @@ impl PlayArgs {
         };
         let limits = self.limits.resolve(&LimitArgs::default())?;
         let env = Isolation::env(&parse_env(&self.bot_env)?);
+        // Where transcripts, timings and logs go: never shown to a bot.
+        let out_dir = match &output {
+            Output::File(p) => p.parent().unwrap_or(Path::new("")).to_path_buf(),
+            Output::Dir(d) => d.clone(),
+        };
+        let scratch = (self.scratch.as_deref())
+            .map(|s| scratch_folder(s, &[&out_dir, &output.stderr_dir()]))
+            .transpose()?;
         let sandbox = if self.sandbox {
-            // Where transcripts, timings and logs go: never shown to a bot.
-            let out_dir = match &output {
-                Output::File(p) => p.parent().unwrap_or(Path::new("")).to_path_buf(),
-                Output::Dir(d) => d.clone(),
-            };
             let bots =
                 (lineup.iter().enumerate()).map(|(seat, spec)| (format!("seat {seat}"), spec));
-            let sandbox = sandbox_for(bots, &[&out_dir, &output.stderr_dir()], &env)?;
+            let mut hidden = vec![out_dir.as_path()];
+            let stderr_dir = output.stderr_dir();
+            hidden.push(&stderr_dir);
+            hidden.extend(scratch.as_deref());
+            let sandbox = sandbox_for(bots, &hidden, &env)?;
             Some(std::sync::Arc::new(sandbox))
         } else {
             None
@@ -726,7 +741,11 @@ impl PlayArgs {
                 policy: self.policy(),
                 limits,
                 events: self.events.into(),
-                isolation: Isolation { env, sandbox },
+                isolation: Isolation {
+                    env,
+                    sandbox,
+                    scratch,
+                },
                 stderr_cap: self.stderr_cap,
             },
             games: self.games,
@@ -766,6 +785,29 @@ pub(crate) fn cpu_millicores(cores: f64) -> anyhow::Result<u64> {
         )
     })?;
     Ok(millicores)
+}
+
+/// `--scratch DIR`, created if missing, made absolute; never where the outputs
+/// go, nor holding them.
+pub(crate) fn scratch_folder(dir: &Path, outputs: &[&Path]) -> anyhow::Result<PathBuf> {
+    std::fs::create_dir_all(dir)
+        .and_then(|()| std::fs::canonicalize(dir))
+        .map_err(|e| anyhow::anyhow!("--scratch {}: failed to create it: {e}", dir.display()))
+        .and_then(|scratch| {
+            for out in outputs {
+                let out = std::path::absolute(out).unwrap_or_else(|_| out.to_path_buf());
+                let out = std::fs::canonicalize(&out).unwrap_or(out);
+                if out.starts_with(&scratch) || scratch.starts_with(&out) {
+                    bail!(
+                        "--scratch {}: the bots' scratch and the output folder {} must not \
+                         hold one another",
+                        dir.display(),
+                        out.display()
+                    );
+                }
+            }
+            Ok(scratch)
+        })
 }
 
 /// Checks that the host can sandbox and that every bot of `bots` (each named as

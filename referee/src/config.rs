@@ -84,6 +84,7 @@ impl BotSpec {
                     dir: program.parent().unwrap_or(Path::new("/")).to_path_buf(),
                     program,
                     args: argv[1..].iter().map(Into::into).collect(),
+                    scratch: None,
                 })
             }
             BotSpec::InProcess(name) => Err(format!("inproc:{name} has no process")),
@@ -130,6 +131,9 @@ pub struct Isolation {
     pub env: Vec<(String, String)>,
     /// `--sandbox`: checked to work on this host before any bot starts.
     pub sandbox: Option<Arc<Sandbox>>,
+    /// `--scratch DIR`: the folder in which each bot process of the table gets a
+    /// writable directory of its own, `player<slot>` (absolute).
+    pub scratch: Option<PathBuf>,
 }
 
 impl Isolation {

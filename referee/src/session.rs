@@ -4,7 +4,7 @@
 //! each game. The session owns the [`Slot`]s; `table.rs` borrows them for one game
 //! at a time.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::Context;
@@ -313,11 +313,20 @@ async fn start(
             .unwrap_or_else(|| slot.spec.display());
         let log = log_name(i, slot.starts);
         slot.starts += 1;
-        let env = slot.spec.env(&cfg.isolation.env);
+        let mut env = slot.spec.env(&cfg.isolation.env);
         let launch = std::env::current_dir()
             .map_err(|e| e.to_string())
-            .and_then(|cwd| slot.spec.launch(&cwd, Isolation::path_in(&env)));
-        let spawned = launch.map_err(std::io::Error::other).and_then(|launch| {
+            .and_then(|cwd| slot.spec.launch(&cwd, Isolation::path_in(&env)))
+            .map_err(std::io::Error::other)
+            .and_then(|mut launch| {
+                if let Some(base) = &cfg.isolation.scratch {
+                    let sandbox = cfg.isolation.sandbox.as_deref();
+                    let dir = scratch_dir(base, i, &mut launch, sandbox)?;
+                    env.push((SCRATCH_VAR.to_owned(), dir.to_string_lossy().into_owned()));
+                }
+                Ok(launch)
+            });
+        let spawned = launch.and_then(|launch| {
             BotProcess::spawn(&Spawn {
                 launch,
                 env,
@@ -451,6 +460,37 @@ pub(crate) fn credited_winner(result: &crate::transcript::ResultRecord) -> Optio
     let first = result.ranking[0];
     let decided = result.winner.is_some() || !result.forfeited.is_empty();
     (decided && !result.forfeited.contains(&first)).then_some(first)
+}
+
+/// The variable that tells a bot where its `--scratch` directory is.
+pub const SCRATCH_VAR: &str = "SCHMIER_SCRATCH";
+
+/// Lineup slot `slot`'s writable directory under `base`, created if missing,
+/// given to `launch` and handed to the user its sandbox runs as.
+fn scratch_dir(
+    base: &Path,
+    slot: usize,
+    launch: &mut crate::bot::Launch,
+    sandbox: Option<&crate::bot::Sandbox>,
+) -> std::io::Result<PathBuf> {
+    let dir = base.join(format!("player{slot}"));
+    std::fs::create_dir_all(&dir).map_err(|e| {
+        std::io::Error::new(e.kind(), format!("failed to create {}: {e}", dir.display()))
+    })?;
+    launch.scratch = Some(dir.clone());
+    if let Some(uid) = sandbox.and_then(|s| s.run_as(launch)) {
+        let (user, group) = (
+            nix::unistd::Uid::from_raw(uid),
+            nix::unistd::Gid::from_raw(uid),
+        );
+        nix::unistd::chown(&dir, Some(user), Some(group)).map_err(|e| {
+            std::io::Error::other(format!(
+                "failed to hand {} to uid {uid}: {e}",
+                dir.display()
+            ))
+        })?;
+    }
+    Ok(dir)
 }
 
 fn default_name(spec: &BotSpec) -> String {

@@ -7,6 +7,7 @@
 //! A spy reports on its stderr, which the referee keeps in the bot's log:
 //! `SPY MODE ok|blocked DETAIL`.
 
+use std::os::unix::fs::PermissionsExt;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use crate::hostile::processes_with;
@@ -427,6 +428,50 @@ fn partners_talk_only_unsandboxed(mode: &str) {
 #[test]
 fn partners_talking_through_tmp_or_dev_shm() {
     partners_talk_only_unsandboxed("partner-files");
+}
+
+#[test]
+fn each_bot_writes_to_its_own_scratch_and_sees_its_partners_only_unsandboxed() {
+    for sandbox in [false, true] {
+        let scratch = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+        // Searchable by others, so that a root referee's sandboxes run as nobody,
+        // who is handed each bot's directory.
+        std::fs::set_permissions(scratch.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+        let run = play()
+            .seed(3)
+            .arg("--scratch")
+            .arg(scratch.path().to_str().unwrap());
+        let spied = spy("partner-scratch", sandbox, run);
+        assert_eq!(spied.reports.len(), 2, "{:?}", spied.reports);
+        for (heard, detail) in &spied.reports {
+            assert!(detail.ends_with("(wrote to its scratch: yes)"), "{detail}");
+            assert_eq!(*heard, !sandbox, "sandbox {sandbox}: {detail}");
+        }
+        // Seats 1 and 4 are lineup slots 1 and 4 in the first game: each wrote
+        // its message into its own directory.
+        for slot in [1, 4] {
+            let files: Vec<String> =
+                std::fs::read_dir(scratch.path().join(format!("player{slot}")))
+                    .unwrap()
+                    .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                    .collect();
+            assert!(
+                files.len() == 1 && files[0].ends_with(&format!("-{slot}")),
+                "player{slot}: {files:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn the_scratch_may_not_hold_the_transcripts() {
+    let run = play();
+    let scratch = run.dir.path().join("out").join("scratch");
+    let done = run.arg("--scratch").arg(scratch.to_str().unwrap()).run();
+    let err = String::from_utf8_lossy(&done.output.stderr);
+    assert!(!done.output.status.success());
+    assert!(err.contains("must not hold one another"), "{err}");
+    assert!(!done.transcript(1).exists(), "nothing played");
 }
 
 #[test]

@@ -305,6 +305,26 @@ def partner_step():
                     state["partner_heard"] = f"file in {d}"
             except OSError:
                 pass
+    elif MODE == "partner-scratch":
+        # Each partner writes into its own --scratch directory and looks for the
+        # other's message in the directories beside it.
+        scratch = os.environ.get("SCHMIER_SCRATCH")
+        if not scratch:
+            return
+        if "wrote" not in state:
+            try:
+                with open(os.path.join(scratch, mine), "w") as f:
+                    f.write("hand")
+                state["wrote"] = "yes"
+            except OSError as e:
+                state["wrote"] = errno.errorcode.get(e.errno, e.errno)
+        parent = os.path.dirname(scratch)
+        try:
+            for d in os.listdir(parent):
+                if os.path.exists(os.path.join(parent, d, theirs)):
+                    state["partner_heard"] = f"a file in {os.path.join(parent, d)}"
+        except OSError:
+            pass
     elif MODE == "partner-unix":
         if not state["sockets"]:
             s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
@@ -384,7 +404,8 @@ def main():
             send({"type": "reply", "id": msg["id"], "action": first_legal(msg)})
         elif kind == "game_end" and MODE.startswith("partner-"):
             heard = state["partner_heard"]
-            report(heard is not None, heard or "the partner was never heard")
+            wrote = f" (wrote to its scratch: {state['wrote']})" if "wrote" in state else ""
+            report(heard is not None, (heard or "the partner was never heard") + wrote)
             for d in ("/tmp", "/dev/shm"):
                 try:
                     os.remove(f"{d}/{partner_names(state['seat'])[0]}")

@@ -26,6 +26,9 @@ pub struct Launch {
     pub args: Vec<OsString>,
     /// Absolute, canonical: the bot's working directory.
     pub dir: PathBuf,
+    /// Its own writable directory (`--scratch`), absolute; shown read-write in
+    /// its sandbox.
+    pub scratch: Option<PathBuf>,
 }
 
 impl Launch {
@@ -62,7 +65,12 @@ impl Launch {
             })
             .collect();
         let dir = dir.unwrap_or_else(|| parent(&program));
-        Ok(Launch { program, args, dir })
+        Ok(Launch {
+            program,
+            args,
+            dir,
+            scratch: None,
+        })
     }
 }
 

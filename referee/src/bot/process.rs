@@ -357,6 +357,7 @@ mod tests {
                 dir: program.parent().unwrap().to_path_buf(),
                 program,
                 args: Vec::new(),
+                scratch: None,
             },
             env: crate::config::Isolation::env(&[]),
             sandbox: None,

@@ -153,6 +153,9 @@ impl Sandbox {
     fn reachable_by_others(&self, launch: &Launch) -> anyhow::Result<()> {
         readable_by_others(&launch.dir)?;
         readable_by_others(&launch.program)?;
+        if let Some(scratch) = &launch.scratch {
+            readable_by_others(scratch)?;
+        }
         readable_by_others(&self.referee)
     }
 
@@ -219,6 +222,11 @@ impl Sandbox {
                 arg(&[&"--tmpfs", &h]);
             }
         }
+        // Its own scratch, read-write, over the tmpfs that hides every bot's
+        // scratch (the scratch folder is among `outputs`).
+        if let Some(scratch) = &launch.scratch {
+            arg(&[&"--bind", scratch, scratch]);
+        }
         // The referee's executable, for the Landlock wrapper; bound last, so that
         // no tmpfs above covers it.
         arg(&[&"--ro-bind", &self.referee, &self.referee]);
@@ -244,9 +252,11 @@ impl Sandbox {
             self.referee.clone(),
             "/proc".into(),
         ]);
+        let mut write: Vec<PathBuf> = vec!["/tmp".into(), "/dev/shm".into()];
+        write.extend(launch.scratch.clone());
         Rules {
             read,
-            write: vec!["/tmp".into(), "/dev/shm".into()],
+            write,
             device: ["null", "zero", "full", "random", "urandom"]
                 .iter()
                 .map(|d| Path::new("/dev").join(d))
@@ -262,6 +272,7 @@ impl Sandbox {
             dir: truth.parent().unwrap_or(Path::new("/usr")).to_path_buf(),
             program: truth,
             args: Vec::new(),
+            scratch: None,
         };
         let (program, args) = self.wrap(&launch);
         let mut cmd = std::process::Command::new(&program);

@@ -157,6 +157,13 @@ pub struct TournamentArgs {
     #[command(flatten)]
     pub limits: crate::cli::LimitArgs,
 
+    /// A folder in which each bot process gets a writable directory of its own,
+    /// DIR/rRR-mMMMM/player<N> (its matchup and lineup slot), named in its
+    /// environment as SCHMIER_SCRATCH; sandboxed, a bot sees only its own. Kept
+    /// after the run; not inside --out.
+    #[arg(long, value_name = "DIR")]
+    pub scratch: Option<PathBuf>,
+
     /// No progress bar or progress lines; only the final standings.
     #[arg(long, short)]
     pub quiet: bool,
@@ -193,6 +200,7 @@ struct FileConfig {
     limit_files: Option<u64>,
     limit_procs: Option<u64>,
     limit_cpus: Option<f64>,
+    scratch: Option<PathBuf>,
     #[serde(default, rename = "entrant")]
     entrants: Vec<FileEntrant>,
 }
@@ -469,9 +477,14 @@ impl TournamentArgs {
             .collect();
         env_words.extend(self.bot_env.iter().cloned());
         let env = crate::config::Isolation::env(&crate::cli::parse_env(&env_words)?);
+        let scratch = (self.scratch.clone().or(file.scratch))
+            .map(|s| crate::cli::scratch_folder(&s, &[&out]))
+            .transpose()?;
         let sandbox = if self.sandbox || file.sandbox == Some(true) {
             let bots = (entrants.iter()).map(|e| (format!("entrant {:?}", e.name), &e.bot));
-            let sandbox = crate::cli::sandbox_for(bots, &[&out], &env)?;
+            let mut hidden = vec![out.as_path()];
+            hidden.extend(scratch.as_deref());
+            let sandbox = crate::cli::sandbox_for(bots, &hidden, &env)?;
             Some(std::sync::Arc::new(sandbox))
         } else {
             None
@@ -496,7 +509,11 @@ impl TournamentArgs {
                 },
                 limits,
                 events,
-                isolation: crate::config::Isolation { env, sandbox },
+                isolation: crate::config::Isolation {
+                    env,
+                    sandbox,
+                    scratch,
+                },
                 stderr_cap: 1 << 20,
             },
             out,

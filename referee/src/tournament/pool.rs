@@ -127,9 +127,14 @@ async fn play_table(
     let stderr_dir = dir
         .join("stderr")
         .join(format!("r{:02}-m{:04}-from-g{first:03}", m.round, m.index));
+    let mut spec = job.spec.clone();
+    // Each matchup's bots their own scratch directories (`--scratch`).
+    if let Some(base) = &spec.isolation.scratch {
+        spec.isolation.scratch = Some(base.join(format!("r{:02}-m{:04}", m.round, m.index)));
+    }
     let session = {
         let _permit = starting.acquire().await.expect("the semaphore stays open");
-        Session::start(job.spec.clone(), stderr_dir, stop).await
+        Session::start(spec, stderr_dir, stop).await
     };
     let mut session = match session {
         Ok(s) => s,
