@@ -747,11 +747,11 @@ fn entrants_run_in_their_own_directory_with_their_own_variables() {
     ok(c);
     let here = root().canonicalize().unwrap();
     let placed = format!(
-        "PLACED cwd={} who=placed all=flag extra=flag out=seen nofile=77",
+        "PLACED cwd={} who=placed all=flag extra=flag out=seen nofile=77 scratch=none",
         here.join("tests/tournament/placed").display()
     );
     let plain = format!(
-        "PLACED cwd={} who=everyone all=flag extra=None out=seen nofile=77",
+        "PLACED cwd={} who=everyone all=flag extra=None out=seen nofile=77 scratch=none",
         here.join("tests/tournament").display()
     );
     // Two processes each, started once for the matchup's six games.
@@ -771,15 +771,28 @@ fn a_sandboxed_tournament_hides_its_output_folder_from_every_entrant() {
     let (dir, mut c) = placed_tournament("placed-sandbox");
     // The flag wins over the file's limit_files = 77.
     c.args(["--sandbox", "--limit-files", "99"]);
+    let scratch = dir.with_extension("scratch");
+    std::fs::create_dir_all(&scratch).unwrap();
+    c.arg("--scratch").arg(&scratch);
     ok(c);
+    // Each of the four processes wrote into a directory of its own.
+    for slot in [0, 1, 3, 4] {
+        let file = scratch.join(format!("r00-m0000/player{slot}/placed"));
+        assert_eq!(
+            std::fs::read_to_string(&file).unwrap(),
+            "placed",
+            "{}",
+            file.display()
+        );
+    }
     let here = root().canonicalize().unwrap();
     let cwd = here.join("tests/tournament/placed");
     let placed = format!(
-        "PLACED cwd={} who=placed all=flag extra=flag out=hidden nofile=99",
+        "PLACED cwd={} who=placed all=flag extra=flag out=hidden nofile=99 scratch=wrote",
         cwd.display()
     );
     let plain = format!(
-        "PLACED cwd={} who=everyone all=flag extra=None out=hidden nofile=99",
+        "PLACED cwd={} who=everyone all=flag extra=None out=hidden nofile=99 scratch=wrote",
         cwd.display()
     );
     let mut want = [placed.clone(), placed, plain.clone(), plain];
