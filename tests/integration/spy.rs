@@ -230,18 +230,19 @@ fn a_planted_symlink_does_not_redirect_the_next_transcript() {
     }
 }
 
+/// Removes the files an unsandboxed `write` spy left in `dir` (from the root).
+fn remove_spy_writes(dir: &str) {
+    for e in std::fs::read_dir(root().join(dir)).unwrap().flatten() {
+        if e.file_name().to_string_lossy().starts_with("spy-wrote-") {
+            let _ = std::fs::remove_file(e.path());
+        }
+    }
+}
+
 #[test]
 fn writing_into_the_bots_own_directory() {
     let open = spy("write", false, play().seed(3));
-    let written: Vec<_> = std::fs::read_dir(root().join("tests/spy"))
-        .unwrap()
-        .flatten()
-        .filter(|e| e.file_name().to_string_lossy().starts_with("spy-wrote-"))
-        .map(|e| e.path())
-        .collect();
-    for f in &written {
-        let _ = std::fs::remove_file(f);
-    }
+    remove_spy_writes("tests/spy");
     assert!(open.worked(), "{:?}", open.report());
     let boxed = spy("write", true, play().seed(3));
     assert!(!boxed.worked(), "{:?}", boxed.report());
@@ -257,15 +258,7 @@ fn writing_into_the_bots_own_directory() {
 #[test]
 fn writing_next_to_its_own_directory() {
     let open = spy("write-parent", false, play().seed(3));
-    let written: Vec<_> = std::fs::read_dir(root().join("tests"))
-        .unwrap()
-        .flatten()
-        .filter(|e| e.file_name().to_string_lossy().starts_with("spy-wrote-"))
-        .map(|e| e.path())
-        .collect();
-    for f in &written {
-        let _ = std::fs::remove_file(f);
-    }
+    remove_spy_writes("tests");
     assert!(open.worked(), "{:?}", open.report());
     let boxed = spy("write-parent", true, play().seed(3));
     assert!(!boxed.worked(), "{:?}", boxed.report());
