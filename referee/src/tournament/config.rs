@@ -13,7 +13,7 @@ use serde::Deserialize;
 use schmier_protocol::rules::RulesConfig;
 
 use super::schedule::{Format, Shard};
-use crate::cli::{fresh_seed, parse_bot, PolicyName};
+use crate::cli::{fresh_seed, parse_bot, ClockName, DeliveryName, PolicyName};
 use crate::config::{BotSpec, Clock, FaultPolicy, TableSpec, TimeControl};
 
 #[derive(Args, Debug, Default)]
@@ -106,7 +106,7 @@ pub struct TournamentArgs {
     /// (CPU time of the bot's processes, so a busy host cannot make a bot lose on
     /// time; Linux only). [default: wall]
     #[arg(long, value_enum)]
-    pub clock: Option<crate::cli::ClockName>,
+    pub clock: Option<ClockName>,
 
     /// Multiply every time limit by this factor. [default: 1.0]
     #[arg(long, value_name = "F")]
@@ -152,7 +152,7 @@ pub struct TournamentArgs {
     /// faster among fast bots). Results and transcripts are the same either way.
     /// [default: live]
     #[arg(long, value_enum)]
-    pub events: Option<crate::cli::DeliveryName>,
+    pub events: Option<DeliveryName>,
 
     #[command(flatten)]
     pub limits: crate::cli::LimitArgs,
@@ -405,14 +405,10 @@ impl TournamentArgs {
         if !(time_scale.is_finite() && time_scale > 0.0) {
             bail!("--time-scale must be a positive number, got {time_scale}");
         }
-        let policy_name = match (self.policy, file.policy.as_deref()) {
-            (Some(p), _) => p,
-            (None, None | Some("competition")) => PolicyName::Competition,
-            (None, Some("lenient")) => PolicyName::Lenient,
-            (None, Some(other)) => {
-                bail!("policy {other:?} in the tournament file: expected competition or lenient")
-            }
-        };
+        let policy_name = (self.policy).map_or_else(
+            || file_choice("policy", file.policy.as_deref(), PolicyName::Competition),
+            Ok,
+        )?;
         let given = self.seed.or(file.seed);
         if policy_name == PolicyName::Competition
             && given.is_some_and(|s| s < crate::cli::SMALL_SEED)
@@ -426,14 +422,12 @@ impl TournamentArgs {
         }
         let scale = |ms: u64| Duration::from_secs_f64(ms as f64 * time_scale / 1000.0);
         let decision_ms = self.decision_ms.or(file.decision_ms).unwrap_or(1000);
-        let clock = match (self.clock, file.clock.as_deref()) {
-            (Some(c), _) => c.into(),
-            (None, None | Some("wall")) => Clock::Wall,
-            (None, Some("cpu")) => Clock::Cpu,
-            (None, Some(other)) => {
-                bail!("clock {other:?} in the tournament file: expected wall or cpu")
-            }
-        };
+        let clock: Clock = (self.clock)
+            .map_or_else(
+                || file_choice("clock", file.clock.as_deref(), ClockName::Wall),
+                Ok,
+            )?
+            .into();
         let time = TimeControl {
             clock,
             bank: scale(self.time_bank_ms.or(file.time_bank_ms).unwrap_or(0)),
@@ -457,14 +451,12 @@ impl TournamentArgs {
             .clone()
             .or(file.out)
             .unwrap_or_else(|| PathBuf::from(format!("schmier-out/tournament-{seed}")));
-        let events = match (self.events, file.events.as_deref()) {
-            (Some(e), _) => e.into(),
-            (None, None | Some("live")) => crate::config::Delivery::Live,
-            (None, Some("batched")) => crate::config::Delivery::Batched,
-            (None, Some(other)) => {
-                bail!("events {other:?} in the tournament file: expected live or batched")
-            }
-        };
+        let events: crate::config::Delivery = (self.events)
+            .map_or_else(
+                || file_choice("events", file.events.as_deref(), DeliveryName::Live),
+                Ok,
+            )?
+            .into();
         let limits = self.limits.resolve(&crate::cli::LimitArgs {
             limit_memory_mb: file.limit_memory_mb,
             limit_cpu_s: file.limit_cpu_s,
@@ -539,6 +531,26 @@ fn add(entrants: &mut Vec<Entrant>, name: &str, bot: BotSpec, what: &str) -> any
         bot,
     });
     Ok(())
+}
+
+/// A file field that takes one of a flag's values (`field` names it in errors);
+/// `default` when absent.
+fn file_choice<T: clap::ValueEnum>(
+    field: &str,
+    text: Option<&str>,
+    default: T,
+) -> anyhow::Result<T> {
+    let Some(text) = text else { return Ok(default) };
+    T::from_str(text, false).map_err(|_| {
+        let names: Vec<String> = (T::value_variants().iter())
+            .filter_map(|v| v.to_possible_value())
+            .map(|v| v.get_name().to_owned())
+            .collect();
+        anyhow::anyhow!(
+            "{field} {text:?} in the tournament file: expected {}",
+            names.join(" or ")
+        )
+    })
 }
 
 /// `bot` given a working directory and variables of its own (a tournament

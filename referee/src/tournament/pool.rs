@@ -51,55 +51,31 @@ pub async fn run(
     stop: CancellationToken,
     done: mpsc::Sender<GameOutcome>,
 ) -> anyhow::Result<()> {
-    let queue = Arc::new(Mutex::new(VecDeque::from(jobs)));
-    let starting = Arc::new(Semaphore::new(STARTING));
+    let shared = Shared {
+        queue: Arc::new(Mutex::new(VecDeque::from(jobs))),
+        starting: Arc::new(Semaphore::new(STARTING)),
+        stop: stop.clone(),
+        done,
+        dir,
+    };
     let mut workers = JoinSet::new();
     let mut failure: Option<anyhow::Error> = None;
     for k in 0..tables {
-        let (queue, starting, halt, done, dir) = (
-            queue.clone(),
-            starting.clone(),
-            stop.clone(),
-            done.clone(),
-            dir.clone(),
-        );
-        // Each table on a thread of its own with a single-threaded runtime: its
-        // bots' replies wake the thread that waits for them, never another
-        // worker's (BENCHMARKS.md, `referee bench`).
-        let (ended, end) = tokio::sync::oneshot::channel();
-        let thread = std::thread::Builder::new()
-            .name(format!("table-{k}"))
-            .spawn(move || {
-                let result = tokio::runtime::Builder::new_current_thread()
-                    .enable_all()
-                    .build()
-                    .context("failed to start a table's runtime")
-                    .and_then(|runtime| {
-                        runtime.block_on(async {
-                            loop {
-                                let job =
-                                    queue.lock().unwrap_or_else(|e| e.into_inner()).pop_front();
-                                let Some(job) = job else { return Ok(()) };
-                                if halt.is_cancelled() {
-                                    return Ok(());
-                                }
-                                play_table(&dir, job, &starting, &halt, &done).await?;
-                            }
-                        })
-                    });
-                let _ = ended.send(result);
-            });
-        if let Err(e) = thread {
-            stop.cancel();
-            failure = Some(anyhow::Error::new(e).context("failed to start a table's thread"));
-            break;
+        match spawn_table(k, shared.clone()) {
+            Ok(end) => {
+                workers.spawn(async move {
+                    end.await
+                        .unwrap_or_else(|_| Err(anyhow::anyhow!("a table's thread panicked")))
+                });
+            }
+            Err(e) => {
+                stop.cancel();
+                failure = Some(anyhow::Error::new(e).context("failed to start a table's thread"));
+                break;
+            }
         }
-        workers.spawn(async move {
-            end.await
-                .unwrap_or_else(|_| Err(anyhow::anyhow!("a table's thread panicked")))
-        });
     }
-    drop(done);
+    drop(shared);
     while let Some(joined) = workers.join_next().await {
         let error = match joined {
             Ok(Ok(())) => continue,
@@ -110,6 +86,57 @@ pub async fn run(
         failure.get_or_insert(error);
     }
     failure.map_or(Ok(()), Err)
+}
+
+/// What every table shares: the matchups still to play, the start throttle,
+/// the stop token, where outcomes go, and the tournament directory.
+#[derive(Clone)]
+struct Shared {
+    queue: Arc<Mutex<VecDeque<TableJob>>>,
+    starting: Arc<Semaphore>,
+    stop: CancellationToken,
+    done: mpsc::Sender<GameOutcome>,
+    dir: PathBuf,
+}
+
+impl Shared {
+    /// Plays matchups from the queue until it is empty or the run stops.
+    async fn work(&self) -> anyhow::Result<()> {
+        loop {
+            let job = self
+                .queue
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .pop_front();
+            let Some(job) = job else { return Ok(()) };
+            if self.stop.is_cancelled() {
+                return Ok(());
+            }
+            play_table(&self.dir, job, &self.starting, &self.stop, &self.done).await?;
+        }
+    }
+}
+
+/// Table `k`: [`Shared::work`] on a thread of its own with a single-threaded
+/// runtime, so its bots' replies wake the thread that waits for them, never
+/// another worker's (BENCHMARKS.md, `referee bench`). Its result arrives on the
+/// channel returned.
+fn spawn_table(
+    k: usize,
+    shared: Shared,
+) -> std::io::Result<tokio::sync::oneshot::Receiver<anyhow::Result<()>>> {
+    let (ended, end) = tokio::sync::oneshot::channel();
+    std::thread::Builder::new()
+        .name(format!("table-{k}"))
+        .spawn(move || {
+            let result = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .context("failed to start a table's runtime")
+                .and_then(|runtime| runtime.block_on(shared.work()));
+            let _ = ended.send(result);
+        })?;
+    Ok(end)
 }
 
 async fn play_table(
