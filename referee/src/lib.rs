@@ -1,6 +1,8 @@
 //! The Schmier referee. A tour:
 //!
-//! - `cli.rs` → `config.rs`: flags, then the validated run configuration.
+//! - `cli.rs` → `config.rs`: flags, then the validated run configuration;
+//!   `settings/`: the groups of settings `play` and `tournament` share (flags
+//!   and tournament file alike).
 //! - `slot.rs`: a lineup position — its bot spec, name and process.
 //! - `session.rs`: starts the six bot processes, the handshake, the games of a
 //!   match, shutdown.
@@ -50,6 +52,7 @@ pub mod report;
 pub mod safe_create;
 pub mod schema;
 pub mod session;
+pub mod settings;
 pub mod show;
 pub mod shutdown;
 pub mod slot;

@@ -1,41 +1,63 @@
 //! `referee tournament`: its flags (stage one), its TOML file, and the validated
-//! [`TournamentConfig`] (stage two). Every field of the file can be given as a
-//! flag; flags win. Errors name the flag or file field and the bad value.
+//! [`TournamentConfig`] (stage two). The settings a table needs are the groups of
+//! `crate::settings`, shared with `play`: the file's keys are the long flags with
+//! `_` for `-`, and a flag given on the command line wins over the file's value,
+//! field by field. Errors name the flag or file field and the bad value.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 use anyhow::{bail, Context};
 use clap::Args;
 use serde::Deserialize;
 
-use schmier_protocol::rules::RulesConfig;
-
 use super::schedule::{Format, Shard};
-use crate::cli::{fresh_seed, parse_bot, ClockName, DeliveryName, PolicyName};
-use crate::config::{BotSpec, Clock, FaultPolicy, TableSpec, TimeControl};
+use crate::config::{BotSpec, Isolation, TableSpec};
+use crate::settings::{
+    choice_name, fresh_seed, parse_bot, sandbox_for, scratch_folder, with_default, ChannelArgs,
+    IsolationArgs, LimitArgs, Merge, OutputArgs, PolicyArgs, PolicyName, RulesArgs, TimeArgs,
+    SMALL_SEED,
+};
+
+const FORMAT: FormatName = FormatName::RoundRobin;
+const ROUNDS: u32 = 3;
+const SETS: u32 = 1;
+
+/// `--format`: how entrants are brought together (the schedule's [`Format`]
+/// without its parameters, which come from --challenger and --rounds).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FormatName {
+    /// Every three entrants meet.
+    RoundRobin,
+    /// A subset of the round robin in which every pair meets exactly once (7, 9,
+    /// 13, 15, 19, … entrants).
+    Balanced,
+    /// Each --challenger against every pair of the others.
+    Gauntlet,
+    /// Table winners advance, until one is left.
+    Knockout,
+    /// --rounds rounds of tables of similar standing.
+    Swiss,
+}
 
 #[derive(Args, Debug, Default)]
 pub struct TournamentArgs {
-    /// Tournament file (TOML); see examples/sample-bracket.toml. Flags override it.
+    /// Tournament file (TOML); see examples/sample-bracket.toml. Its keys are the
+    /// long flags with `_` for `-`; a flag given here wins over the file's value.
     #[arg(value_name = "CONFIG")]
     pub config: Option<PathBuf>,
 
     /// An entrant, `NAME=CMD` (repeat). An entrant plays as a team: two processes
-    /// of CMD in opposite seats. Replaces the file's entrant of the same name.
+    /// of CMD in opposite seats. Names must differ from each other and from the
+    /// file's entrants.
     #[arg(long = "entrant", value_name = "NAME=CMD")]
     pub entrants: Vec<String>,
 
-    /// `round-robin` (every three entrants meet), `balanced` (a subset of the round
-    /// robin in which every pair meets exactly once), `gauntlet` (each --challenger
-    /// against every pair of the others), `knockout` (table winners advance) or
-    /// `swiss` (--rounds rounds of tables of similar standing). [default: round-robin]
-    #[arg(long, value_name = "FORMAT")]
-    pub format: Option<String>,
+    #[arg(long, value_enum, help = with_default("How entrants are brought together.", choice_name(&FORMAT)))]
+    pub format: Option<FormatName>,
 
-    /// Rounds of a Swiss tournament. [default: 3]
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", help = with_default("Rounds of a Swiss tournament.", ROUNDS))]
     pub rounds: Option<u32>,
 
     /// Knockout and Swiss: play only round R (from 1). The rounds before it must
@@ -52,9 +74,7 @@ pub struct TournamentArgs {
     #[arg(long = "challenger", value_name = "NAME")]
     pub challengers: Vec<String>,
 
-    /// Duplicate sets per matchup; a set is six games on one deal seed, the three
-    /// entrants rotated through every arrangement of the team positions. [default: 1]
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", help = with_default("Duplicate sets per matchup; a set is six games on one deal seed, the three entrants rotated through every arrangement of the team positions.", SETS))]
     pub sets: Option<u32>,
 
     /// Tournament seed; every game's seed derives from it and the schedule.
@@ -88,48 +108,6 @@ pub struct TournamentArgs {
     #[arg(long, value_name = "CMD")]
     pub fill: Option<String>,
 
-    /// Time a bot has for each decision, in milliseconds. [default: 1000]
-    #[arg(long, value_name = "MS")]
-    pub decision_ms: Option<u64>,
-
-    /// Time a bot has to answer hello, in milliseconds. [default: 10000]
-    #[arg(long, value_name = "MS")]
-    pub startup_ms: Option<u64>,
-
-    /// Per-game time bank per seat, in milliseconds, as for `referee play`: a
-    /// decision that takes longer than --decision-ms draws the excess from it.
-    /// [default: 0]
-    #[arg(long, value_name = "MS")]
-    pub time_bank_ms: Option<u64>,
-
-    /// The clock decisions are timed on, as for `referee play`: `wall` or `cpu`
-    /// (CPU time of the bot's processes, so a busy host cannot make a bot lose on
-    /// time; Linux only). [default: wall]
-    #[arg(long, value_enum)]
-    pub clock: Option<ClockName>,
-
-    /// Multiply every time limit by this factor. [default: 1.0]
-    #[arg(long, value_name = "F")]
-    pub time_scale: Option<f64>,
-
-    /// Fault policy, as for `referee play`. [default: competition]
-    #[arg(long, value_enum)]
-    pub policy: Option<PolicyName>,
-
-    /// Rules variant: stick the dealer.
-    #[arg(long)]
-    pub stick_the_dealer: bool,
-
-    /// Rules variant: trump may be played at any time.
-    #[arg(long)]
-    pub trump_anytime: bool,
-
-    /// An environment variable for every bot, KEY=VALUE (repeatable), as for
-    /// `referee play`: bots get nothing of the referee's environment but these and
-    /// PATH. Not part of what identifies the tournament (a resumed run may differ).
-    #[arg(long = "bot-env", value_name = "KEY=VALUE")]
-    pub bot_env: Vec<String>,
-
     /// An entrant's working directory, `NAME=DIR` (repeatable): its command is
     /// read as if typed in DIR (relative paths from there) and runs there.
     /// Overrides the file's `dir` of that entrant.
@@ -141,40 +119,51 @@ pub struct TournamentArgs {
     #[arg(long = "entrant-env", value_name = "NAME=KEY=VALUE")]
     pub entrant_envs: Vec<String>,
 
-    /// Run every bot process in a sandbox of its own, as `referee play --sandbox`
-    /// does (README, "Sandbox"). The referee checks every entrant can be sandboxed
-    /// before the first game, and refuses to start where the host cannot sandbox.
-    #[arg(long)]
-    pub sandbox: bool,
-
-    /// Event delivery, as for `referee play`: `live` (each event to every seat as
-    /// it happens) or `batched` (with the seat's next request: fewer system calls,
-    /// faster among fast bots). Results and transcripts are the same either way.
-    /// [default: live]
-    #[arg(long, value_enum)]
-    pub events: Option<DeliveryName>,
-
     #[command(flatten)]
-    pub limits: crate::cli::LimitArgs,
-
-    /// A folder in which each bot process gets a writable directory of its own,
-    /// DIR/rRR-mMMMM/player<N> (its matchup and lineup slot), named in its
-    /// environment as SCHMIER_SCRATCH; sandboxed, a bot sees only its own. Kept
-    /// after the run; not inside --out.
-    #[arg(long, value_name = "DIR")]
-    pub scratch: Option<PathBuf>,
-
-    /// No progress bar or progress lines; only the final standings.
-    #[arg(long, short)]
-    pub quiet: bool,
+    pub table: TableArgs,
 }
 
-/// The tournament file. Field names are the long flags with `_` for `-`.
+/// The settings every table of the tournament shares: `play`'s groups, on the
+/// command line and in the file alike.
+#[derive(Args, Clone, Debug, Default)]
+pub struct TableArgs {
+    #[command(flatten)]
+    pub time: TimeArgs,
+    #[command(flatten)]
+    pub channel: ChannelArgs,
+    #[command(flatten)]
+    pub policy: PolicyArgs,
+    #[command(flatten)]
+    pub rules: RulesArgs,
+    #[command(flatten)]
+    pub isolation: IsolationArgs,
+    #[command(flatten)]
+    pub limits: LimitArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+impl Merge for TableArgs {
+    fn merge(self, lower: Self) -> Self {
+        TableArgs {
+            time: self.time.merge(lower.time),
+            channel: self.channel.merge(lower.channel),
+            policy: self.policy.merge(lower.policy),
+            rules: self.rules.merge(lower.rules),
+            isolation: self.isolation.merge(lower.isolation),
+            limits: self.limits.merge(lower.limits),
+            output: self.output.merge(lower.output),
+        }
+    }
+}
+
+/// The tournament file: the tournament's own fields, the table's settings (as
+/// [`TableArgs`]) and its entrants. serde cannot deny unknown fields beside
+/// flattened ones, so they are collected in `unknown` and refused by name.
 #[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
 struct FileConfig {
     seed: Option<u64>,
-    format: Option<String>,
+    format: Option<FormatName>,
     challengers: Option<Vec<String>>,
     rounds: Option<u32>,
     sets: Option<u32>,
@@ -183,26 +172,26 @@ struct FileConfig {
     fill: Option<String>,
     /// N for `--shard auto` on a Kubernetes Indexed Job.
     shards: Option<u32>,
-    decision_ms: Option<u64>,
-    startup_ms: Option<u64>,
-    time_bank_ms: Option<u64>,
-    clock: Option<String>,
-    time_scale: Option<f64>,
-    policy: Option<String>,
-    stick_the_dealer: Option<bool>,
-    trump_anytime: Option<bool>,
-    /// Every bot's environment, as --bot-env.
-    env: Option<BTreeMap<String, String>>,
-    sandbox: Option<bool>,
-    events: Option<String>,
-    limit_memory_mb: Option<u64>,
-    limit_cpu_s: Option<u64>,
-    limit_files: Option<u64>,
-    limit_procs: Option<u64>,
-    limit_cpus: Option<f64>,
-    scratch: Option<PathBuf>,
     #[serde(default, rename = "entrant")]
     entrants: Vec<FileEntrant>,
+    // Each group flattened here, not through TableArgs: serde hands a nested
+    // flatten every key, and `unknown` would then hold the groups' keys too.
+    #[serde(flatten)]
+    time: TimeArgs,
+    #[serde(flatten)]
+    channel: ChannelArgs,
+    #[serde(flatten)]
+    policy: PolicyArgs,
+    #[serde(flatten)]
+    rules: RulesArgs,
+    #[serde(flatten)]
+    isolation: IsolationArgs,
+    #[serde(flatten)]
+    limits: LimitArgs,
+    #[serde(flatten)]
+    output: OutputArgs,
+    #[serde(flatten)]
+    unknown: BTreeMap<String, toml::Value>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -235,6 +224,10 @@ pub struct TournamentConfig {
     pub out: PathBuf,
     pub jobs: usize,
     pub resume: bool,
+    /// Replace the tournament already in `out` (else that is an error).
+    pub overwrite: bool,
+    /// Play even if an entrant fails the start check.
+    pub keep_going: bool,
     pub shard: Option<Shard>,
     /// Knockout and Swiss: play only this round.
     pub round: Option<u32>,
@@ -248,12 +241,119 @@ impl TournamentArgs {
             Some(path) => read_file(path)?,
             None => FileConfig::default(),
         };
+        let table = self.table.clone().merge(TableArgs {
+            time: file.time,
+            channel: file.channel,
+            policy: file.policy,
+            rules: file.rules,
+            isolation: file.isolation,
+            limits: file.limits,
+            output: file.output,
+        });
+        let entrants = self.entrants(&file.entrants, self.fill.clone().or(file.fill))?;
+        let challengers = match self.challengers.is_empty() {
+            true => file.challengers.unwrap_or_default(),
+            false => self.challengers.clone(),
+        };
+        let rounds = self.rounds.or(file.rounds);
+        let format = format(
+            self.format.or(file.format).unwrap_or(FORMAT),
+            &entrants,
+            &challengers,
+            rounds,
+        )?;
+        if !format.by_rounds() && self.round.is_some() {
+            bail!("--round: only knockout and Swiss tournaments are played round by round");
+        }
+        if self.round == Some(0) {
+            bail!("--round: rounds count from 1");
+        }
+        if format.by_rounds() && self.shard.is_some() && self.round.is_none() {
+            bail!("--shard: knockout and Swiss tournaments are sharded one round at a time; add --round R");
+        }
+        let sets = self.sets.or(file.sets).unwrap_or(SETS);
+        if sets == 0 {
+            bail!("--sets must be at least 1");
+        }
+        let given = self.seed.or(file.seed);
+        let seed = match given {
+            Some(seed) => seed,
+            None => fresh_seed()?,
+        };
+        let jobs = self
+            .jobs
+            .or(file.jobs)
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+        if jobs == 0 {
+            bail!("--jobs must be at least 1");
+        }
+        let quiet = table.output.quiet;
+        if table.policy.name() == PolicyName::Competition
+            && given.is_some_and(|s| s < SMALL_SEED)
+            && !quiet
+        {
+            eprintln!(
+                "referee: warning: seed {seed} is small enough to be found from a bot's own \
+                 hand; for a competition give no seed (the referee then draws 64 random bits, \
+                 printed and kept in --out, which sandboxed bots cannot see)"
+            );
+        }
+        let shard = match self.shard.as_deref() {
+            None => None,
+            Some("auto") => Some(auto_shard(file.shards, |k| std::env::var(k).ok())?),
+            Some(text) => Some(
+                text.parse::<Shard>()
+                    .map_err(|e| anyhow::anyhow!("--shard {e}"))?,
+            ),
+        };
+        let out = self
+            .out
+            .clone()
+            .or(file.out)
+            .unwrap_or_else(|| PathBuf::from(format!("schmier-out/tournament-{seed}")));
+        if self.resume && table.output.overwrite() {
+            bail!(
+                "--resume and --overwrite: continue the tournament in {} or replace it, not both",
+                out.display()
+            );
+        }
+        let spec = table_spec(&table, &entrants, &out)?;
+        Ok(TournamentConfig {
+            entrants,
+            format,
+            sets,
+            seed,
+            table: spec,
+            out,
+            jobs,
+            resume: self.resume,
+            overwrite: table.output.overwrite(),
+            keep_going: table.policy.keep_going(),
+            shard,
+            round: self.round,
+            from: self.from.clone(),
+            quiet,
+        })
+    }
+
+    /// The file's entrants, then the flags', with their own places; filled up to
+    /// three with `fill`.
+    fn entrants(
+        &self,
+        listed: &[FileEntrant],
+        fill: Option<String>,
+    ) -> anyhow::Result<Vec<Entrant>> {
         let mut entrants: Vec<Entrant> = Vec::new();
-        for e in &file.entrants {
+        for e in listed {
             let what = format!("entrant {:?}", e.name);
             let env = e.env.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
             let bot = own_place(parse_bot(&e.command, &what)?, e.dir.clone(), env, &what)?;
-            add(&mut entrants, &e.name, bot, &what)?;
+            add(
+                &mut entrants,
+                &e.name,
+                bot,
+                &format!("entrant {:?} in the tournament file", e.name),
+            )?;
         }
         for text in &self.entrants {
             let (name, cmd) = text.split_once('=').with_context(|| {
@@ -263,7 +363,6 @@ impl TournamentArgs {
             })?;
             let name = name.trim();
             let bot = parse_bot(cmd, &format!("--entrant {name}"))?;
-            entrants.retain(|e| e.name != name);
             add(&mut entrants, name, bot, &format!("--entrant {text:?}"))?;
         }
         for text in &self.entrant_dirs {
@@ -286,237 +385,123 @@ impl TournamentArgs {
             let e = &mut entrants[name];
             e.bot = own_place(e.bot.clone(), None, vec![pair], &what)?;
         }
-        let fill = self.fill.clone().or(file.fill);
         if entrants.len() < 3 {
-            match &fill {
-                Some(cmd) => {
-                    let bot = parse_bot(cmd, "--fill")?;
-                    let mut k = 1;
-                    while entrants.len() < 3 {
-                        let name = format!("fill-{k}");
-                        k += 1;
-                        if entrants.iter().all(|e| e.name != name) {
-                            entrants.push(Entrant {
-                                name,
-                                bot: bot.clone(),
-                            });
-                        }
-                    }
-                }
-                None => bail!(
+            let Some(cmd) = &fill else {
+                bail!(
                     "a tournament needs at least three entrants (a table seats three teams), got {}; \
                      add --entrant NAME=CMD, or name who fills the empty team positions with --fill builtin:random",
                     entrants.len()
-                ),
+                )
+            };
+            let bot = parse_bot(cmd, "--fill")?;
+            let mut k = 1;
+            while entrants.len() < 3 {
+                let name = format!("fill-{k}");
+                k += 1;
+                if entrants.iter().all(|e| e.name != name) {
+                    entrants.push(Entrant {
+                        name,
+                        bot: bot.clone(),
+                    });
+                }
             }
         }
-        let format_name = self
-            .format
-            .clone()
-            .or(file.format)
-            .unwrap_or_else(|| "round-robin".into());
-        let challenger_names = if self.challengers.is_empty() {
-            file.challengers.unwrap_or_default()
-        } else {
-            self.challengers.clone()
-        };
-        let format = match format_name.as_str() {
-            "round-robin" => {
-                if !challenger_names.is_empty() {
-                    bail!("--challenger: only a gauntlet has challengers (--format gauntlet)");
-                }
-                Format::RoundRobin
-            }
-            "gauntlet" => {
-                if challenger_names.is_empty() {
-                    bail!("--format gauntlet: name at least one --challenger");
-                }
-                let mut challengers = Vec::new();
-                for name in &challenger_names {
-                    let i = entrants
-                        .iter()
-                        .position(|e| &e.name == name)
-                        .with_context(|| {
-                            format!("--challenger {name:?}: no entrant has that name")
-                        })?;
-                    if !challengers.contains(&i) {
-                        challengers.push(i);
-                    }
-                }
-                if entrants.len() - challengers.len() < 2 {
-                    bail!("--format gauntlet: a challenger needs at least two other entrants to play against");
-                }
-                Format::Gauntlet { challengers }
-            }
-            "balanced" => {
-                let n = entrants.len();
-                if super::schedule::steiner_triples(n).is_none() {
-                    let next = (n + 1..)
-                        .find(|m| m % 6 == 1 || m % 6 == 3)
-                        .expect("a size");
-                    bail!(
-                        "--format balanced: every pair can meet exactly once only with a number of \
-                         entrants that is 1 or 3 more than a multiple of 6 (7, 9, 13, 15, 19, …); \
-                         there are {n}; add entrants to make {next}, or use round-robin"
-                    );
-                }
-                Format::Balanced
-            }
-            "knockout" => Format::Knockout,
-            "swiss" => {
-                let rounds = self.rounds.or(file.rounds).unwrap_or(3);
-                if rounds == 0 {
-                    bail!("--rounds must be at least 1");
-                }
-                Format::Swiss { rounds }
-            }
-            other => bail!("--format {other:?}: expected round-robin, gauntlet, knockout or swiss"),
-        };
-        if !matches!(format, Format::Swiss { .. })
-            && (self.rounds.is_some() || file.rounds.is_some())
-        {
-            bail!("--rounds: only a Swiss tournament has a number of rounds");
-        }
-        if !format.by_rounds() && self.round.is_some() {
-            bail!("--round: only knockout and Swiss tournaments are played round by round");
-        }
-        if self.round == Some(0) {
-            bail!("--round: rounds count from 1");
-        }
-        if format.by_rounds() && self.shard.is_some() && self.round.is_none() {
-            bail!("--shard: knockout and Swiss tournaments are sharded one round at a time; add --round R");
-        }
-        let sets = self.sets.or(file.sets).unwrap_or(1);
-        if sets == 0 {
-            bail!("--sets must be at least 1");
-        }
-        let seed = match self.seed.or(file.seed) {
-            Some(seed) => seed,
-            None => fresh_seed()?,
-        };
-        let jobs = self
-            .jobs
-            .or(file.jobs)
-            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-        if jobs == 0 {
-            bail!("--jobs must be at least 1");
-        }
-        let time_scale = self.time_scale.or(file.time_scale).unwrap_or(1.0);
-        if !(time_scale.is_finite() && time_scale > 0.0) {
-            bail!("--time-scale must be a positive number, got {time_scale}");
-        }
-        let policy_name = (self.policy).map_or_else(
-            || file_choice("policy", file.policy.as_deref(), PolicyName::Competition),
-            Ok,
-        )?;
-        let given = self.seed.or(file.seed);
-        if policy_name == PolicyName::Competition
-            && given.is_some_and(|s| s < crate::cli::SMALL_SEED)
-            && !self.quiet
-        {
-            eprintln!(
-                "referee: warning: seed {seed} is small enough to be found from a bot's own \
-                 hand; for a competition give no seed (the referee then draws 64 random bits, \
-                 printed and kept in --out, which sandboxed bots cannot see)"
-            );
-        }
-        let scale = |ms: u64| Duration::from_secs_f64(ms as f64 * time_scale / 1000.0);
-        let decision_ms = self.decision_ms.or(file.decision_ms).unwrap_or(1000);
-        let clock: Clock = (self.clock)
-            .map_or_else(
-                || file_choice("clock", file.clock.as_deref(), ClockName::Wall),
-                Ok,
-            )?
-            .into();
-        let time = TimeControl {
-            clock,
-            bank: scale(self.time_bank_ms.or(file.time_bank_ms).unwrap_or(0)),
-            startup: Some(scale(self.startup_ms.or(file.startup_ms).unwrap_or(10_000))),
-            decision: Some(scale(decision_ms)),
-            grace: scale(50),
-            max_line: 64 * 1024,
-            write: scale(decision_ms.max(1000)),
-            shutdown: scale(1000),
-        };
-        let shard = match self.shard.as_deref() {
-            None => None,
-            Some("auto") => Some(auto_shard(file.shards, |k| std::env::var(k).ok())?),
-            Some(text) => Some(
-                text.parse::<Shard>()
-                    .map_err(|e| anyhow::anyhow!("--shard {e}"))?,
-            ),
-        };
-        let out = self
-            .out
-            .clone()
-            .or(file.out)
-            .unwrap_or_else(|| PathBuf::from(format!("schmier-out/tournament-{seed}")));
-        let events: crate::config::Delivery = (self.events)
-            .map_or_else(
-                || file_choice("events", file.events.as_deref(), DeliveryName::Live),
-                Ok,
-            )?
-            .into();
-        let limits = self.limits.resolve(&crate::cli::LimitArgs {
-            limit_memory_mb: file.limit_memory_mb,
-            limit_cpu_s: file.limit_cpu_s,
-            limit_files: file.limit_files,
-            limit_procs: file.limit_procs,
-            limit_cpus: file.limit_cpus,
-        })?;
-        let mut env_words: Vec<String> = (file.env.iter().flatten())
-            .map(|(k, v)| format!("{k}={v}"))
-            .collect();
-        env_words.extend(self.bot_env.iter().cloned());
-        let env = crate::config::Isolation::env(&crate::cli::parse_env(&env_words)?);
-        let scratch = (self.scratch.clone().or(file.scratch))
-            .map(|s| crate::cli::scratch_folder(&s, &[&out]))
-            .transpose()?;
-        let sandbox = if self.sandbox || file.sandbox == Some(true) {
-            let bots = (entrants.iter()).map(|e| (format!("entrant {:?}", e.name), &e.bot));
-            let mut hidden = vec![out.as_path()];
-            hidden.extend(scratch.as_deref());
-            let sandbox = crate::cli::sandbox_for(bots, &hidden, &env)?;
-            Some(std::sync::Arc::new(sandbox))
-        } else {
-            None
-        };
-        let placeholder = BotSpec::Builtin("random".into());
-        Ok(TournamentConfig {
-            entrants,
-            format,
-            sets,
-            seed,
-            table: TableSpec {
-                lineup: std::array::from_fn(|_| placeholder.clone()),
-                rules: RulesConfig {
-                    stick_the_dealer: self.stick_the_dealer || file.stick_the_dealer == Some(true),
-                    trump_anytime: self.trump_anytime || file.trump_anytime == Some(true),
-                    ..RulesConfig::default()
-                },
-                time,
-                policy: match policy_name {
-                    PolicyName::Competition => FaultPolicy::COMPETITION,
-                    PolicyName::Lenient => FaultPolicy::LENIENT,
-                },
-                limits,
-                events,
-                isolation: crate::config::Isolation {
-                    env,
-                    sandbox,
-                    scratch,
-                },
-                stderr_cap: 1 << 20,
-            },
-            out,
-            jobs,
-            resume: self.resume,
-            shard,
-            round: self.round,
-            from: self.from.clone(),
-            quiet: self.quiet,
-        })
+        Ok(entrants)
     }
+}
+
+/// The schedule's format from its name and parameters, checked against the field.
+fn format(
+    name: FormatName,
+    entrants: &[Entrant],
+    challenger_names: &[String],
+    rounds: Option<u32>,
+) -> anyhow::Result<Format> {
+    if name != FormatName::Gauntlet && !challenger_names.is_empty() {
+        bail!("--challenger: only a gauntlet has challengers (--format gauntlet)");
+    }
+    if name != FormatName::Swiss && rounds.is_some() {
+        bail!("--rounds: only a Swiss tournament has a number of rounds");
+    }
+    Ok(match name {
+        FormatName::RoundRobin => Format::RoundRobin,
+        FormatName::Gauntlet => {
+            if challenger_names.is_empty() {
+                bail!("--format gauntlet: name at least one --challenger");
+            }
+            let mut challengers = Vec::new();
+            for name in challenger_names {
+                let i = entrants
+                    .iter()
+                    .position(|e| &e.name == name)
+                    .with_context(|| format!("--challenger {name:?}: no entrant has that name"))?;
+                if !challengers.contains(&i) {
+                    challengers.push(i);
+                }
+            }
+            if entrants.len() - challengers.len() < 2 {
+                bail!("--format gauntlet: a challenger needs at least two other entrants to play against");
+            }
+            Format::Gauntlet { challengers }
+        }
+        FormatName::Balanced => {
+            let n = entrants.len();
+            if super::schedule::steiner_triples(n).is_none() {
+                let next = (n + 1..)
+                    .find(|m| m % 6 == 1 || m % 6 == 3)
+                    .expect("a size");
+                bail!(
+                    "--format balanced: every pair can meet exactly once only with a number of \
+                     entrants that is 1 or 3 more than a multiple of 6 (7, 9, 13, 15, 19, …); \
+                     there are {n}; add entrants to make {next}, or use round-robin"
+                );
+            }
+            Format::Balanced
+        }
+        FormatName::Knockout => Format::Knockout,
+        FormatName::Swiss => {
+            let rounds = rounds.unwrap_or(ROUNDS);
+            if rounds == 0 {
+                bail!("--rounds must be at least 1");
+            }
+            Format::Swiss { rounds }
+        }
+    })
+}
+
+/// What every table shares, from the merged settings; the lineup is a
+/// placeholder, filled in per matchup. Sandboxing is checked for every entrant
+/// before anything is started or written.
+fn table_spec(table: &TableArgs, entrants: &[Entrant], out: &Path) -> anyhow::Result<TableSpec> {
+    let time = table.time.resolve(table.limits.max_line()?)?;
+    let limits = table.limits.resolve()?;
+    let env = table.isolation.env()?;
+    let scratch = (table.isolation.scratch.as_deref())
+        .map(|s| scratch_folder(s, &[out]))
+        .transpose()?;
+    let sandbox = if table.isolation.sandbox() {
+        let bots = (entrants.iter()).map(|e| (format!("entrant {:?}", e.name), &e.bot));
+        let mut hidden = vec![out];
+        hidden.extend(scratch.as_deref());
+        Some(std::sync::Arc::new(sandbox_for(bots, &hidden, &env)?))
+    } else {
+        None
+    };
+    let placeholder = BotSpec::Builtin("random".into());
+    Ok(TableSpec {
+        lineup: std::array::from_fn(|_| placeholder.clone()),
+        rules: table.rules.resolve(),
+        time,
+        policy: table.policy.resolve(),
+        limits,
+        events: table.channel.delivery(),
+        isolation: Isolation {
+            env,
+            sandbox,
+            scratch,
+        },
+        stderr_cap: table.limits.stderr_cap(),
+    })
 }
 
 fn add(entrants: &mut Vec<Entrant>, name: &str, bot: BotSpec, what: &str) -> anyhow::Result<()> {
@@ -531,26 +516,6 @@ fn add(entrants: &mut Vec<Entrant>, name: &str, bot: BotSpec, what: &str) -> any
         bot,
     });
     Ok(())
-}
-
-/// A file field that takes one of a flag's values (`field` names it in errors);
-/// `default` when absent.
-fn file_choice<T: clap::ValueEnum>(
-    field: &str,
-    text: Option<&str>,
-    default: T,
-) -> anyhow::Result<T> {
-    let Some(text) = text else { return Ok(default) };
-    T::from_str(text, false).map_err(|_| {
-        let names: Vec<String> = (T::value_variants().iter())
-            .filter_map(|v| v.to_possible_value())
-            .map(|v| v.get_name().to_owned())
-            .collect();
-        anyhow::anyhow!(
-            "{field} {text:?} in the tournament file: expected {}",
-            names.join(" or ")
-        )
-    })
 }
 
 /// `bot` given a working directory and variables of its own (a tournament
@@ -616,10 +581,48 @@ fn entrant_value<'t>(
 }
 
 fn read_file(path: &Path) -> anyhow::Result<FileConfig> {
-    let text = std::fs::read_to_string(path)
-        .with_context(|| format!("failed to read the tournament file {}", path.display()))?;
-    toml::from_str(&text)
-        .with_context(|| format!("failed to read the tournament file {}", path.display()))
+    let failed = || format!("failed to read the tournament file {}", path.display());
+    let text = std::fs::read_to_string(path).with_context(failed)?;
+    // Syntax errors come with their line from the parser.
+    let table: toml::Table = toml::from_str(&text).with_context(failed)?;
+    let file: FileConfig = match toml::from_str(&text) {
+        Ok(file) => file,
+        Err(e) if e.span().is_some_and(|s| s.start > 0) => {
+            return Err(anyhow::Error::new(e).context(failed()))
+        }
+        Err(e) => {
+            // An error inside a flattened group is reported against the whole
+            // document; the key that holds it is found by reading keys one by one.
+            let culprit = table.iter().find_map(|(key, value)| {
+                let one = toml::Table::from_iter([(key.clone(), value.clone())]);
+                let err = toml::Value::Table(one).try_into::<FileConfig>().err()?;
+                Some((key.clone(), err.message().to_owned()))
+            });
+            let Some((key, message)) = culprit else {
+                return Err(anyhow::Error::new(e).context(failed()));
+            };
+            bail!("{}{}: `{key}`: {message}", failed(), line_of(&text, &key));
+        }
+    };
+    if let Some(key) = file.unknown.keys().next() {
+        bail!(
+            "{}{}: unknown field `{key}` (the fields are the long flags of \
+             `referee tournament --help` with _ for -, and [[entrant]] tables)",
+            failed(),
+            line_of(&text, key)
+        );
+    }
+    Ok(file)
+}
+
+/// ", line N" of the line that sets top-level `key` (or its table), if found.
+fn line_of(text: &str, key: &str) -> String {
+    let sets = |l: &str| {
+        let l = l.trim_start().trim_start_matches('[');
+        l.strip_prefix(key)
+            .is_some_and(|rest| rest.trim_start().starts_with(['=', '.', ']']))
+    };
+    (text.lines().position(sets)).map_or(String::new(), |n| format!(", line {}", n + 1))
 }
 
 /// `--shard auto`: the slice from a Kubernetes Indexed Job or a Slurm array.
@@ -688,29 +691,84 @@ mod tests {
         assert_eq!(names, ["a", "fill-1", "fill-2"]);
     }
 
-    #[test]
-    fn flags_override_the_file() {
+    fn file(text: &str) -> (tempfile::TempDir, PathBuf) {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("t.toml");
-        std::fs::write(
-            &path,
-            "seed = 5\nsets = 2\njobs = 4\n\
-             [[entrant]]\nname = \"a\"\ncommand = \"builtin:random\"\n\
-             [[entrant]]\nname = \"b\"\ncommand = \"builtin:random\"\n\
-             [[entrant]]\nname = \"c\"\ncommand = \"builtin:random\"\n",
-        )
-        .unwrap();
+        std::fs::write(&path, text).unwrap();
+        (dir, path)
+    }
+
+    const THREE: &str = "[[entrant]]\nname = \"a\"\ncommand = \"builtin:random\"\n\
+        [[entrant]]\nname = \"b\"\ncommand = \"builtin:random\"\n\
+        [[entrant]]\nname = \"c\"\ncommand = \"builtin:random\"\n";
+
+    #[test]
+    fn flags_override_the_file() {
+        let (_dir, path) = file(&format!("seed = 5\nsets = 2\njobs = 4\n{THREE}"));
         let a = TournamentArgs {
             config: Some(path),
-            entrants: vec!["b=builtin:heuristic".into()],
             sets: Some(3),
             ..TournamentArgs::default()
         };
         let cfg = a.validate().unwrap();
         assert_eq!((cfg.seed, cfg.sets, cfg.jobs), (5, 3, 4));
-        let b = cfg.entrants.iter().find(|e| e.name == "b").unwrap();
-        assert_eq!(b.bot, BotSpec::Builtin("heuristic".into()));
         assert_eq!(cfg.entrants.len(), 3);
+    }
+
+    #[test]
+    fn a_flag_overrides_a_file_boolean_both_ways() {
+        let parse = |file_value: bool, flags: &[&str]| {
+            let (_dir, path) = file(&format!(
+                "seed = 5\nno_restart = {file_value}\nstick_the_dealer = {file_value}\n{THREE}"
+            ));
+            let mut argv = vec!["tournament".to_owned(), path.display().to_string()];
+            argv.extend(flags.iter().map(|f| f.to_string()));
+            let cfg = <TournamentArgs as clap::FromArgMatches>::from_arg_matches(
+                &<TournamentArgs as clap::Args>::augment_args(clap::Command::new("t"))
+                    .try_get_matches_from(argv)
+                    .unwrap(),
+            )
+            .unwrap()
+            .validate()
+            .unwrap();
+            (cfg.table.policy.restart, cfg.table.rules.stick_the_dealer)
+        };
+        assert_eq!(parse(true, &[]), (false, true), "the file's values");
+        assert_eq!(
+            parse(true, &["--restart", "--no-stick-the-dealer"]),
+            (true, false)
+        );
+        assert_eq!(
+            parse(false, &["--no-restart", "--stick-the-dealer"]),
+            (false, true)
+        );
+        // The last of a pair wins.
+        assert_eq!(parse(false, &["--no-restart", "--restart"]), (true, false));
+    }
+
+    #[test]
+    fn duplicate_entrant_names_are_refused() {
+        let err = args(&[
+            "a=builtin:random",
+            "b=builtin:random",
+            "a=builtin:heuristic",
+        ])
+        .validate()
+        .unwrap_err()
+        .to_string();
+        assert!(err.contains("two entrants are named \"a\""), "{err}");
+        let (_dir, path) = file(THREE);
+        let mut a = args(&["b=builtin:heuristic"]);
+        a.config = Some(path);
+        let err = a.validate().unwrap_err().to_string();
+        assert!(err.contains("two entrants are named \"b\""), "{err}");
+        let (_dir, path) = file(&format!(
+            "{THREE}[[entrant]]\nname = \"c\"\ncommand = \"builtin:random\"\n"
+        ));
+        let mut a = args(&[]);
+        a.config = Some(path);
+        let err = a.validate().unwrap_err().to_string();
+        assert!(err.contains("two entrants are named \"c\""), "{err}");
     }
 
     #[test]
@@ -777,7 +835,10 @@ mod tests {
             .validate()
             .unwrap_err()
         );
-        assert!(err.contains("events \"sometimes\""), "{err}");
+        assert!(
+            err.contains("sometimes") && err.contains("batched"),
+            "{err}"
+        );
     }
 
     #[test]

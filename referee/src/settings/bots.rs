@@ -1,0 +1,56 @@
+//! A bot command as the user writes it (`builtin:NAME`, `inproc:NAME`, `human`,
+//! or a command line), and the run's seed.
+
+use anyhow::{bail, Context};
+
+use crate::config::BotSpec;
+
+/// 64 random bits from the operating system, for a run that was not given a seed:
+/// a competition's deals must not be guessable.
+pub fn fresh_seed() -> anyhow::Result<u64> {
+    use std::io::Read;
+    let mut bytes = [0u8; 8];
+    std::fs::File::open("/dev/urandom")
+        .and_then(|mut f| f.read_exact(&mut bytes))
+        .context("failed to draw a random seed from /dev/urandom")?;
+    Ok(u64::from_le_bytes(bytes))
+}
+
+/// Seeds below this can be found by search from one hand (a table of 2^40 deals
+/// is within reach); a competition should let the referee draw 64 bits.
+pub const SMALL_SEED: u64 = 1 << 48;
+
+/// A bot as given on the command line or in the tournament file; `what` names
+/// where, for errors (`--team 2`, `entrant "mine"`).
+pub fn parse_bot(text: &str, what: &str) -> anyhow::Result<BotSpec> {
+    if text.trim() == "human" {
+        return Ok(BotSpec::Human);
+    }
+    let builtin = |name: &str| -> anyhow::Result<String> {
+        if !schmier_sample_bots::NAMES.contains(&name) {
+            bail!(
+                "{what}: unknown built-in bot {name:?}; the built-in bots are {:?}",
+                schmier_sample_bots::NAMES
+            );
+        }
+        Ok(name.to_owned())
+    };
+    if let Some(name) = text.strip_prefix("inproc:") {
+        return Ok(BotSpec::InProcess(builtin(name)?));
+    }
+    if let Some(name) = text.strip_prefix("builtin:") {
+        return Ok(BotSpec::Builtin(builtin(name)?));
+    }
+    let argv = shlex::split(text).with_context(|| {
+        format!("{what}: cannot split {text:?} into words (unbalanced quotes?)")
+    })?;
+    if argv.is_empty() {
+        bail!("{what}: the command is empty");
+    }
+    Ok(BotSpec::Command {
+        argv,
+        text: text.to_owned(),
+        dir: None,
+        env: Vec::new(),
+    })
+}

@@ -1,0 +1,266 @@
+//! How bot processes run — their environment, sandbox and scratch folder — and
+//! the limits each is held to.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context};
+use clap::Args;
+use serde::{Deserialize, Deserializer};
+
+use super::{switch, with_default, Merge};
+use crate::bot::{ResourceLimits, Sandbox};
+use crate::config::{BotSpec, Isolation};
+
+const MAX_LINE_BYTES: usize = 64 * 1024;
+/// The shortest line cap: a hello or a bid must fit.
+const MIN_LINE_BYTES: usize = 1024;
+const STDERR_CAP: u64 = 1 << 20;
+
+#[derive(Args, Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct IsolationArgs {
+    /// Run each bot process in a sandbox of its own (Linux namespaces through
+    /// bubblewrap): no network, no other process, no files but the system
+    /// directories, its own directory (read-only) and a private /tmp. Landlock
+    /// (ABI 6, Linux 6.12) enforces the same from inside; seccomp refuses ptrace
+    /// and the like. The referee checks every bot can be sandboxed before the
+    /// first game, and refuses to start where the host cannot sandbox. See
+    /// README, "Sandbox".
+    #[arg(long, num_args = 0..=1, require_equals = true, default_missing_value = "true", value_name = "BOOL", hide_possible_values = true, overrides_with = "no_sandbox")]
+    pub sandbox: Option<bool>,
+
+    /// No sandbox (undoes --sandbox, e.g. the file's `sandbox = true`).
+    #[arg(long, overrides_with = "sandbox")]
+    #[serde(skip)]
+    pub no_sandbox: bool,
+
+    /// An environment variable for every bot, KEY=VALUE (repeatable; in the
+    /// tournament file, the table `env`). Bots get nothing of the referee's
+    /// environment: only these and PATH=/usr/local/bin:/usr/bin:/bin (unless
+    /// given here). Not part of what identifies a tournament (a resumed run may
+    /// differ).
+    #[arg(long = "bot-env", value_name = "KEY=VALUE")]
+    #[serde(default, rename = "env", deserialize_with = "env_table")]
+    pub bot_env: Vec<String>,
+
+    /// A folder in which each bot process gets a writable directory of its own
+    /// (`play`: DIR/player<N>, N its lineup slot; `tournament`:
+    /// DIR/rRR-mMMMM/player<N>), named in its environment as SCHMIER_SCRATCH.
+    /// Sandboxed, a bot sees only its own (read-write); kept after the run; not
+    /// inside the output folder. Without it a sandboxed bot's only writable
+    /// place is its private /tmp.
+    #[arg(long, value_name = "DIR")]
+    pub scratch: Option<PathBuf>,
+}
+
+impl Merge for IsolationArgs {
+    fn merge(self, lower: Self) -> Self {
+        IsolationArgs {
+            sandbox: switch(self.sandbox, self.no_sandbox).or(lower.sandbox),
+            no_sandbox: false,
+            // The file's first: a flag's value of the same key comes later and wins.
+            bot_env: lower.bot_env.into_iter().chain(self.bot_env).collect(),
+            scratch: self.scratch.or(lower.scratch),
+        }
+    }
+}
+
+impl IsolationArgs {
+    pub fn sandbox(&self) -> bool {
+        switch(self.sandbox, self.no_sandbox).unwrap_or(false)
+    }
+
+    /// Every bot's environment (see [`Isolation::env`]).
+    pub fn env(&self) -> anyhow::Result<Vec<(String, String)>> {
+        Ok(Isolation::env(&parse_env(&self.bot_env)?))
+    }
+}
+
+/// The file's `env = { KEY = "value" }` as `KEY=value` words, as `--bot-env`.
+fn env_table<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
+    let table = BTreeMap::<String, String>::deserialize(d)?;
+    Ok(table.into_iter().map(|(k, v)| format!("{k}={v}")).collect())
+}
+
+/// The per-bot resource limits.
+#[derive(Args, Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LimitArgs {
+    /// Per-bot address-space limit in MiB (RLIMIT_AS).
+    #[arg(long, value_name = "MIB")]
+    pub limit_memory_mb: Option<u64>,
+
+    /// Per-bot CPU-time limit in seconds for the whole session (RLIMIT_CPU).
+    #[arg(long, value_name = "S")]
+    pub limit_cpu_s: Option<u64>,
+
+    /// Per-bot open-file limit (RLIMIT_NOFILE).
+    #[arg(long, value_name = "N")]
+    pub limit_files: Option<u64>,
+
+    /// Per-bot process limit: processes in the bot's tree, through a pids cgroup
+    /// of its own (never RLIMIT_NPROC, which all bots of a user would share). The
+    /// referee refuses to start where it cannot create cgroups.
+    #[arg(long, value_name = "N")]
+    pub limit_procs: Option<u64>,
+
+    /// Per-bot CPU bandwidth, in cores (0.5: half of one core; 2: two cores),
+    /// for the bot's whole process tree, through a cpu cgroup of its own
+    /// (cpu.max, or cpu.cfs_quota_us on cgroup v1). A bot that busy-waits or
+    /// forks then cannot take the CPU from the others. The referee refuses to
+    /// start where it cannot create such cgroups.
+    #[arg(long, value_name = "F")]
+    pub limit_cpus: Option<f64>,
+
+    #[arg(long, value_name = "BYTES", help = with_default("Longest line accepted from a bot, in bytes.", MAX_LINE_BYTES))]
+    pub max_line_bytes: Option<usize>,
+
+    #[arg(long, value_name = "BYTES", help = with_default("Bytes of each bot's stderr kept in its log file (the rest is drained and dropped).", STDERR_CAP))]
+    pub stderr_cap: Option<u64>,
+}
+
+impl Merge for LimitArgs {
+    fn merge(self, lower: Self) -> Self {
+        LimitArgs {
+            limit_memory_mb: self.limit_memory_mb.or(lower.limit_memory_mb),
+            limit_cpu_s: self.limit_cpu_s.or(lower.limit_cpu_s),
+            limit_files: self.limit_files.or(lower.limit_files),
+            limit_procs: self.limit_procs.or(lower.limit_procs),
+            limit_cpus: self.limit_cpus.or(lower.limit_cpus),
+            max_line_bytes: self.max_line_bytes.or(lower.max_line_bytes),
+            stderr_cap: self.stderr_cap.or(lower.stderr_cap),
+        }
+    }
+}
+
+impl LimitArgs {
+    /// The resource limits; the cgroup limits are checked to be possible on this
+    /// host before any bot starts.
+    pub fn resolve(&self) -> anyhow::Result<ResourceLimits> {
+        if let Some(n) = self.limit_procs {
+            crate::bot::probe_cgroups(Some(n), None).map_err(|e| {
+                anyhow::anyhow!(
+                    "--limit-procs {n}: failed to limit processes per bot: {e}. RLIMIT_NPROC \
+                     is not used instead: it counts every process of the user, so one bot \
+                     could exhaust it for all"
+                )
+            })?;
+        }
+        Ok(ResourceLimits {
+            memory_bytes: self.limit_memory_mb.map(|m| m << 20),
+            cpu_seconds: self.limit_cpu_s,
+            open_files: self.limit_files,
+            processes: self.limit_procs,
+            cpu_millicores: self.limit_cpus.map(cpu_millicores).transpose()?,
+        })
+    }
+
+    /// `--max-line-bytes`, checked.
+    pub fn max_line(&self) -> anyhow::Result<usize> {
+        let bytes = self.max_line_bytes.unwrap_or(MAX_LINE_BYTES);
+        if bytes < MIN_LINE_BYTES {
+            bail!("--max-line-bytes must be at least {MIN_LINE_BYTES}, got {bytes}");
+        }
+        Ok(bytes)
+    }
+
+    pub fn stderr_cap(&self) -> u64 {
+        self.stderr_cap.unwrap_or(STDERR_CAP)
+    }
+}
+
+/// `KEY=VALUE` words of `--bot-env`.
+pub fn parse_env(words: &[String]) -> anyhow::Result<Vec<(String, String)>> {
+    words
+        .iter()
+        .map(|w| match w.split_once('=') {
+            Some((k, v)) if !k.is_empty() && !k.contains('\0') && !v.contains('\0') => {
+                Ok((k.to_owned(), v.to_owned()))
+            }
+            _ => bail!("--bot-env {w:?}: expected KEY=VALUE, e.g. --bot-env LANG=C.UTF-8"),
+        })
+        .collect()
+}
+
+/// `--limit-cpus F` in thousandths of a core, checked to be possible on this
+/// host before any bot starts.
+pub fn cpu_millicores(cores: f64) -> anyhow::Result<u64> {
+    if !(cores.is_finite() && (0.01..=4096.0).contains(&cores)) {
+        bail!(
+            "--limit-cpus {cores}: expected a number of cores from 0.01 to 4096, e.g. \
+             --limit-cpus 0.5 for half of one core"
+        );
+    }
+    let millicores = (cores * 1000.0).round() as u64;
+    crate::bot::probe_cgroup_limits(crate::bot::CgroupLimits {
+        cpu_millicores: Some(millicores),
+        ..Default::default()
+    })
+    .map_err(|e| {
+        anyhow::anyhow!(
+            "--limit-cpus {cores}: failed to limit CPU per bot: {e}. On cgroup v2 the \
+             cpu controller must be enabled for the referee's cgroup's children (its \
+             cgroup.subtree_control; with systemd, run the referee in a unit with \
+             Delegate=yes, e.g. `systemd-run --scope -p Delegate=yes referee play ...`). \
+             Without it, --clock cpu still times each decision on the CPU the bot used, \
+             and --limit-cpu-s caps its total"
+        )
+    })?;
+    Ok(millicores)
+}
+
+/// `--scratch DIR`, created if missing, made absolute; never where the outputs
+/// go, nor holding them.
+pub fn scratch_folder(dir: &Path, outputs: &[&Path]) -> anyhow::Result<PathBuf> {
+    std::fs::create_dir_all(dir)
+        .and_then(|()| std::fs::canonicalize(dir))
+        .map_err(|e| anyhow::anyhow!("--scratch {}: failed to create it: {e}", dir.display()))
+        .and_then(|scratch| {
+            for out in outputs {
+                let out = std::path::absolute(out).unwrap_or_else(|_| out.to_path_buf());
+                let out = std::fs::canonicalize(&out).unwrap_or(out);
+                if out.starts_with(&scratch) || scratch.starts_with(&out) {
+                    bail!(
+                        "--scratch {}: the bots' scratch and the output folder {} must not \
+                         hold one another",
+                        dir.display(),
+                        out.display()
+                    );
+                }
+            }
+            Ok(scratch)
+        })
+}
+
+/// Checks that the host can sandbox and that every bot of `bots` (each named as
+/// errors should name it: "seat 2", "entrant \"mine\"") can be: fails closed,
+/// before anything is started or written. `outputs` are where transcripts,
+/// timings and logs go, never shown to a bot; `env` is the run's bot environment.
+pub fn sandbox_for<'a>(
+    bots: impl IntoIterator<Item = (String, &'a BotSpec)>,
+    outputs: &[&Path],
+    env: &[(String, String)],
+) -> anyhow::Result<Sandbox> {
+    let cwd = std::env::current_dir().context("failed to read the working directory")?;
+    // In-process bots (tests, benchmarks) are the referee's own code: no process.
+    let launches = bots
+        .into_iter()
+        .filter(|(_, spec)| !matches!(spec, BotSpec::InProcess(_) | BotSpec::Human))
+        .map(|(who, spec)| {
+            spec.launch(&cwd, Isolation::path_in(&spec.env(env)))
+                .map(|launch| (who.clone(), launch))
+                .map_err(|e| anyhow::anyhow!("failed to sandbox {who}: {e}"))
+        })
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let sandbox = Sandbox::prepare(
+        outputs.iter().map(|p| cwd.join(p)).collect(),
+        launches.iter().map(|(_, l)| l.dir.clone()).collect(),
+    )?;
+    for (who, launch) in &launches {
+        sandbox
+            .check(launch)
+            .map_err(|e| anyhow::anyhow!("failed to sandbox {who}: {e}"))?;
+    }
+    Ok(sandbox)
+}

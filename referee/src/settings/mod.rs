@@ -1,0 +1,62 @@
+//! The settings `play` and `tournament` share, one typed group per concern. Each
+//! group is one struct that clap flattens into both commands and that the
+//! tournament file deserialises into (its keys are the long flags with `_` for
+//! `-`), so a setting is declared, documented and defaulted in exactly one place:
+//!
+//! - `time.rs`: the time control (`--decision-ms`, `--clock`, …) and how the
+//!   table talks to bots (`--events`).
+//! - `policy.rs`: the fault policy (`--policy`, `--max-faults`, `--keep-going`, …)
+//!   and the rules variants.
+//! - `isolation.rs`: how bot processes run (`--sandbox`, `--bot-env`,
+//!   `--scratch`) and their limits (`--limit-*`, `--max-line-bytes`,
+//!   `--stderr-cap`).
+//! - `output.rs`: what happens to an output folder that holds a run
+//!   (`--overwrite`) and how much is printed.
+//! - `bots.rs`: a bot command as the user writes it, and the run's seed.
+//!
+//! Every field is an `Option` (or a list): absent means "not given here". A run's
+//! value is the flag's if given, else the file's, else the default named in the
+//! group's `resolve` — field by field ([`Merge`]). A boolean has its opposite
+//! flag (`--sandbox` / `--no-sandbox`), so a flag can override the file either way.
+
+mod bots;
+mod isolation;
+mod output;
+mod policy;
+mod time;
+
+pub use bots::{fresh_seed, parse_bot, SMALL_SEED};
+pub use isolation::{
+    cpu_millicores, parse_env, sandbox_for, scratch_folder, IsolationArgs, LimitArgs,
+};
+pub use output::OutputArgs;
+pub use policy::{PolicyArgs, PolicyName, RulesArgs};
+pub use time::{ChannelArgs, ClockName, DeliveryName, TimeArgs};
+
+/// A settings group merged with a lower-priority one (the tournament file's),
+/// field by field: a value given here wins.
+pub trait Merge {
+    fn merge(self, lower: Self) -> Self;
+}
+
+/// A boolean flag and its opposite (`--sandbox`, `--no-sandbox`): which was
+/// given last, if either (clap's `overrides_with` keeps only the last).
+pub(crate) fn switch(on: Option<bool>, off: bool) -> Option<bool> {
+    if off {
+        Some(false)
+    } else {
+        on
+    }
+}
+
+/// A flag's help with its default, so the default is written once, in code.
+pub(crate) fn with_default(help: &str, default: impl std::fmt::Display) -> String {
+    format!("{help} [default: {default}]")
+}
+
+/// The name a flag takes for one of its values (`wall` for [`ClockName::Wall`]).
+pub(crate) fn choice_name<T: clap::ValueEnum>(value: &T) -> String {
+    value
+        .to_possible_value()
+        .map_or_else(String::new, |v| v.get_name().to_owned())
+}
