@@ -23,10 +23,13 @@ pub enum FaultKind {
     Stale,
     /// stdout closed while the process runs, or it stopped reading its stdin.
     Closed,
+    /// The bot's program could not be started at all (not found, not
+    /// executable, its directory missing): it never ran, so it did not crash.
+    Start,
 }
 
 impl FaultKind {
-    pub const ALL: [FaultKind; 7] = [
+    pub const ALL: [FaultKind; 8] = [
         FaultKind::Timeout,
         FaultKind::Crash,
         FaultKind::Malformed,
@@ -34,6 +37,7 @@ impl FaultKind {
         FaultKind::Oversized,
         FaultKind::Stale,
         FaultKind::Closed,
+        FaultKind::Start,
     ];
 
     /// The name used on the wire and in transcripts.
@@ -46,12 +50,16 @@ impl FaultKind {
             FaultKind::Oversized => "oversized",
             FaultKind::Stale => "stale",
             FaultKind::Closed => "closed",
+            FaultKind::Start => "start",
         }
     }
 
     /// Faults after which the bot cannot be talked to any more.
     pub fn is_fatal(self) -> bool {
-        matches!(self, FaultKind::Crash | FaultKind::Closed)
+        matches!(
+            self,
+            FaultKind::Crash | FaultKind::Closed | FaultKind::Start
+        )
     }
 }
 

@@ -118,7 +118,15 @@ fn tournament(cfg: referee::tournament::TournamentConfig) -> anyhow::Result<Exit
             Ok(ExitCode::SUCCESS)
         }
         Ended::Interrupted(standings) => {
-            print!("{}", standings.table());
+            let partial = cfg.out.join(referee::tournament::PARTIAL);
+            if standings.games > 0 {
+                println!(
+                    "PARTIAL standings after {} games (in {}):",
+                    standings.games,
+                    partial.display()
+                );
+                print!("{}", standings.table());
+            }
             eprintln!(
                 "referee: interrupted after {} recorded games; games in flight were discarded. Resume with:\n  {}",
                 standings.games,

@@ -348,7 +348,7 @@ async fn start(
                 }
                 slot.process = Some(p);
             }
-            Err(e) => slot.gone = Some(Fault::new(FaultKind::Crash, spawn_failure(&program, &e))),
+            Err(e) => slot.gone = Some(Fault::new(FaultKind::Start, spawn_failure(&program, &e))),
         }
     }
     let deadline = cfg
@@ -437,7 +437,7 @@ fn log_name(i: usize, n: u32) -> String {
 }
 
 /// Why a bot's program could not be started, in the terms a user can act on.
-fn spawn_failure(program: &str, e: &std::io::Error) -> String {
+pub(crate) fn spawn_failure(program: &str, e: &std::io::Error) -> String {
     match e.kind() {
         std::io::ErrorKind::NotFound => format!(
             "not found: no program {program:?} (not on PATH, or a wrong path; a bot \

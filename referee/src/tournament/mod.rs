@@ -9,6 +9,7 @@
 //! - `journal.rs`: `journal.jsonl`, appended and fsynced per game; `--resume`.
 //! - `manifest.rs`: `tournament.json`, what the tournament in a directory is.
 //! - `standings.rs`: standings, intervals and ratings, as JSON, CSV and a table.
+//! - `startcheck.rs`: every entrant started once, before the first game.
 //! - `run.rs`: `referee tournament` — directory, rounds, the coordinator that
 //!   journals what the pool finishes.
 //! - `progress.rs`: the live bar or periodic progress lines.
@@ -26,6 +27,7 @@ mod progress;
 mod run;
 pub mod schedule;
 mod standings;
+mod startcheck;
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -34,7 +36,7 @@ use anyhow::Context;
 
 pub use config::{TournamentArgs, TournamentConfig};
 pub use merge::merge;
-pub use run::{run, Ended};
+pub use run::{run, Ended, PARTIAL};
 pub use standings::Standings;
 
 /// Writes a whole file under a temporary name and renames it into place, so a

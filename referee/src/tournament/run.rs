@@ -59,7 +59,16 @@ pub async fn run(cfg: &TournamentConfig, cancel: &CancellationToken) -> anyhow::
     let one_round = matchups(n, &cfg.format, cfg.sets, cfg.seed);
     let manifest = manifest(cfg, &one_round);
     let dir = &cfg.out;
-    prepare(dir, &manifest, cfg.resume)?;
+    // Before anything is written: a broken entrant must not leave a folder that
+    // blocks the corrected rerun.
+    let Some(failed) = super::startcheck::check(cfg, cancel).await else {
+        return Ok(Ended::Interrupted(super::standings::compute(
+            &manifest,
+            &BTreeMap::new(),
+        )));
+    };
+    refuse_unstarted(cfg, &failed)?;
+    prepare(dir, &manifest, cfg.resume, cfg.overwrite)?;
     let (mut journal, loaded) = Journal::open(dir)?;
     if loaded.torn > 0 {
         eprintln!(
@@ -122,9 +131,9 @@ pub async fn run(cfg: &TournamentConfig, cancel: &CancellationToken) -> anyhow::
             .filter(|m| cfg.shard.is_none_or(|s| s.holds(m)))
             .collect();
         if play_round(cfg, &mine, ms.len(), r, &mut journal, &mut outcomes, cancel).await? {
-            return Ok(Ended::Interrupted(super::standings::compute(
-                &manifest, &outcomes,
-            )));
+            let so_far = super::standings::compute(&manifest, &outcomes);
+            super::write_atomic(&dir.join(PARTIAL), &so_far.json())?;
+            return Ok(Ended::Interrupted(so_far));
         }
         if by_rounds {
             print!("{}", bracket_round(cfg, r, &ms, &outcomes));
@@ -143,7 +152,53 @@ pub async fn run(cfg: &TournamentConfig, cancel: &CancellationToken) -> anyhow::
             stray.game
         );
     }
-    Ok(Ended::Complete(super::finish(dir, &manifest, &outcomes)?))
+    let standings = super::finish(dir, &manifest, &outcomes)?;
+    // The standings of an interrupted run are superseded by the whole ones.
+    match std::fs::remove_file(dir.join(PARTIAL)) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+            bail!("failed to remove {}: {e}", dir.join(PARTIAL).display())
+        }
+        _ => {}
+    }
+    Ok(Ended::Complete(standings))
+}
+
+/// The standings so far of an interrupted run, beside the journal.
+pub const PARTIAL: &str = "standings.partial.json";
+
+/// Reports each entrant that failed the start check, and stops the run before
+/// any game unless `--keep-going`.
+fn refuse_unstarted(
+    cfg: &TournamentConfig,
+    failed: &[super::startcheck::Failure],
+) -> anyhow::Result<()> {
+    for f in failed {
+        let e = &cfg.entrants[f.entrant];
+        eprintln!(
+            "referee: entrant {:?} ({}) failed to start: {}",
+            e.name,
+            e.bot.display(),
+            f.reason
+        );
+    }
+    if failed.is_empty() {
+        return Ok(());
+    }
+    if !cfg.keep_going {
+        bail!(
+            "failed to start {} of the {} entrants (see above); nothing was played or written. \
+             Fix the command (`referee check-bot -- CMD` checks one), or pass --keep-going to \
+             play with the referee's fallback in their seats (an entrant that never started \
+             ranks last)",
+            failed.len(),
+            cfg.entrants.len()
+        );
+    }
+    eprintln!(
+        "referee: --keep-going: the fallback plays the seats of the entrants that failed to \
+         start (fault `start`); an entrant that never starts ranks below every entrant that did"
+    );
+    Ok(())
 }
 
 /// Plays the games of `mine` (this run's share of round `r`) that the journal
@@ -292,12 +347,17 @@ fn import(
 }
 
 /// A new run needs an empty (or absent) directory; `--resume` needs the same
-/// tournament's directory.
-fn prepare(dir: &Path, manifest: &Manifest, resume: bool) -> anyhow::Result<()> {
-    let busy = std::fs::read_dir(dir).is_ok_and(|mut d| d.next().is_some());
+/// tournament's directory; `--overwrite` replaces the tournament in it.
+fn prepare(dir: &Path, manifest: &Manifest, resume: bool, overwrite: bool) -> anyhow::Result<()> {
+    let busy = |dir: &Path| std::fs::read_dir(dir).is_ok_and(|mut d| d.next().is_some());
+    if busy(dir) && overwrite {
+        remove_tournament(dir)?;
+    }
+    let busy = busy(dir);
     if busy && !resume {
         bail!(
-            "failed to start: {} is not empty; add --resume to continue the tournament in it, or choose another --out",
+            "failed to start: {} is not empty; add --resume to continue the tournament in it, \
+             --overwrite to replace it, or choose another --out",
             dir.display()
         );
     }
@@ -315,6 +375,46 @@ fn prepare(dir: &Path, manifest: &Manifest, resume: bool) -> anyhow::Result<()> 
     std::fs::create_dir_all(dir.join("games"))
         .with_context(|| format!("failed to create {}", dir.display()))?;
     super::write_atomic(&dir.join(super::manifest::FILE), &manifest.bytes())
+}
+
+/// `--overwrite`: removes what a tournament writes, and only from a folder that
+/// holds one (its manifest), so a mistyped --out never deletes anything else.
+/// Whatever else is in the folder stays, and keeps it busy.
+fn remove_tournament(dir: &Path) -> anyhow::Result<()> {
+    if !dir.join(super::manifest::FILE).is_file() {
+        bail!(
+            "failed to start: {} is not empty and holds no tournament ({} is missing), so \
+             --overwrite deletes nothing there; choose another --out",
+            dir.display(),
+            super::manifest::FILE
+        );
+    }
+    let files = [
+        super::manifest::FILE,
+        super::journal::FILE,
+        "standings.json",
+        "standings.csv",
+        PARTIAL,
+    ];
+    for name in files {
+        let path = dir.join(name);
+        match std::fs::remove_file(&path) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                bail!("--overwrite: failed to remove {}: {e}", path.display())
+            }
+            _ => {}
+        }
+    }
+    for name in ["games", "stderr"] {
+        let path = dir.join(name);
+        match std::fs::remove_dir_all(&path) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                bail!("--overwrite: failed to remove {}: {e}", path.display())
+            }
+            _ => {}
+        }
+    }
+    Ok(())
 }
 
 /// Raises the soft open-file limit if the tables need it, or says how many

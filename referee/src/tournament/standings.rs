@@ -19,14 +19,19 @@ use skillratings::MultiTeamOutcome;
 use super::manifest::Manifest;
 use super::outcome::GameOutcome;
 use super::schedule::{Format, GameKey};
+use crate::fault::FaultKind;
 
 pub const FORMAT: &str = "schmier-standings/1";
+
+/// An entrant plays as a team: two processes, in opposite seats.
+const SEATS_PER_TEAM: u32 = 2;
 
 #[derive(Clone, Debug, Serialize)]
 pub struct Standings {
     pub format: &'static str,
     pub games: u32,
-    /// Best first: by win rate, then duplicate score, then name.
+    /// Best first: by win rate, then duplicate score, then name; an entrant
+    /// that never started last.
     pub entrants: Vec<Row>,
     /// Gauntlet only: each challenger against each opponent it met.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -56,6 +61,11 @@ pub struct Row {
     pub bids_set: u32,
     pub faults: BTreeMap<String, u32>,
     pub forfeits: u32,
+    /// Its bot never started (every seat of every game it played has a `start`
+    /// fault): ranked below every entrant that did, whatever the fallback
+    /// scored in its seats.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub never_started: bool,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -182,6 +192,9 @@ pub fn standings(
                 points_against: round(per_game(t.points_against)),
                 bids_made: t.made,
                 bids_set: t.set,
+                never_started: t.games > 0
+                    && t.faults.get(FaultKind::Start.name()).copied().unwrap_or(0)
+                        >= SEATS_PER_TEAM * t.games,
                 faults: t.faults,
                 forfeits: t.forfeits,
             }
@@ -193,6 +206,8 @@ pub fn standings(
             .then(b.duplicate_score.total_cmp(&a.duplicate_score))
             .then(a.name.cmp(&b.name))
     });
+    // Whatever the order above: the fallback's score is not the entrant's.
+    rows.sort_by_key(|r| r.never_started);
     for (i, r) in rows.iter_mut().enumerate() {
         r.rank = i as u32 + 1;
     }

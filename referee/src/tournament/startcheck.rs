@@ -1,0 +1,166 @@
+//! Before the first game, every entrant's command is started once and must say
+//! hello within the startup limit, as `play` checks its six bots: an entrant
+//! that cannot start is reported by name, with its reason, before anything is
+//! written to the output folder, so the corrected command can be rerun into it.
+//!
+//! The processes run as a table would run them (environment, sandbox, limits),
+//! all at once against one deadline, and are ended as soon as they have answered.
+
+use std::time::Duration;
+
+use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
+
+use schmier_protocol::wire::{FromBot, Limits, ToBot, PROTOCOL};
+
+use super::config::TournamentConfig;
+use crate::bot::{BotProcess, Incoming, Spawn};
+use crate::config::{BotSpec, Isolation, TableSpec};
+use crate::fault::quote;
+
+/// Lines of a failed entrant's stderr shown with its reason.
+const STDERR_LINES: usize = 5;
+
+/// An entrant that failed the check.
+pub struct Failure {
+    pub entrant: usize,
+    pub reason: String,
+}
+
+/// The entrants (by index) whose command does not start and say hello; `None`
+/// when `cancel` fired first.
+pub async fn check(cfg: &TournamentConfig, cancel: &CancellationToken) -> Option<Vec<Failure>> {
+    let logs = match tempfile::tempdir() {
+        Ok(dir) => dir,
+        Err(e) => {
+            // The check is a courtesy: without a scratch folder the games still
+            // report a bot that cannot start, as faults.
+            eprintln!("referee: warning: cannot check the entrants before the first game: {e}");
+            return Some(Vec::new());
+        }
+    };
+    let spec = &cfg.table;
+    let hello = hello(spec);
+    let mut started: Vec<(usize, Result<BotProcess, String>)> = Vec::new();
+    for (i, e) in cfg.entrants.iter().enumerate() {
+        if matches!(e.bot, BotSpec::InProcess(_) | BotSpec::Human) {
+            continue; // the referee's own code: nothing to start
+        }
+        let log = logs.path().join(format!("entrant{i}.log"));
+        let mut p = spawn(spec, &e.bot, log).map_err(|e| e.to_string());
+        if let Ok(bot) = &mut p {
+            bot.queue(&hello);
+            if bot.flush(Some(spec.time.write)).await.is_err() {
+                p = Err("could not send hello: the bot is not reading its stdin".into());
+            }
+        }
+        started.push((i, p));
+    }
+    let deadline = spec
+        .time
+        .startup
+        .map(|d| Instant::now() + d + spec.time.grace);
+    let mut failures = Vec::new();
+    for (i, p) in started {
+        let reason = match p {
+            Err(reason) => Some(reason),
+            Ok(mut bot) => {
+                let answer = tokio::select! {
+                    a = answer(&mut bot, deadline, spec) => a,
+                    () = cancel.cancelled() => {
+                        bot.shutdown(Duration::ZERO).await;
+                        return None;
+                    }
+                };
+                bot.shutdown(Duration::ZERO).await;
+                answer.err()
+            }
+        };
+        if let Some(reason) = reason {
+            let tail = stderr_tail(&logs.path().join(format!("entrant{i}.log")));
+            failures.push(Failure {
+                entrant: i,
+                reason: reason + &tail,
+            });
+        }
+    }
+    Some(failures)
+}
+
+fn hello(spec: &TableSpec) -> Vec<u8> {
+    let hello = ToBot::Hello {
+        protocol: PROTOCOL.to_owned(),
+        referee: crate::REFEREE.to_owned(),
+        limits: Limits {
+            startup_ms: spec.time.startup.map(|d| d.as_millis() as u64),
+            decision_ms: spec.time.decision.map(|d| d.as_millis() as u64),
+            time_bank_ms: spec.time.bank.as_millis() as u64,
+            clock: spec.time.clock,
+            max_line_bytes: spec.time.max_line,
+        },
+    };
+    serde_json::to_vec(&hello).expect("messages serialize")
+}
+
+fn spawn(spec: &TableSpec, bot: &BotSpec, log: std::path::PathBuf) -> Result<BotProcess, String> {
+    let env = bot.env(&spec.isolation.env);
+    let program = (bot.argv().ok())
+        .and_then(|argv| argv.first().cloned())
+        .unwrap_or_else(|| bot.display());
+    let cwd = std::env::current_dir().map_err(|e| e.to_string())?;
+    let launch = bot
+        .launch(&cwd, Isolation::path_in(&env))
+        .map_err(|e| crate::session::spawn_failure(&program, &std::io::Error::other(e)))?;
+    BotProcess::spawn(&Spawn {
+        launch,
+        env,
+        sandbox: spec.isolation.sandbox.clone(),
+        max_line: spec.time.max_line,
+        limits: spec.limits,
+        stderr_log: Some(log),
+        stderr_cap: spec.stderr_cap,
+    })
+    .map_err(|e| crate::session::spawn_failure(&program, &e))
+}
+
+/// The bot's first line, checked to be a hello of this protocol.
+async fn answer(
+    bot: &mut BotProcess,
+    deadline: Option<Instant>,
+    spec: &TableSpec,
+) -> Result<(), String> {
+    match bot.next_line(deadline).await {
+        None => Err(format!(
+            "no hello within {} ms (--startup-ms; a bot that builds itself first, such as \
+             `cargo run`, should be built beforehand)",
+            spec.time.startup.unwrap_or_default().as_millis()
+        )),
+        Some(Incoming::Line { bytes, .. }) => match serde_json::from_slice::<FromBot>(&bytes) {
+            Ok(FromBot::Hello { protocol, .. }) if protocol == PROTOCOL => Ok(()),
+            Ok(FromBot::Hello { protocol, .. }) => Err(format!(
+                "protocol mismatch: the bot speaks {protocol:?}, the referee {PROTOCOL:?}"
+            )),
+            _ => Err(format!("expected a hello, got {}", quote(&bytes))),
+        },
+        Some(Incoming::Oversized { len, .. }) => {
+            Err(format!("a hello line of {len} bytes and more"))
+        }
+        Some(Incoming::Eof { .. }) | Some(Incoming::Error { .. }) => {
+            match bot.exit_status_by(deadline).await {
+                Some(s) => Err(format!("exited before hello: {s}")),
+                None => Err("closed stdout before hello".into()),
+            }
+        }
+    }
+}
+
+/// The last lines of a failed bot's stderr, to go with its reason.
+fn stderr_tail(log: &std::path::Path) -> String {
+    let text = std::fs::read_to_string(log).unwrap_or_default();
+    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    if lines.is_empty() {
+        return String::new();
+    }
+    let tail = &lines[lines.len().saturating_sub(STDERR_LINES)..];
+    format!("; its stderr ends:\n    {}", tail.join("\n    "))
+}
