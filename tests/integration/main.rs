@@ -16,6 +16,7 @@ mod play;
 mod replay_page;
 mod sample_bots;
 mod schema;
+mod settings;
 mod show;
 mod snapshot_example;
 mod snapshots;
