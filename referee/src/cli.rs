@@ -139,7 +139,7 @@ pub struct BenchArgs {
 
     /// Time per decision, in milliseconds, as for `play` (a fault fails the
     /// benchmark, so give slow builds room).
-    #[arg(long, default_value_t = 1000, value_name = "MS")]
+    #[arg(long, default_value_t = crate::settings::DECISION_MS, value_name = "MS")]
     pub decision_ms: u64,
 
     /// Round trips in each pipe baseline.
@@ -241,10 +241,10 @@ pub struct DiffArgs {
 #[derive(Args, Debug)]
 pub struct CheckBotArgs {
     /// Time the bot has for each decision, in milliseconds.
-    #[arg(long, default_value_t = 1000, value_name = "MS")]
+    #[arg(long, default_value_t = crate::settings::DECISION_MS, value_name = "MS")]
     pub decision_ms: u64,
     /// Time the bot has to answer hello, in milliseconds.
-    #[arg(long, default_value_t = 10_000, value_name = "MS")]
+    #[arg(long, default_value_t = crate::settings::STARTUP_MS, value_name = "MS")]
     pub startup_ms: u64,
     /// The bot's command and its arguments, after `--` (one word with spaces is
     /// split like a shell would).
@@ -270,7 +270,7 @@ impl CheckBotArgs {
         let limits = crate::checkbot::CheckLimits {
             startup: Duration::from_millis(self.startup_ms),
             decision: Duration::from_millis(self.decision_ms),
-            max_line: 64 * 1024,
+            max_line: crate::settings::MAX_LINE_BYTES,
         };
         Ok((argv, limits))
     }

@@ -12,7 +12,7 @@ use super::{switch, with_default, Merge};
 use crate::bot::{ResourceLimits, Sandbox};
 use crate::config::{BotSpec, Isolation};
 
-const MAX_LINE_BYTES: usize = 64 * 1024;
+pub const MAX_LINE_BYTES: usize = 64 * 1024;
 /// The shortest line cap: a hello or a bid must fit.
 const MIN_LINE_BYTES: usize = 1024;
 const STDERR_CAP: u64 = 1 << 20;

@@ -28,10 +28,11 @@ mod time;
 pub use bots::{fresh_seed, parse_bot, SMALL_SEED};
 pub use isolation::{
     cpu_millicores, parse_env, sandbox_for, scratch_folder, IsolationArgs, LimitArgs,
+    MAX_LINE_BYTES,
 };
 pub use output::OutputArgs;
 pub use policy::{PolicyArgs, PolicyName, RulesArgs};
-pub use time::{ChannelArgs, ClockName, DeliveryName, TimeArgs};
+pub use time::{ChannelArgs, ClockName, DeliveryName, TimeArgs, DECISION_MS, STARTUP_MS};
 
 /// A settings group merged with a lower-priority one (the tournament file's),
 /// field by field: a value given here wins.

@@ -9,8 +9,8 @@ use serde::Deserialize;
 use super::{choice_name, switch, with_default, Merge};
 use crate::config::{Clock, Delivery, TimeControl};
 
-const DECISION_MS: u64 = 1000;
-const STARTUP_MS: u64 = 10_000;
+pub const DECISION_MS: u64 = 1000;
+pub const STARTUP_MS: u64 = 10_000;
 const GRACE_MS: u64 = 50;
 const TIME_BANK_MS: u64 = 0;
 const TIME_SCALE: f64 = 1.0;

@@ -355,6 +355,12 @@ fn prepare(dir: &Path, manifest: &Manifest, resume: bool, overwrite: bool) -> an
     }
     let busy = busy(dir);
     if busy && !resume {
+        if !dir.join(super::manifest::FILE).is_file() {
+            bail!(
+                "failed to start: {} is not empty and holds no tournament; choose another --out",
+                dir.display()
+            );
+        }
         bail!(
             "failed to start: {} is not empty; add --resume to continue the tournament in it, \
              --overwrite to replace it, or choose another --out",
