@@ -61,3 +61,68 @@ pub(crate) fn choice_name<T: clap::ValueEnum>(value: &T) -> String {
         .to_possible_value()
         .map_or_else(String::new, |v| v.get_name().to_owned())
 }
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::*;
+
+    #[derive(Parser)]
+    struct Flags {
+        #[command(flatten)]
+        isolation: IsolationArgs,
+        #[command(flatten)]
+        time: TimeArgs,
+    }
+
+    fn flags(args: &[&str]) -> Flags {
+        Flags::parse_from(std::iter::once("t").chain(args.iter().copied()))
+    }
+
+    fn file(sandbox: Option<bool>, decision_ms: Option<u64>) -> (IsolationArgs, TimeArgs) {
+        let isolation = IsolationArgs {
+            sandbox,
+            ..IsolationArgs::default()
+        };
+        let time = TimeArgs {
+            decision_ms,
+            ..TimeArgs::default()
+        };
+        (isolation, time)
+    }
+
+    #[test]
+    fn a_switch_beats_the_file_in_both_directions_and_absent_keeps_it() {
+        let cases = [
+            (&["--no-sandbox"][..], Some(true), false),
+            (&["--sandbox"][..], Some(false), true),
+            (&[][..], Some(true), true),
+            (&[][..], Some(false), false),
+            (&[][..], None, false),
+            // The last of a pair wins.
+            (&["--sandbox", "--no-sandbox"][..], None, false),
+            (&["--no-sandbox", "--sandbox"][..], None, true),
+            (&["--sandbox=false"][..], Some(true), false),
+        ];
+        for (args, in_file, want) in cases {
+            let merged = flags(args).isolation.merge(file(in_file, None).0);
+            assert_eq!(
+                merged.sandbox(),
+                want,
+                "{args:?} over sandbox = {in_file:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_number_from_a_flag_beats_the_file_and_the_default_comes_last() {
+        let ms = |args: &[&str], in_file| {
+            let time = flags(args).time.merge(file(None, in_file).1);
+            time.resolve(1024).unwrap().decision.unwrap().as_millis()
+        };
+        assert_eq!(ms(&["--decision-ms", "300"], Some(2000)), 300);
+        assert_eq!(ms(&[], Some(2000)), 2000);
+        assert_eq!(ms(&[], None), u128::from(time::DECISION_MS));
+    }
+}
