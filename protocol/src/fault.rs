@@ -23,8 +23,10 @@ pub enum FaultKind {
     Stale,
     /// stdout closed while the process runs, or it stopped reading its stdin.
     Closed,
-    /// The bot's program could not be started at all (not found, not
-    /// executable, its directory missing): it never ran, so it did not crash.
+    /// The bot did not start: its program could not be run, or it did not
+    /// complete the hello handshake (exited or closed before hello, another
+    /// protocol, no hello in time). Distinct from `Crash`, so that standings can
+    /// tell an entrant that never played from one that failed while playing.
     Start,
 }
 

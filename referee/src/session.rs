@@ -342,7 +342,7 @@ async fn start(
                 p.queue(&hello);
                 if p.flush(Some(cfg.time.write)).await.is_err() {
                     slot.gone = Some(Fault::new(
-                        FaultKind::Closed,
+                        FaultKind::Start,
                         "could not send hello: the bot is not reading its stdin",
                     ));
                 }
@@ -363,7 +363,7 @@ async fn start(
         let p = slot.process.as_mut().expect("a started bot");
         let fault = match p.next_line(deadline).await {
             None => Some(Fault::new(
-                FaultKind::Timeout,
+                FaultKind::Start,
                 format!(
                     "no hello within {} ms (--startup-ms; a bot that builds itself first, \
                      such as `cargo run`, should be built beforehand)",
@@ -376,27 +376,27 @@ async fn start(
                     None
                 }
                 Ok(FromBot::Hello { protocol, .. }) => Some(Fault::new(
-                    FaultKind::Malformed,
+                    FaultKind::Start,
                     format!(
                         "protocol mismatch: the bot speaks {protocol:?}, the referee {PROTOCOL:?}"
                     ),
                 )),
                 _ => Some(Fault::new(
-                    FaultKind::Malformed,
+                    FaultKind::Start,
                     format!("expected a hello, got {}", quote(&bytes)),
                 )),
             },
             Some(Incoming::Oversized { len, .. }) => Some(Fault::new(
-                FaultKind::Oversized,
+                FaultKind::Start,
                 format!("a hello line of {len} bytes and more"),
             )),
             Some(Incoming::Eof { .. }) | Some(Incoming::Error { .. }) => {
                 // What the bot did, not how long the referee looked: it exited
-                // before the startup deadline (crash) or it did not (closed).
+                // before the startup deadline or it did not.
                 let status = p.exit_status_by(deadline).await;
                 Some(match status {
-                    Some(s) => Fault::new(FaultKind::Crash, format!("exited before hello: {s}")),
-                    None => Fault::new(FaultKind::Closed, "closed stdout before hello"),
+                    Some(s) => Fault::new(FaultKind::Start, format!("exited before hello: {s}")),
+                    None => Fault::new(FaultKind::Start, "closed stdout before hello"),
                 })
             }
         };

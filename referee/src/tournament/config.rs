@@ -262,24 +262,13 @@ impl TournamentArgs {
             &challengers,
             rounds,
         )?;
-        if !format.by_rounds() && self.round.is_some() {
-            bail!("--round: only knockout and Swiss tournaments are played round by round");
-        }
-        if self.round == Some(0) {
-            bail!("--round: rounds count from 1");
-        }
-        if format.by_rounds() && self.shard.is_some() && self.round.is_none() {
-            bail!("--shard: knockout and Swiss tournaments are sharded one round at a time; add --round R");
-        }
+        self.check_round(&format)?;
         let sets = self.sets.or(file.sets).unwrap_or(SETS);
         if sets == 0 {
             bail!("--sets must be at least 1");
         }
-        let given = self.seed.or(file.seed);
-        let seed = match given {
-            Some(seed) => seed,
-            None => fresh_seed()?,
-        };
+        let quiet = table.output.quiet;
+        let seed = self.seed(file.seed, table.policy.name(), quiet)?;
         let jobs = self
             .jobs
             .or(file.jobs)
@@ -287,25 +276,7 @@ impl TournamentArgs {
         if jobs == 0 {
             bail!("--jobs must be at least 1");
         }
-        let quiet = table.output.quiet;
-        if table.policy.name() == PolicyName::Competition
-            && given.is_some_and(|s| s < SMALL_SEED)
-            && !quiet
-        {
-            eprintln!(
-                "referee: warning: seed {seed} is small enough to be found from a bot's own \
-                 hand; for a competition give no seed (the referee then draws 64 random bits, \
-                 printed and kept in --out, which sandboxed bots cannot see)"
-            );
-        }
-        let shard = match self.shard.as_deref() {
-            None => None,
-            Some("auto") => Some(auto_shard(file.shards, |k| std::env::var(k).ok())?),
-            Some(text) => Some(
-                text.parse::<Shard>()
-                    .map_err(|e| anyhow::anyhow!("--shard {e}"))?,
-            ),
-        };
+        let shard = self.shard(file.shards)?;
         let out = self
             .out
             .clone()
@@ -333,6 +304,46 @@ impl TournamentArgs {
             round: self.round,
             from: self.from.clone(),
             quiet,
+        })
+    }
+
+    /// --round against the format (and --shard, which needs it there).
+    fn check_round(&self, format: &Format) -> anyhow::Result<()> {
+        if !format.by_rounds() && self.round.is_some() {
+            bail!("--round: only knockout and Swiss tournaments are played round by round");
+        }
+        if self.round == Some(0) {
+            bail!("--round: rounds count from 1");
+        }
+        if format.by_rounds() && self.shard.is_some() && self.round.is_none() {
+            bail!("--shard: knockout and Swiss tournaments are sharded one round at a time; add --round R");
+        }
+        Ok(())
+    }
+
+    /// The seed given (flag, then file), or 64 fresh random bits.
+    fn seed(&self, in_file: Option<u64>, policy: PolicyName, quiet: bool) -> anyhow::Result<u64> {
+        let Some(seed) = self.seed.or(in_file) else {
+            return fresh_seed();
+        };
+        if policy == PolicyName::Competition && seed < SMALL_SEED && !quiet {
+            eprintln!(
+                "referee: warning: seed {seed} is small enough to be found from a bot's own \
+                 hand; for a competition give no seed (the referee then draws 64 random bits, \
+                 printed and kept in --out, which sandboxed bots cannot see)"
+            );
+        }
+        Ok(seed)
+    }
+
+    fn shard(&self, file_shards: Option<u32>) -> anyhow::Result<Option<Shard>> {
+        Ok(match self.shard.as_deref() {
+            None => None,
+            Some("auto") => Some(auto_shard(file_shards, |k| std::env::var(k).ok())?),
+            Some(text) => Some(
+                text.parse::<Shard>()
+                    .map_err(|e| anyhow::anyhow!("--shard {e}"))?,
+            ),
         })
     }
 
