@@ -16,6 +16,7 @@ mod landlock;
 mod launch;
 mod lines;
 mod process;
+mod procmask;
 mod sandbox;
 mod seccomp;
 mod spawner;

@@ -46,16 +46,30 @@
 use std::ffi::OsString;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
 
 use anyhow::{bail, Context};
 use seccompiler::BpfProgram;
 
 use super::landlock::Rules;
 use super::launch::{find_on_path, Launch, DEFAULT_PATH};
+use super::procmask::ProcMasks;
 
-/// The unprivileged user a root referee runs sandboxed bots as.
+/// The unprivileged user a bot is inside its sandbox, whoever runs it.
 pub const NOBODY: u32 = 65534;
+
+/// The host uids (and gids) a root referee runs sandboxed bots as, one per bot
+/// process (one per scratch directory, which keeps its owner): per-user kernel
+/// limits (pending signals, inotify instances, message queue bytes) are then
+/// per bot, and one bot's use of them is neither seen nor felt by another. A
+/// range no account should use; each run starts at an offset of its own, so
+/// that two referees on one host rarely hand out the same uid.
+pub const BOT_UIDS: std::ops::Range<u32> = 0x5C4E_0000..0x5C4F_0000;
+
+/// The size of each sandbox's private `/tmp` and of its `/dev/shm`: tmpfs
+/// lives in the host's memory, so an unbounded one lets a bot take the host's.
+pub const TMPFS_BYTES: u64 = 64 << 20;
 
 /// System directories shown read-only (those that exist).
 const SYSTEM_DIRS: &[&str] = &["/usr", "/etc"];
@@ -78,6 +92,11 @@ pub struct Sandbox {
     /// The referee's own executable, which bubblewrap runs in place of the bot
     /// to confine it with Landlock before it execs the bot (`landlock.rs`).
     referee: PathBuf,
+    /// Constant stand-ins for `/proc`'s host-wide files (`procmask.rs`).
+    masks: ProcMasks,
+    /// The next bot uid, as an offset in [`BOT_UIDS`], and the uid of each
+    /// scratch directory handed out.
+    uids: Mutex<(u32, BTreeMap<PathBuf, u32>)>,
 }
 
 impl Sandbox {
@@ -101,6 +120,8 @@ impl Sandbox {
             root: nix::unistd::getuid().is_root(),
             seccomp: super::seccomp::deny_list()?,
             referee,
+            masks: ProcMasks::create()?,
+            uids: Mutex::new((std::process::id().wrapping_mul(64), BTreeMap::new())),
         };
         sandbox.probe()?;
         Ok(sandbox)
@@ -143,9 +164,25 @@ impl Sandbox {
     }
 
     /// The uid and gid bubblewrap runs as for `launch` (`None`: the referee's).
-    /// A root referee runs it as `nobody`, who must be able to reach its files.
+    /// A root referee runs each bot process as a uid of its own from
+    /// [`BOT_UIDS`] (the same for every process given the same scratch
+    /// directory, which that uid owns), if others can reach its files.
     pub fn run_as(&self, launch: &Launch) -> Option<u32> {
-        (self.root && self.reachable_by_others(launch).is_ok()).then_some(NOBODY)
+        if !self.root || self.reachable_by_others(launch).is_err() {
+            return None;
+        }
+        let mut uids = self.uids.lock().unwrap_or_else(|e| e.into_inner());
+        let (next, by_scratch) = &mut *uids;
+        if let Some(uid) = launch.scratch.as_ref().and_then(|s| by_scratch.get(s)) {
+            return Some(*uid);
+        }
+        let span = BOT_UIDS.end - BOT_UIDS.start;
+        let uid = BOT_UIDS.start + *next % span;
+        *next = next.wrapping_add(1);
+        if let Some(scratch) = &launch.scratch {
+            by_scratch.insert(scratch.clone(), uid);
+        }
+        Some(uid)
     }
 
     /// Whether `nobody` can reach a bot's directory and program, and the
@@ -194,13 +231,21 @@ impl Sandbox {
                 Err(_) => {}
             }
         }
+        arg(&[&"--proc", &"/proc"]);
+        a.extend(self.masks.args());
+        let mut arg = |words: &[&dyn AsRef<std::ffi::OsStr>]| {
+            a.extend(words.iter().map(|w| w.as_ref().to_owned()));
+        };
+        let size = TMPFS_BYTES.to_string();
         arg(&[
-            &"--proc",
-            &"/proc",
             &"--dev",
             &"/dev",
+            &"--size",
+            &size,
             &"--tmpfs",
             &"/tmp",
+            &"--size",
+            &size,
             &"--tmpfs",
             &"/dev/shm",
             &"--ro-bind",
