@@ -20,6 +20,7 @@ mod show;
 mod snapshot_example;
 mod snapshots;
 mod spy;
+mod spy_shared;
 mod support;
 mod tournament;
 mod verify;
