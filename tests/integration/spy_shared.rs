@@ -254,3 +254,30 @@ fn host_uid(pid: &str) -> Option<u32> {
     let line = status.lines().find(|l| l.starts_with("Uid:"))?;
     line.split_whitespace().nth(1)?.parse().ok()
 }
+
+/// A `--scratch` folder that already holds something (what an earlier run's
+/// bots left) is refused before anything starts, saying so: exit 2.
+#[test]
+fn a_scratch_folder_that_is_not_empty_is_refused() {
+    let scratch = tempfile::tempdir().unwrap();
+    std::fs::create_dir(scratch.path().join("player1")).unwrap();
+    std::fs::write(scratch.path().join("player1/hand"), "AS KS").unwrap();
+    for sandbox in [false, true] {
+        let mut run = play()
+            .seed(3)
+            .arg("--scratch")
+            .arg(scratch.path().to_str().unwrap());
+        if sandbox {
+            run = run.arg("--sandbox");
+        }
+        let done = run.run();
+        let err = String::from_utf8_lossy(&done.output.stderr);
+        assert_eq!(done.output.status.code(), Some(2), "{err}");
+        assert!(
+            err.contains(&format!("--scratch {}", scratch.path().display()))
+                && err.contains("not empty"),
+            "{err}"
+        );
+        assert!(!done.transcript(1).exists(), "nothing played");
+    }
+}

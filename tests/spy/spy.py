@@ -538,9 +538,9 @@ def partner_step():
         port = lambda s: 20000 + (sum(map(ord, TAG)) * 7 + s) % 20000
         if not state["sockets"]:
             for kind in (socket.SOCK_STREAM, socket.SOCK_DGRAM):
-                s = socket.socket(socket.AF_INET, kind)
-                s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
                 try:
+                    s = socket.socket(socket.AF_INET, kind)
+                    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
                     s.bind(("127.0.0.1", port(seat)))
                     if kind == socket.SOCK_STREAM:
                         s.listen(4)
