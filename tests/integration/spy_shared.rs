@@ -281,3 +281,31 @@ fn a_scratch_folder_that_is_not_empty_is_refused() {
         assert!(!done.transcript(1).exists(), "nothing played");
     }
 }
+
+/// Honest bots are not hurt by any of it: the Python and JavaScript sample
+/// bots play two games under `--sandbox` (the competition policy) without a
+/// fault, and say goodbye normally.
+#[test]
+fn the_sample_bots_play_normally_in_the_sandbox() {
+    let done = play()
+        .seed(3)
+        .args(["--sandbox", "--games", "2"])
+        .team("python3 sample-bots/python/bot.py")
+        .team("node sample-bots/js/bot.js")
+        .team("python3 sample-bots/python/my_bot.py")
+        .ok();
+    for game in [1, 2] {
+        let lines = done.lines(game);
+        let faults: Vec<_> = lines.iter().filter(|l| l["type"] == "fault").collect();
+        assert!(faults.is_empty(), "game {game}: {faults:?}");
+        assert!(done.text(game).contains("\"result\""), "game {game} finished");
+    }
+    for slot in 0..6 {
+        let log =
+            std::fs::read_to_string(done.dir.join(format!("stderr/player{slot}.log"))).unwrap();
+        assert!(
+            !log.contains("Error") && !log.contains("Traceback"),
+            "player{slot}: {log}"
+        );
+    }
+}
