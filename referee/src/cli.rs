@@ -479,11 +479,17 @@ impl LimitArgs {
                 )
             })?;
         }
+        let memory_mb = self.limit_memory_mb.or(file.limit_memory_mb);
+        if let Some(mb) = memory_mb {
+            // Not refused (RLIMIT_AS still holds each process), but never silent.
+            if let Err(e) = crate::bot::probe_cgroups(None, Some(mb << 20)) {
+                eprintln!(
+                    "referee: warning: --limit-memory-mb {mb}: no memory cgroup per bot on                      this host ({e}); each bot process is limited to {mb} MiB of address                      space (RLIMIT_AS), but a bot's whole tree is not. Run the referee as                      root or with the memory controller delegated to it for a per-bot total"
+                );
+            }
+        }
         Ok(ResourceLimits {
-            memory_bytes: self
-                .limit_memory_mb
-                .or(file.limit_memory_mb)
-                .map(|m| m << 20),
+            memory_bytes: memory_mb.map(|m| m << 20),
             cpu_seconds: self.limit_cpu_s.or(file.limit_cpu_s),
             open_files: self.limit_files.or(file.limit_files),
             processes,
@@ -811,7 +817,9 @@ pub(crate) fn scratch_folder(dir: &Path, outputs: &[&Path]) -> anyhow::Result<Pa
             // What an earlier run's bots left there would reach this run's:
             // refused rather than emptied, since the folder is the operator's.
             let used = std::fs::read_dir(&scratch)
-                .map_err(|e| anyhow::anyhow!("--scratch {}: failed to read it: {e}", dir.display()))?
+                .map_err(|e| {
+                    anyhow::anyhow!("--scratch {}: failed to read it: {e}", dir.display())
+                })?
                 .next()
                 .is_some();
             if used {

@@ -88,7 +88,10 @@ fn host_wide_counters_in_proc_are_constant_in_the_sandbox() {
         serde_json::from_str(&s.report().1).unwrap()
     };
     let (open, boxed) = (seen(&open), seen(&boxed));
-    assert!(open["seen"]["sys/fs/file-nr"].as_str().unwrap().contains('\t'));
+    assert!(open["seen"]["sys/fs/file-nr"]
+        .as_str()
+        .unwrap()
+        .contains('\t'));
     assert_eq!(boxed["rose"], 0, "{boxed}");
     let b = &boxed["seen"];
     assert_eq!(b["loadavg"], "0.00 0.00 0.00 1/1 1\n");
@@ -108,7 +111,10 @@ fn host_wide_counters_in_proc_are_constant_in_the_sandbox() {
     let vmstat = b["vmstat"].as_str().unwrap();
     let whole = vmstat.lines().count() - 1;
     assert!(whole > 5, "{vmstat}");
-    assert!(vmstat.lines().take(whole).all(|l| l.ends_with(" 0")), "{vmstat}");
+    assert!(
+        vmstat.lines().take(whole).all(|l| l.ends_with(" 0")),
+        "{vmstat}"
+    );
     let stat = b["stat"].as_str().unwrap();
     assert!(stat.starts_with("cpu 0 0"), "{stat}");
 }
@@ -243,7 +249,9 @@ fn each_sandboxed_bot_is_a_host_user_of_its_own_under_a_root_referee() {
         }
     } else {
         let me = nix::unistd::getuid().as_raw();
-        eprintln!("NOT ROOT: every sandboxed bot runs as the referee's uid {me}; checked that only");
+        eprintln!(
+            "NOT ROOT: every sandboxed bot runs as the referee's uid {me}; checked that only"
+        );
         assert_eq!(uids, [me, me]);
     }
 }
@@ -298,7 +306,10 @@ fn the_sample_bots_play_normally_in_the_sandbox() {
         let lines = done.lines(game);
         let faults: Vec<_> = lines.iter().filter(|l| l["type"] == "fault").collect();
         assert!(faults.is_empty(), "game {game}: {faults:?}");
-        assert!(done.text(game).contains("\"result\""), "game {game} finished");
+        assert!(
+            done.text(game).contains("\"result\""),
+            "game {game} finished"
+        );
     }
     for slot in 0..6 {
         let log =
@@ -308,4 +319,34 @@ fn the_sample_bots_play_normally_in_the_sandbox() {
             "player{slot}: {log}"
         );
     }
+}
+
+/// A bubblewrap without `--size` (the bounded `/tmp`) is refused, saying so,
+/// rather than run bots with an unbounded one: simulated by a fake `bwrap`
+/// that answers as an old one does.
+#[test]
+fn a_bubblewrap_without_size_limits_is_refused() {
+    use std::os::unix::fs::PermissionsExt;
+    let fake = tempfile::tempdir().unwrap();
+    let bwrap = fake.path().join("bwrap");
+    std::fs::write(
+        &bwrap,
+        "#!/bin/sh\necho 'bwrap: Unknown option --size' >&2\nexit 1\n",
+    )
+    .unwrap();
+    for p in [fake.path(), bwrap.as_path()] {
+        std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let done = play()
+        .seed(3)
+        .arg("--sandbox")
+        .env("PATH", fake.path().to_str().unwrap())
+        .run();
+    let err = String::from_utf8_lossy(&done.output.stderr);
+    assert_eq!(done.output.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("bubblewrap is too old") && err.contains("Unknown option --size"),
+        "{err}"
+    );
+    assert!(!done.dir.exists(), "nothing was started or written");
 }

@@ -189,9 +189,15 @@ mod tests {
         assert!(m.contains("MemFree:        16000000 kB"), "{m}");
         assert!(m.contains("Shmem:                 0 kB"), "{m}");
         assert!(!m.contains("123") && !m.contains("789"), "{m}");
-        assert_eq!(zeroed("nr_mlock 7\nnr_shmem 9\n"), "nr_mlock 0\nnr_shmem 0\n");
+        assert_eq!(
+            zeroed("nr_mlock 7\nnr_shmem 9\n"),
+            "nr_mlock 0\nnr_shmem 0\n"
+        );
         let s = stat("cpu  1 2 3\ncpu0 1 2 3\ncpu1 4 5 6\nbtime 99\nprocs_running 40\n");
-        assert!(s.starts_with("cpu 0 0 0\ncpu0 0 0 0\ncpu1 0 0 0\nbtime 99\n"), "{s}");
+        assert!(
+            s.starts_with("cpu 0 0 0\ncpu0 0 0 0\ncpu1 0 0 0\nbtime 99\n"),
+            "{s}"
+        );
         assert!(s.contains("procs_running 1\n") && !s.contains("40"), "{s}");
     }
 }

@@ -8,8 +8,9 @@
 //! measurable per decision (BENCHMARKS.md).
 //!
 //! Three layers, each holding on its own: the namespaces (what the bot can see),
-//! the seccomp deny-list (`seccomp.rs`: what it can call, installed before
-//! bubblewrap starts), and Landlock (`landlock.rs`: what it can open, bind,
+//! the seccomp filters (`seccomp.rs`: what it can call; the outer one installed
+//! before bubblewrap starts, the inner one, which refuses host-wide shared
+//! state, by the wrapper below just before the bot's exec), and Landlock (`landlock.rs`: what it can open, bind,
 //! connect to and signal). Landlock forbids mounting, so it cannot be applied
 //! before bubblewrap: bubblewrap runs the referee's own executable in place of
 //! the bot (`referee landlock RULES -- BOT...`, bound read-only into every
@@ -23,8 +24,10 @@
 //! What a sandboxed bot gets, per process: user, PID, network (loopback only,
 //! nothing reachable), IPC, UTS and mount namespaces; `/usr`,
 //! `/etc` and the `/bin`, `/lib*` links read-only; its own directory read-only;
-//! a private empty `/tmp` and `/dev/shm` (its writable scratch); a fresh `/proc`
-//! showing only its own processes; a minimal `/dev`. Nothing else: not the output
+//! a private empty `/tmp` and `/dev/shm` (its writable scratch, tmpfs of
+//! [`TMPFS_BYTES`] each, so that no bot takes the host's memory through them);
+//! a fresh `/proc` showing only its own processes, its host-wide counters
+//! replaced by constants (`procmask.rs`); a minimal `/dev`. Nothing else: not the output
 //! folder, not the other bots' directories, not `$HOME`. Landlock then allows
 //! writing only to `/tmp` and `/dev/shm`, reading only what is shown, no TCP,
 //! and no signal or abstract socket beyond the bot's own tree.
@@ -38,15 +41,18 @@
 //! bubblewrap's own pid 1 inside the sandbox keeps the environment bubblewrap was
 //! started with (readable at `/proc/1/environ`), so bubblewrap is started with the
 //! bot's cleared environment, never the referee's. A referee running as root
-//! starts bubblewrap as `nobody`: the bot then has no more rights on the host than
-//! any other user, so it cannot read root-only files of the directories it sees.
-//! Where `nobody` cannot reach the bot's files it warns and starts bubblewrap as
-//! root, the bot still without capabilities and not root inside.
+//! starts bubblewrap as an unprivileged user of the bot process's own (one of
+//! [`BOT_UIDS`]; uid 65534 inside): the bot then has no more rights on the host
+//! than any other user, so it cannot read root-only files of the directories it
+//! sees, and per-user kernel limits are per bot. Where others cannot reach the
+//! bot's files it warns and starts bubblewrap as root, the bot still without
+//! capabilities and not root inside. A referee that is not root cannot map
+//! other users: its bots share its own.
 
+use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
-use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
 use anyhow::{bail, Context};
@@ -86,7 +92,8 @@ pub struct Sandbox {
     outputs: Vec<PathBuf>,
     /// Each bot's directory: hidden from the others even if it lies inside theirs.
     bot_dirs: Vec<PathBuf>,
-    /// The referee runs as root: bots are started as `nobody` where they can be.
+    /// The referee runs as root: bots are started as users of their own
+    /// (`BOT_UIDS`) where they can be.
     root: bool,
     pub seccomp: Arc<BpfProgram>,
     /// The referee's own executable, which bubblewrap runs in place of the bot
@@ -157,7 +164,7 @@ impl Sandbox {
                 "referee: warning: {e}, so this bot's sandbox runs as root (without \
                  capabilities, as uid {NOBODY} inside): it can read root-only files of the \
                  directories it sees. `chmod o+rx` them, or run the referee as an ordinary \
-                 user, to have it run as nobody"
+                 user, to have it run as an unprivileged user"
             );
         }
         Ok(())
@@ -185,7 +192,7 @@ impl Sandbox {
         Some(uid)
     }
 
-    /// Whether `nobody` can reach a bot's directory and program, and the
+    /// Whether other users can reach a bot's directory and program, and the
     /// referee's executable that confines it.
     fn reachable_by_others(&self, launch: &Launch) -> anyhow::Result<()> {
         readable_by_others(&launch.dir)?;
@@ -338,6 +345,16 @@ impl Sandbox {
             bail!(
                 "failed to start the sandbox: its Landlock layer failed inside bubblewrap \
                  ({}: {}); run without --sandbox, or report this with the kernel version",
+                out.status,
+                stderr.trim()
+            );
+        }
+        if !out.status.success() && stderr.contains("Unknown option") {
+            bail!(
+                "failed to start the sandbox: this bubblewrap is too old for the sandbox's \
+                 options ({}: {}); --sandbox needs `--size` for its bounded /tmp \
+                 (bubblewrap 0.8 is known to work). Upgrade bubblewrap, or run without \
+                 --sandbox",
                 out.status,
                 stderr.trim()
             );

@@ -9,7 +9,15 @@
 //! operator's terminal (bots stay in the referee's session: see `sandbox.rs`).
 //! Built once with `seccompiler` (rust-vmm's BPF compiler); installed in the child
 //! between fork and exec, where it must not allocate, so the program is compiled
-//! beforehand.
+//! beforehand. bubblewrap runs under it.
+//!
+//! The inner filter ([`inner`]) closes what the namespaces share: state the
+//! kernel keeps for the whole host, through which any two bots could talk (file
+//! locks, inotify, the page cache, vsock ports, aio counts, `sysinfo`), and the
+//! calls that would build namespaces and mounts anew. bubblewrap needs the
+//! latter, so this filter is installed inside the sandbox by the Landlock
+//! wrapper, last before it execs the bot. PROTOCOL.md lists every refusal with
+//! the error a bot gets.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -188,7 +196,10 @@ pub fn inner() -> anyhow::Result<Vec<BpfProgram>> {
     rules.insert(libc::SYS_madvise, madvise);
     // preadv2/pwritev2(fd, iov, iovcnt, pos_l, pos_h, flags).
     for nr in [libc::SYS_preadv2, libc::SYS_pwritev2] {
-        rules.insert(nr, vec![when(5, SeccompCmpOp::MaskedEq(RWF_NOWAIT), RWF_NOWAIT)?]);
+        rules.insert(
+            nr,
+            vec![when(5, SeccompCmpOp::MaskedEq(RWF_NOWAIT), RWF_NOWAIT)?],
+        );
     }
     // Unix sockets only: no vsock (a port table shared by the whole host), no
     // netlink, and no IP (the network namespace has nothing to reach anyway).
@@ -222,5 +233,8 @@ pub fn inner() -> anyhow::Result<Vec<BpfProgram>> {
         .map_err(|e| anyhow::anyhow!("failed to compile the seccomp filter: {e}"))
     };
     let clone3 = BTreeMap::from([(libc::SYS_clone3, vec![])]);
-    Ok(vec![compile(rules, libc::EPERM)?, compile(clone3, libc::ENOSYS)?])
+    Ok(vec![
+        compile(rules, libc::EPERM)?,
+        compile(clone3, libc::ENOSYS)?,
+    ])
 }

@@ -32,8 +32,8 @@ pub struct ResourceLimits {
 /// Makes `cmd` start in a process group of its own (so signals reach its children
 /// too), die with the referee (`PR_SET_PDEATHSIG`), unable to gain privileges
 /// (`no_new_privs`), and run under `limits` (the process limit through the
-/// `cgroup` whose `cgroup.procs` descriptors are given); `seccomp`, if given, is installed
-/// last. Call [`crate::bot::spawner::spawn`] to start it, so that the death
+/// `cgroup` whose `cgroup.procs` descriptors are given), receiving no descriptor
+/// but 0, 1 and 2; `seccomp`, if given, is installed last. Call [`crate::bot::spawner::spawn`] to start it, so that the death
 /// signal is tied to a thread that lives as long as the referee.
 pub fn configure(
     cmd: &mut Command,
