@@ -484,7 +484,10 @@ impl LimitArgs {
             // Not refused (RLIMIT_AS still holds each process), but never silent.
             if let Err(e) = crate::bot::probe_cgroups(None, Some(mb << 20)) {
                 eprintln!(
-                    "referee: warning: --limit-memory-mb {mb}: no memory cgroup per bot on                      this host ({e}); each bot process is limited to {mb} MiB of address                      space (RLIMIT_AS), but a bot's whole tree is not. Run the referee as                      root or with the memory controller delegated to it for a per-bot total"
+                    "referee: warning: --limit-memory-mb {mb}: no memory cgroup per bot on \
+                     this host ({e}); each bot process is limited to {mb} MiB of address \
+                     space (RLIMIT_AS), but a bot's whole tree is not. Run the referee as \
+                     root or with the memory controller delegated to it for a per-bot total"
                 );
             }
         }
