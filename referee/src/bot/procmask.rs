@@ -47,8 +47,8 @@ const HIDDEN_DIRS: &[&str] = &["pressure", "sys/fs", "sys/kernel/pty"];
 /// removed when dropped.
 #[derive(Debug)]
 pub struct ProcMasks {
-    /// Held so that the directory lives as long as the sandbox.
-    _dir: tempfile::TempDir,
+    /// Removed with the sandbox.
+    dir: tempfile::TempDir,
     /// (stand-in, path under `/proc`) pairs for this host's `/proc`.
     binds: Vec<(std::path::PathBuf, String)>,
 }
@@ -102,7 +102,12 @@ impl ProcMasks {
         for name in HIDDEN_DIRS.iter().filter(|n| proc.join(n).is_dir()) {
             add(name, None)?;
         }
-        Ok(ProcMasks { _dir: dir, binds })
+        Ok(ProcMasks { dir, binds })
+    }
+
+    /// Where the stand-ins are: bubblewrap, as the bot's user, must reach it.
+    pub fn dir(&self) -> &Path {
+        self.dir.path()
     }
 
     /// bubblewrap's arguments that bind the stand-ins, after `--proc /proc`.

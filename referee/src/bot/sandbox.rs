@@ -130,6 +130,15 @@ impl Sandbox {
             masks: ProcMasks::create()?,
             uids: Mutex::new((std::process::id().wrapping_mul(64), BTreeMap::new())),
         };
+        if sandbox.root {
+            readable_by_others(sandbox.masks.dir()).map_err(|e| {
+                anyhow::anyhow!(
+                    "failed to start the sandbox: {e}, and the sandbox's constant /proc files \
+                     are there ({}); set TMPDIR to a directory every user can reach (/tmp)",
+                    sandbox.masks.dir().display()
+                )
+            })?;
+        }
         sandbox.probe()?;
         Ok(sandbox)
     }
