@@ -72,6 +72,16 @@ fn play(cfg: PlayConfig) -> anyhow::Result<ExitCode> {
     if cfg.secret_seed && !cfg.quiet {
         eprintln!("referee: the match seed was {}", cfg.seed);
     }
+    if !summary.lost.is_empty() {
+        eprintln!(
+            "referee: {} of {} game(s) lost (their transcripts could not be written, see \
+             above); the {} other transcript(s) are kept",
+            summary.lost.len(),
+            cfg.games,
+            summary.games.len()
+        );
+        return Ok(ExitCode::from(2));
+    }
     Ok(ExitCode::SUCCESS)
 }
 
