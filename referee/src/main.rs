@@ -15,7 +15,7 @@ fn main() -> ExitCode {
         .init();
     let result = match cli.command() {
         Command::Bot { name } => referee::builtin::run(&name).map(|()| ExitCode::SUCCESS),
-        Command::Verify { files } => referee::verify::transcripts(&files).map(|f| verify(&f)),
+        Command::Verify { files } => referee::audit::run(&files),
         Command::Play(args) => args.validate().and_then(play),
         Command::Bench(args) => args.validate().and_then(|cfg| bench(&cfg, args.json)),
         Command::Landlock(args) => Err(referee::bot::landlock_exec(&args)),
@@ -180,41 +180,6 @@ fn bench(cfg: &referee::bench::BenchConfig, json: bool) -> anyhow::Result<ExitCo
         print!("{}", report.text());
     }
     Ok(ExitCode::SUCCESS)
-}
-
-fn verify(files: &[std::path::PathBuf]) -> ExitCode {
-    let mut bad = 0;
-    for f in files {
-        match referee::verify::verify_file(f) {
-            Ok(v) => {
-                let players: Vec<&str> = v.header.seats.iter().map(|s| s.name.as_str()).collect();
-                let teams = referee::names::team_names(&players);
-                let r = &v.result;
-                let forfeited: Vec<usize> = r.forfeited.iter().map(|t| t.index()).collect();
-                println!(
-                    "ok {} ({} lines): {}",
-                    f.display(),
-                    v.lines,
-                    referee::report::outcome_text(
-                        &teams,
-                        r.winner.map(|t| t.index()),
-                        r.scores,
-                        &forfeited
-                    )
-                );
-            }
-            Err(e) => {
-                bad += 1;
-                println!("INVALID {}:{}: {}", f.display(), e.line, e.message);
-            }
-        }
-    }
-    if bad == 0 {
-        ExitCode::SUCCESS
-    } else {
-        eprintln!("referee: {bad} of {} transcript(s) invalid", files.len());
-        ExitCode::FAILURE
-    }
 }
 
 fn diff(args: &referee::cli::DiffArgs) -> anyhow::Result<ExitCode> {

@@ -14,7 +14,10 @@
 //! - `progress.rs`: the live bar or periodic progress lines.
 //! - `bracket.rs`: a knockout or Swiss round's tables and who advanced.
 //! - `merge.rs`: `referee merge` — shards back into one tournament.
+//! - `audit.rs`: `referee verify` on a tournament folder — each journal line
+//!   against its transcript.
 
+pub mod audit;
 mod bracket;
 mod config;
 mod journal;
