@@ -191,14 +191,16 @@ pub(crate) mod faults {
     static ROOM: Mutex<Vec<(PathBuf, usize)>> = Mutex::new(Vec::new());
     static STEPS: Mutex<Vec<(Step, PathBuf)>> = Mutex::new(Vec::new());
 
-    /// Writes to `path` fail with ENOSPC once `room` bytes are written.
+    /// The next file created at `path` fails its writes with ENOSPC once `room`
+    /// bytes are written (once: a file created there later has room again).
     pub fn fill_disk_at(path: &Path, room: usize) {
         ROOM.lock().unwrap().push((path.to_owned(), room));
     }
 
     pub(super) fn room_for(path: &Path) -> Option<usize> {
-        let room = ROOM.lock().unwrap();
-        room.iter().find(|(p, _)| p == path).map(|&(_, r)| r)
+        let mut room = ROOM.lock().unwrap();
+        let i = room.iter().position(|(p, _)| p == path)?;
+        Some(room.remove(i).1)
     }
 
     pub fn note(step: Step, path: &Path) {
