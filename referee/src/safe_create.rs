@@ -39,11 +39,12 @@ pub fn create_new(path: &Path) -> std::io::Result<File> {
 /// An output file that could not be written: which file, what was being done,
 /// and the OS's reason (e.g. "No space left on device (os error 28)").
 #[derive(Debug, thiserror::Error)]
-#[error("failed to {action} {}: {source}", path.display())]
+#[error("failed to {action} {}: {error}", path.display())]
 pub struct WriteError {
     pub path: PathBuf,
     pub action: &'static str,
-    pub source: std::io::Error,
+    /// Not a `source`: the message already ends with it.
+    pub error: std::io::Error,
 }
 
 /// The temporary name a file is written under: `NAME.partial`.
@@ -73,7 +74,7 @@ impl AtomicFile {
         let file = create_new(&partial).map_err(|source| WriteError {
             path: partial.clone(),
             action: "create",
-            source,
+            error: source,
         })?;
         Ok(AtomicFile {
             path: path.to_owned(),
@@ -137,9 +138,11 @@ impl AtomicFile {
             drop(out.into_parts());
         }
         WriteError {
-            path: self.partial.clone(),
+            // The game's own name: the `.partial` is gone, and an implementation
+            // detail besides.
+            path: self.path.clone(),
             action,
-            source,
+            error: source,
         }
     }
 }
@@ -160,7 +163,7 @@ fn sync_dir(path: &Path) -> Result<(), WriteError> {
         .map_err(|source| WriteError {
             path: dir.to_owned(),
             action: "sync the folder",
-            source,
+            error: source,
         })
 }
 
@@ -288,7 +291,8 @@ mod tests {
         f.write_all(b"0123456789").unwrap();
         let err = f.write_all(b"x").unwrap_err();
         let msg = err.to_string();
-        assert!(msg.contains("game-0002.jsonl.partial"), "{msg}");
+        assert!(msg.contains("failed to write"), "{msg}");
+        assert!(msg.contains("game-0002.jsonl:"), "{msg}");
         assert!(msg.contains("No space left on device"), "{msg}");
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
         // A later commit cannot resurrect it.

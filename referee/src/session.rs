@@ -74,10 +74,22 @@ pub async fn run(cfg: &PlayConfig, cancel: &CancellationToken) -> anyhow::Result
     if !failed.is_empty() && !cfg.keep_going {
         session.shutdown(cancel).await;
         out.tidy_unplayed();
+        // Named now that the bots are gone and their stderr is drained: only the
+        // logs that hold something (and so were kept).
+        let logs: Vec<String> = failed
+            .iter()
+            .map(|&i| cfg.output.stderr_dir().join(log_name(i, 0)))
+            .filter(|p| std::fs::metadata(p).is_ok_and(|m| m.len() > 0))
+            .map(|p| p.display().to_string())
+            .collect();
         anyhow::bail!(
-            "failed to start {} of the six bots (see above); fix the command, or pass \
+            "failed to start {} of the six bots (see above{}); fix the command, or pass \
              --keep-going to play with the referee's fallback in their seats",
-            failed.len()
+            failed.len(),
+            match logs.is_empty() {
+                true => String::new(),
+                false => format!("; what they wrote to stderr is in {}", logs.join(", ")),
+            }
         );
     }
     let names: Vec<&str> = session.slots.iter().map(|s| s.name.as_str()).collect();

@@ -173,7 +173,7 @@ pub struct JsonlWriter {
 /// A game whose transcript (or timings) could not be written: the file and the
 /// OS's reason. The game is not counted; a tournament's `--resume` plays it again.
 #[derive(Debug, thiserror::Error)]
-#[error("{0}")]
+#[error(transparent)]
 pub struct Lost(#[from] pub WriteError);
 
 impl JsonlWriter {
