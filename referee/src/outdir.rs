@@ -104,6 +104,8 @@ impl Prepared {
 pub fn check_free_space(dir: &Path) -> anyhow::Result<()> {
     let stat = nix::sys::statvfs::statvfs(dir)
         .with_context(|| format!("failed to check the free space of {}", dir.display()))?;
+    // The field types are the platform's (32 bits on some); widened for all.
+    #[allow(clippy::useless_conversion)]
     let free = u64::from(stat.blocks_available()) * u64::from(stat.fragment_size());
     if free < MIN_FREE_BYTES {
         bail!(
