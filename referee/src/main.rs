@@ -112,11 +112,17 @@ fn tournament(cfg: referee::tournament::TournamentConfig) -> anyhow::Result<Exit
         .enable_all()
         .build()?;
     let cancel = tokio_util::sync::CancellationToken::new();
+    let fresh = !std::fs::read_dir(&cfg.out).is_ok_and(|mut d| d.next().is_some());
     let ended = runtime.block_on(async {
         referee::bot::install_cleanup();
         referee::shutdown::cancel_on_signals(cancel.clone());
         referee::tournament::run(&cfg, &cancel).await
-    })?;
+    });
+    if ended.is_err() && fresh {
+        // Nothing half-done blocks the corrected rerun.
+        referee::tournament::discard_unplayed(&cfg.out);
+    }
+    let ended = ended?;
     match ended {
         Ended::Complete(standings) => {
             print!("{}", standings.table());

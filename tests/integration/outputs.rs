@@ -408,3 +408,45 @@ fn a_full_disk_loses_only_the_game_being_written() {
     assert!(v.status.success(), "{}", text(&v.stdout));
     assert_eq!(temporaries(&dir), Vec::<PathBuf>::new());
 }
+
+#[test]
+fn a_tournament_that_failed_before_any_game_leaves_no_tournament_behind() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("t");
+    let swiss = |extra: &[&str]| {
+        Command::new(REFEREE)
+            .args(["tournament", "--entrant", "a=inproc:random"])
+            .args([
+                "--entrant",
+                "b=inproc:heuristic",
+                "--entrant",
+                "c=inproc:random",
+            ])
+            .args([
+                "--entrant",
+                "d=inproc:random",
+                "--format",
+                "swiss",
+                "--rounds",
+                "2",
+            ])
+            .args(["--seed", "4", "--jobs", "1", "--quiet", "--out"])
+            .arg(&out)
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    // Round 2 alone cannot be played before round 1: refused after the folder
+    // was prepared.
+    let failed = swiss(&["--round", "2"]);
+    assert_eq!(failed.status.code(), Some(2), "{}", text(&failed.stderr));
+    assert!(
+        !out.exists() || files_under(&out).is_empty(),
+        "{:?}",
+        files_under(&out)
+    );
+    // The corrected run into the same folder plays.
+    let rerun = swiss(&[]);
+    assert!(rerun.status.success(), "{}", text(&rerun.stderr));
+    assert!(out.join("standings.json").is_file());
+}

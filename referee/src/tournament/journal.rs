@@ -138,6 +138,39 @@ fn is_last(bytes: &[u8], end: Option<usize>) -> bool {
     end.is_none_or(|e| e + 1 == bytes.len())
 }
 
+/// After a run into the new folder `dir` failed before any game was journaled:
+/// removes what it made — the manifest, the empty journal, empty logs and the
+/// empty folders — so the folder does not hold a tournament a corrected rerun
+/// would have to match. Anything else (a game's transcript, a log with content,
+/// a stranger's file) stays, and with it the folders that hold it.
+pub fn discard_unplayed(dir: &Path) {
+    let journal = dir.join(FILE);
+    if std::fs::metadata(&journal).is_ok_and(|m| m.len() > 0) {
+        return;
+    }
+    let _ = std::fs::remove_file(journal);
+    let _ = std::fs::remove_file(dir.join(super::manifest::FILE));
+    remove_empty(dir);
+}
+
+/// Removes empty files and then empty folders under `dir`, and `dir` if empty.
+fn remove_empty(dir: &Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let path = e.path();
+        match e.file_type() {
+            Ok(t) if t.is_dir() => remove_empty(&path),
+            Ok(t) if t.is_file() && e.metadata().is_ok_and(|m| m.len() == 0) => {
+                let _ = std::fs::remove_file(path);
+            }
+            _ => {}
+        }
+    }
+    let _ = std::fs::remove_dir(dir);
+}
+
 /// Replaces the journal with its lines in schedule order (atomically).
 pub fn rewrite_sorted(dir: &Path, outcomes: &BTreeMap<GameKey, GameOutcome>) -> anyhow::Result<()> {
     let mut text = Vec::new();

@@ -36,6 +36,7 @@ use std::path::Path;
 use anyhow::Context;
 
 pub use config::{TournamentArgs, TournamentConfig};
+pub use journal::discard_unplayed;
 pub use merge::merge;
 pub use run::{run, Ended};
 pub use standings::Standings;
