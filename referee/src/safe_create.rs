@@ -152,8 +152,9 @@ fn gone() -> std::io::Error {
     std::io::Error::other("an earlier write to it failed, and it was removed")
 }
 
-/// Fsyncs the folder holding `path`, which makes a rename into it durable.
-fn sync_dir(path: &Path) -> Result<(), WriteError> {
+/// Fsyncs the folder holding `path`, which makes a rename into it (or a new
+/// file's name) durable.
+pub fn sync_dir(path: &Path) -> Result<(), WriteError> {
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),

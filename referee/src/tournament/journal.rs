@@ -10,6 +10,7 @@
 use std::collections::BTreeMap;
 use std::fs::{File, OpenOptions};
 use std::io::Write;
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context};
@@ -58,11 +59,18 @@ impl Journal {
             },
             Err(e) => bail!("failed to read {}: {e}", path.display()),
         };
+        let created = !path.exists();
+        // Never through a symlink planted in place of the journal.
         let file = OpenOptions::new()
             .create(true)
             .append(true)
+            .custom_flags(nix::libc::O_NOFOLLOW)
             .open(&path)
             .with_context(|| format!("failed to open {}", path.display()))?;
+        if created {
+            // The new file's name is on disk before any line in it counts.
+            crate::safe_create::sync_dir(&path)?;
+        }
         Ok((Journal { path, file }, loaded))
     }
 
