@@ -104,6 +104,7 @@ fn host_wide_counters_in_proc_are_constant_in_the_sandbox() {
             .lines()
             .find_map(|l| l.strip_prefix(key))
             .unwrap_or_else(|| panic!("{key} in {meminfo}"))
+            .trim()
             .to_owned()
     };
     assert_eq!(value("MemTotal:"), value("MemFree:"), "{meminfo}");

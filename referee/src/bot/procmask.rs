@@ -149,7 +149,8 @@ fn meminfo(host: &str) -> String {
             "Hugepagesize" => value("Hugepagesize"),
             _ => "0".to_owned(),
         };
-        out.push_str(&format!("{key}:{v:>width$}{unit}\n", width = 16));
+        // The kernel's own layout: the label in 16 columns, the value in 8.
+        out.push_str(&format!("{:<16}{v:>8}{unit}\n", format!("{key}:")));
     }
     out
 }
