@@ -69,6 +69,7 @@ pub async fn run(cfg: &TournamentConfig, cancel: &CancellationToken) -> anyhow::
     };
     refuse_unstarted(cfg, &failed)?;
     prepare(dir, &manifest, cfg.resume, cfg.overwrite)?;
+    crate::outdir::check_free_space(dir)?;
     let (mut journal, loaded) = Journal::open(dir)?;
     if loaded.torn > 0 {
         eprintln!(
