@@ -87,6 +87,9 @@ pub async fn run(cfg: &PlayConfig, cancel: &CancellationToken) -> anyhow::Result
         let plan = GamePlan {
             match_seed: cfg.seed,
             game: g + 1,
+            // Every game of a match has a seed of its own: a bot that remembers
+            // the cards of earlier games learns nothing about this one's.
+            announced: g + 1,
             seed: derive_seed(cfg.seed, u64::from(g)),
             seat_slot: std::array::from_fn(|s| cfg.slot_at(s, g)),
             transcript: cfg.output.transcript(g + 1),

@@ -33,9 +33,13 @@ use crate::REFEREE;
 pub struct GamePlan {
     /// The seed of the match (or tournament matchup) recorded in the header.
     pub match_seed: u64,
-    /// The game's number within its match, from 1 (recorded in the header and
-    /// sent in `game_start`).
+    /// The game's number within its match, from 1 (recorded in the header; in a
+    /// tournament, the duplicate set).
     pub game: u32,
+    /// The game's number as its bots are told in `game_start`: its place among
+    /// the games their processes have played, from 1. Not `game`, which in a
+    /// tournament is the set and would let a bot tie the games of a set together.
+    pub announced: u32,
     /// The game's own seed: it decides every deal.
     pub seed: u64,
     /// The lineup slot at each seat.
@@ -126,7 +130,7 @@ pub async fn play_game(
     let players: Vec<String> = Seat::all().map(|s| table.slot(s).name.clone()).collect();
     for seat in Seat::all() {
         let msg = ToBot::GameStart {
-            game: plan.game,
+            game: plan.announced,
             seat,
             team: seat.team(),
             partner: seat.partner(),

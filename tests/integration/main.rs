@@ -20,6 +20,7 @@ mod show;
 mod snapshot_example;
 mod snapshots;
 mod spy;
+mod spy_sets;
 mod support;
 mod tournament;
 mod verify;
