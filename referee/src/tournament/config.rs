@@ -112,7 +112,9 @@ pub struct TournamentArgs {
     #[arg(long, value_name = "F")]
     pub time_scale: Option<f64>,
 
-    /// Fault policy, as for `referee play`. [default: competition]
+    /// Fault policy, as for `referee play`; under `competition` every game also
+    /// gets bot processes of its own (README: "A game's processes are its own").
+    /// [default: competition]
     #[arg(long, value_enum)]
     pub policy: Option<PolicyName>,
 

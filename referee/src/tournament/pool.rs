@@ -23,7 +23,6 @@ use super::schedule::{GameKey, Matchup};
 use crate::config::TableSpec;
 use crate::session::{Interrupted, Session};
 use crate::table::GamePlan;
-use crate::transcript::FaultPolicy;
 
 /// Tables that may be starting their bots at once.
 pub const STARTING: usize = 2;
@@ -150,7 +149,10 @@ fn spawn_table(
 /// find. Kept processes (lenient policy, no sandbox) start once per matchup:
 /// cheaper, and fine for developing a bot, not for a competition.
 pub fn fresh_per_game(spec: &TableSpec) -> bool {
-    spec.policy == FaultPolicy::COMPETITION || spec.isolation.sandbox.is_some()
+    // The competition policy is the one whose games count for something (a
+    // fault forfeits); asked by that trait, not by equality with the constant,
+    // so that a policy adjusted by a flag stays a competition's.
+    spec.policy.forfeit || spec.isolation.sandbox.is_some()
 }
 
 async fn play_table(
@@ -206,7 +208,7 @@ impl Table<'_> {
         let stderr_dir = self.prepare(&mut spec, first)?;
         let session = {
             let _permit = starting.acquire().await.expect("the semaphore stays open");
-            Session::start(spec, stderr_dir, stop).await
+            Session::start(spec, stderr_dir, m.seat_slot(first), stop).await
         };
         let mut session = match session {
             Ok(s) => s,
