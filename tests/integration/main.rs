@@ -22,6 +22,7 @@ mod snapshot_example;
 mod snapshots;
 mod spy;
 mod spy_sets;
+mod spy_shared;
 mod support;
 mod tournament;
 mod verify;
