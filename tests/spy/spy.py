@@ -764,7 +764,7 @@ def main():
             send({"type": "hello", "name": "spy-" + MODE, "protocol": "schmier/1"})
         elif kind == "game_start":
             state["seat"] = msg["seat"]
-            state["game"] = msg["game"]
+            state["game"] = msg.get("game")  # absent in the one-request fixture
         elif kind == "deal" and MODE.startswith("remember"):
             remember_deal(msg)
         elif kind == "game_end" and MODE.startswith("remember"):
