@@ -313,7 +313,11 @@ impl Table<'_> {
         request: Option<u64>,
         fault: Fault,
     ) -> anyhow::Result<()> {
-        tracing::info!("{seat}: {} fault: {}", fault.kind, fault.detail);
+        tracing::info!(
+            "{seat}: {} fault: {}",
+            fault.kind,
+            crate::names::printable(&fault.detail)
+        );
         let i = seat.index();
         self.faults[i] += 1;
         if fault.kind.is_fatal() {

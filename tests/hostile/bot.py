@@ -17,6 +17,12 @@ MODE = sys.argv[1] if len(sys.argv) > 1 else "instant"
 # Settings as KEY=VALUE words after the mode (e.g. FRACTION=0.8 FIRST=20).
 SETTINGS = dict(a.split("=", 1) for a in sys.argv[2:] if "=" in a)
 out = sys.stdout.buffer
+# A name that is terminal control, as a console-injection probe sent it: erase the
+# line (ESC [2K), carriage return, cursor up (ESC [1A), an OSC 52 clipboard write,
+# a C1 CSI (U+009B) clearing the screen, and a right-to-left override.
+NAMES = {
+    "evil-name": "evil\x1b[2K\rgood\x1b[1A\x1b]52;c;aGVsbG8=\x07\x9b2J\u202eeman",
+}
 
 
 def send(obj):
@@ -58,7 +64,7 @@ def main():
             if MODE == "wrong-protocol":
                 send({"type": "hello", "name": "old", "protocol": "schmier/0"})
                 continue
-            send({"type": "hello", "name": "hostile-" + MODE, "protocol": "schmier/1"})
+            send({"type": "hello", "name": NAMES.get(MODE, "hostile-" + MODE), "protocol": "schmier/1"})
             if MODE == "preempt":
                 send({"type": "reply", "id": 0, "action": "pass"})
             if MODE == "deaf":

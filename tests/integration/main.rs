@@ -12,6 +12,7 @@ mod human;
 mod leaks;
 mod lifetime;
 mod limits;
+mod names;
 mod play;
 mod replay_page;
 mod sample_bots;

@@ -523,6 +523,9 @@ fn add(entrants: &mut Vec<Entrant>, name: &str, bot: BotSpec, what: &str) -> any
     if name.is_empty() {
         bail!("{what}: the name is empty");
     }
+    if crate::names::printable(name) != name {
+        bail!("{what}: the name {name:?} holds a control character; names are printed on consoles and pages");
+    }
     if entrants.iter().any(|e| e.name == name) {
         bail!("{what}: two entrants are named {name:?}");
     }
