@@ -454,6 +454,11 @@ impl Table<'_> {
         clock: &DecisionClock,
     ) -> anyhow::Result<Outcome> {
         let time = self.cfg.time;
+        // Stale replies read while this request is pending. Only the first is a
+        // fault: a bot spamming stale lines cannot make the transcript and every
+        // seat's fault notices grow with its spam (how many of them the reader
+        // kept would not be deterministic anyway).
+        let mut stale = 0u64;
         loop {
             let wake = clock.wake();
             let p = self
@@ -504,6 +509,11 @@ impl Table<'_> {
                                     fault: None,
                                     late: true,
                                 })?;
+                                continue;
+                            }
+                            stale += 1;
+                            if stale > 1 {
+                                tracing::debug!("{seat}: stale reply {stale} to {id} ignored");
                                 continue;
                             }
                             let f = Fault::new(

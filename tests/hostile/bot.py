@@ -135,6 +135,10 @@ def main():
             # A real card, but not one of the legal plays.
             reply(msg, next(r + s for s in "SHDC" for r in "23456789TJQKA" if r + s not in msg["legal"]))
             continue
+        if MODE == "stale-spam":
+            # Lines naming requests never asked, before every real reply.
+            spam = (json.dumps({"type": "reply", "id": msg["id"] + 1000, "action": "pass"}) + "\n").encode()
+            out.write(spam * int(SETTINGS.get("LINES", "100")))
         if MODE == "wrong-id" and requests == 1:
             send({"type": "reply", "id": msg["id"] + 1000, "action": first_legal(msg)})
         if MODE == "split":

@@ -331,6 +331,41 @@ fn replies_twice_to_one_request() {
 }
 
 #[test]
+fn spams_stale_replies_and_draws_one_fault_per_request_at_most() {
+    // Lenient: no fault count replaces the seat, so only the per-request cap
+    // keeps the transcript from growing with the spam.
+    let lenient = ["--policy", "lenient"];
+    let (done, faults) = hostile("stale-spam", &lenient);
+    first_fault_is("stale-spam", &faults, "stale");
+    let mut per_request = std::collections::BTreeMap::new();
+    for f in &faults {
+        assert_eq!(f["fault"], "stale", "{f}");
+        assert_eq!(f["replaced"], false, "{f}");
+        *per_request
+            .entry(f["request"].as_u64().unwrap())
+            .or_insert(0) += 1;
+    }
+    assert!(
+        per_request.values().all(|&n| n == 1),
+        "one stale fault per request at most: {per_request:?}"
+    );
+    // The same game with the same (first legal) play and no spam: the spam adds
+    // at most one fault line per request of seat 1.
+    let (honest, none) = hostile("instant", &lenient);
+    assert!(none.is_empty(), "{none:?}");
+    let asked = std::fs::read_to_string(done.dir.join("timings/game-0001.jsonl"))
+        .unwrap()
+        .lines()
+        .filter(|l| l.contains(r#""seat":1"#))
+        .count() as u64;
+    let (spammed, plain) = (done.text(1).len() as u64, honest.text(1).len() as u64);
+    assert!(
+        spammed <= plain + asked * 200,
+        "{spammed} bytes against {plain} for {asked} requests"
+    );
+}
+
+#[test]
 fn replies_before_being_asked() {
     let (_, faults) = hostile("preempt", &[]);
     first_fault_is("preempt", &faults, "stale");
