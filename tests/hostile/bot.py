@@ -50,6 +50,10 @@ def hang():
 def main():
     if MODE == "exit-at-start":
         sys.exit(3)
+    if MODE == "stderr-trickle":
+        # One byte per write, before hello: each write could wake the referee.
+        for _ in range(int(SETTINGS.get("WRITES", "1000000"))):
+            os.write(2, b"x")
     if MODE == "hog":
         hog = bytearray(300 << 20)  # fails under --limit-memory-mb below 300
         hog[-1] = 1
@@ -74,8 +78,10 @@ def main():
                 os.close(1)
                 hang()
             if MODE == "stderr-flood":
+                # 8 MiB: eight times the cap, and little more than a second at
+                # the rate the referee drains stderr.
                 chunk = b"e" * (1 << 20)
-                for _ in range(100):
+                for _ in range(8):
                     sys.stderr.buffer.write(chunk)
                 sys.stderr.buffer.flush()
             if MODE == "fork-grandchild":
