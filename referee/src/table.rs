@@ -68,6 +68,11 @@ struct Table<'a> {
     scratch: Vec<u8>,
     /// When the pending request's last byte was written.
     asked_at: std::time::Instant,
+    /// When the request of the decision being made was sent (`None`: the
+    /// fallback decides, nobody was asked): what `--pace-ms` counts from.
+    sent: Option<std::time::Instant>,
+    /// The decision's timings line, written once its consequences are released.
+    timing: Option<Timing>,
 }
 
 /// Plays the game `plan` describes and writes its transcript.
@@ -99,6 +104,8 @@ pub async fn play_game(
         stats: TableStats::default(),
         scratch: Vec::with_capacity(1024),
         asked_at: std::time::Instant::now(),
+        sent: None,
+        timing: None,
     };
     let header = Header {
         format: FORMAT.into(),
@@ -153,6 +160,7 @@ pub async fn play_game(
             Some(action) => action,
             None => first_legal(&game),
         };
+        table.release().await?;
         events.clear();
         let applying = std::time::Instant::now();
         game.apply_into(action, &mut events)
@@ -354,7 +362,34 @@ impl Table<'_> {
                 p.discard_queue();
             }
         }
-        self.deliver();
+        // Paced, a notice waits for the decision's release: one sent the
+        // moment a stale line arrived would time that line for everyone.
+        if self.cfg.pace.is_none() {
+            self.deliver();
+        }
+        Ok(())
+    }
+
+    /// The timing channel's switch (`--pace-ms P`): the consequences of the
+    /// decision just made — its events, and any fault notice queued while it
+    /// was pending — go out to the seats no earlier than P after its request was
+    /// written. A reply faster than P then looks the same to every other seat
+    /// as a reply at P: its delay carries nothing to a partner below P. Only
+    /// the wall clock moves; the transcript is the same byte for byte, and the
+    /// timings sidecar notes when each decision was released.
+    async fn release(&mut self) -> anyhow::Result<()> {
+        let sent = self.sent.take();
+        if let (Some(pace), Some(sent)) = (self.cfg.pace, sent) {
+            tokio::time::sleep_until(Instant::from_std(sent + pace)).await;
+            if let Some(t) = self.timing.as_mut() {
+                t.released_micros = Some(sent.elapsed().as_micros() as u64);
+            }
+        }
+        if let Some(t) = self.timing.take() {
+            let writing = std::time::Instant::now();
+            self.timings.write(&t)?;
+            self.stats.transcript += writing.elapsed();
+        }
         Ok(())
     }
 
@@ -377,6 +412,7 @@ impl Table<'_> {
         let request = Request::for_decision(game, id, allowed.map(|d| d.as_millis() as u64))
             .expect("a decision is due");
         if self.slot(seat).inline.is_some() {
+            // The referee's own code (or a person) decides: no channel to pace.
             return self.ask_inline(game, seat, request);
         }
         let decision = request.decision;
@@ -386,6 +422,7 @@ impl Table<'_> {
         let by = Instant::now() + allowed.map_or(time.write, |a| a + time.grace);
         let flushed = self.flush(seat, by).await;
         self.asked_at = std::time::Instant::now();
+        self.sent = Some(self.asked_at);
         self.stats.write += self.asked_at - writing;
         if let Some(fault) = flushed {
             let kind = fault.kind;
@@ -508,6 +545,7 @@ impl Table<'_> {
                                     wall_micros: None,
                                     fault: None,
                                     late: true,
+                                    released_micros: None,
                                 })?;
                                 continue;
                             }
@@ -597,8 +635,8 @@ impl Table<'_> {
         (micros, wall_micros): (u64, Option<u64>),
         fault: Option<FaultKind>,
     ) -> anyhow::Result<()> {
-        let writing = std::time::Instant::now();
-        let written = self.timings.write(&Timing {
+        // Written by `release`, once the decision's consequences are out.
+        self.timing = Some(Timing {
             request,
             seat,
             decision,
@@ -606,9 +644,9 @@ impl Table<'_> {
             wall_micros,
             fault,
             late: false,
+            released_micros: None,
         });
-        self.stats.transcript += writing.elapsed();
-        written
+        Ok(())
     }
 }
 

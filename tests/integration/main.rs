@@ -22,5 +22,6 @@ mod snapshot_example;
 mod snapshots;
 mod spy;
 mod support;
+mod timing;
 mod tournament;
 mod verify;

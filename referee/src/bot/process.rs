@@ -347,7 +347,10 @@ async fn drain_stderr(src: OwnedFd, log: Option<PathBuf>, cap: u64) -> u64 {
     let mut buf = vec![0u8; 64 * 1024];
     let mut src = Some(std::fs::File::from(src));
     while let Some(pipe) = src.take() {
-        let Ok(pipe) = AsyncFd::with_interest(pipe, Interest::READABLE) else {
+        // SAFETY: the `File` owns its descriptor, which stays open and the same
+        // for as long as the `AsyncFd` holds it.
+        let Ok(pipe) = (unsafe { AsyncFd::register_with_interest(pipe, Interest::READABLE) })
+        else {
             break;
         };
         let n = loop {

@@ -157,6 +157,9 @@ pub struct TournamentArgs {
     #[command(flatten)]
     pub limits: crate::cli::LimitArgs,
 
+    #[command(flatten)]
+    pub pace: crate::cli::PaceArgs,
+
     /// A folder in which each bot process gets a writable directory of its own,
     /// DIR/rRR-mMMMM/player<N> (its matchup and lineup slot), named in its
     /// environment as SCHMIER_SCRATCH; sandboxed, a bot sees only its own. Kept
@@ -507,6 +510,7 @@ impl TournamentArgs {
                     scratch,
                 },
                 stderr_cap: 1 << 20,
+                pace: self.pace.pace(),
             },
             out,
             jobs,
