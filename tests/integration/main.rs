@@ -13,6 +13,7 @@ mod leaks;
 mod lifetime;
 mod limits;
 mod names;
+mod outputs;
 mod play;
 mod replay_page;
 mod sample_bots;
