@@ -22,6 +22,7 @@ mod show;
 mod snapshot_example;
 mod snapshots;
 mod spy;
+mod spy_shared;
 mod support;
 mod timing;
 mod tournament;
