@@ -407,6 +407,9 @@ pub struct PlayArgs {
     #[command(flatten)]
     pub limits: LimitArgs,
 
+    #[command(flatten)]
+    pub pace: PaceArgs,
+
     /// A folder in which each bot process gets a writable directory of its own,
     /// DIR/player<N> (N its lineup slot, 0-5), named in its environment as
     /// SCHMIER_SCRATCH. Sandboxed, a bot sees only its own (read-write); kept
@@ -435,6 +438,26 @@ pub struct PlayArgs {
     /// Print only the final result.
     #[arg(long, short)]
     pub quiet: bool,
+}
+
+/// `--pace-ms`, shared by `play` and `tournament`.
+#[derive(Args, Clone, Debug, Default)]
+pub struct PaceArgs {
+    /// Release each decision's consequences (its events, to every seat) no
+    /// earlier than MS milliseconds after its request was sent, so a bot's reply
+    /// delay below MS tells the other seats nothing (the timing channel: see
+    /// SECURITY.md). Set it to --decision-ms plus --grace-ms to hide every
+    /// in-time reply's delay; each decision then takes MS. Not scaled by
+    /// --time-scale. Transcripts are the same with or without it.
+    #[arg(long, value_name = "MS")]
+    pub pace_ms: Option<u64>,
+}
+
+impl PaceArgs {
+    /// The pace, if any (0 is none).
+    pub fn pace(&self) -> Option<Duration> {
+        self.pace_ms.filter(|&ms| ms > 0).map(Duration::from_millis)
+    }
 }
 
 /// The per-bot resource limits, shared by `play` and `tournament` (whose file
@@ -761,6 +784,7 @@ impl PlayArgs {
                     scratch,
                 },
                 stderr_cap: self.stderr_cap,
+                pace: self.pace.pace(),
             },
             games: self.games,
             seed,

@@ -159,6 +159,9 @@ pub struct TournamentArgs {
     #[command(flatten)]
     pub limits: crate::cli::LimitArgs,
 
+    #[command(flatten)]
+    pub pace: crate::cli::PaceArgs,
+
     /// A folder in which each bot process gets a writable directory of its own,
     /// DIR/rRR-mMMMM/player<N> (its matchup and lineup slot), named in its
     /// environment as SCHMIER_SCRATCH; sandboxed, a bot sees only its own. Kept
@@ -509,6 +512,7 @@ impl TournamentArgs {
                     scratch,
                 },
                 stderr_cap: 1 << 20,
+                pace: self.pace.pace(),
             },
             out,
             jobs,
@@ -524,6 +528,9 @@ impl TournamentArgs {
 fn add(entrants: &mut Vec<Entrant>, name: &str, bot: BotSpec, what: &str) -> anyhow::Result<()> {
     if name.is_empty() {
         bail!("{what}: the name is empty");
+    }
+    if crate::names::printable(name) != name {
+        bail!("{what}: the name {name:?} holds a control character; names are printed on consoles and pages");
     }
     if entrants.iter().any(|e| e.name == name) {
         bail!("{what}: two entrants are named {name:?}");
