@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::OnceLock;
 
-use crate::support::{root, REFEREE};
+use crate::support::{copy_dir, root, REFEREE};
 
 const GAMES: usize = 18;
 
@@ -181,6 +181,48 @@ fn three_shards_merged_equal_the_unsharded_run() {
     let whole = reference().to_path_buf();
     let err = refuse(&[&whole]);
     assert!(err.contains("not a shard"), "{err}");
+
+    // An unfinished shard (as a lost cluster task leaves it): the merge is
+    // refused and creates nothing, so the same merge command works once the
+    // shard has been resumed.
+    let cut = scratch("shard1-cut");
+    copy_dir(&shards[1], &cut);
+    let kept: String = std::fs::read_to_string(cut.join("journal.jsonl"))
+        .unwrap()
+        .lines()
+        .take(2)
+        .map(|l| format!("{l}\n"))
+        .collect();
+    std::fs::write(cut.join("journal.jsonl"), kept).unwrap();
+    let retried = scratch("merged-after-recovery");
+    let merge_cut = || {
+        let mut c = Command::new(REFEREE);
+        c.arg("merge")
+            .args([&shards[0], &cut, &shards[2]])
+            .arg("--out")
+            .arg(&retried);
+        c
+    };
+    let err = failing(merge_cut());
+    assert!(
+        err.contains(&format!(
+            "shard 1/3 in {} is not finished (2 of 6 games)",
+            cut.display()
+        )),
+        "{err}"
+    );
+    assert!(
+        !retried.exists(),
+        "a refused merge left {} behind",
+        retried.display()
+    );
+    ok({
+        let mut c = gauntlet(&cut);
+        c.args(["--shard", "1/3", "--jobs", "1", "--resume"]);
+        c
+    });
+    ok(merge_cut());
+    assert_same(reference(), &retried);
 }
 
 #[test]
