@@ -17,6 +17,7 @@ mod replay_page;
 mod sample_bots;
 mod schema;
 mod show;
+mod slurm;
 mod snapshot_example;
 mod snapshots;
 mod spy;

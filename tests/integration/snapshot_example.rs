@@ -3,7 +3,6 @@
 //! its checked-in snapshot matches, a bot that plays one card differently is
 //! caught, and `--update` accepts the new games.
 
-use std::path::Path;
 use std::process::{Command, Output};
 
 use crate::support::{copy_dir, root, REFEREE};
