@@ -87,7 +87,11 @@ fn runnable(test: &str) -> bool {
     if std::env::var_os("SCHMIER_REQUIRE_SLURM").is_some() {
         panic!("{test}: Slurm is required here (SCHMIER_REQUIRE_SLURM) but {reason}");
     }
-    eprintln!("SKIPPED {test}: {reason}; this test did not run");
+    // Straight to stderr: the test harness captures eprintln! of a passing test.
+    let _ = std::io::Write::write_all(
+        &mut std::io::stderr(),
+        format!("SKIPPED {test}: {reason}; this test did not run\n").as_bytes(),
+    );
     false
 }
 
@@ -334,8 +338,9 @@ fn reference(checkout: &Path) -> PathBuf {
     out
 }
 
-/// `examples/slurm/submit.sh [TASKS]` as the README gives it; the array's job id.
-fn submit(cluster: &Cluster, checkout: &Path, tasks: Option<&str>) -> String {
+/// `examples/slurm/submit.sh [TASKS]` as the README gives it; the array's and
+/// the merge's job ids.
+fn submit(cluster: &Cluster, checkout: &Path, tasks: Option<&str>) -> (String, String) {
     let out = run_ok(
         cluster
             .command("examples/slurm/submit.sh")
@@ -343,11 +348,14 @@ fn submit(cluster: &Cluster, checkout: &Path, tasks: Option<&str>) -> String {
             .current_dir(checkout),
     );
     let text = String::from_utf8_lossy(&out.stdout).into_owned();
-    text.lines()
-        .find_map(|l| l.strip_prefix("tournament: job "))
-        .and_then(|rest| rest.split_whitespace().next())
-        .unwrap_or_else(|| panic!("submit.sh names the array's job:\n{text}"))
-        .to_owned()
+    let job = |prefix: &str| {
+        text.lines()
+            .find_map(|l| l.strip_prefix(prefix))
+            .and_then(|rest| rest.split_whitespace().nth(1))
+            .unwrap_or_else(|| panic!("submit.sh names the {prefix} job:\n{text}"))
+            .to_owned()
+    };
+    (job("tournament:"), job("merge:"))
 }
 
 /// The files of a finished tournament that must be deterministic (not the
@@ -414,7 +422,7 @@ fn slurm_example_merges_to_the_unsharded_run() {
     let repo = checkout(&gate.path().join("never-created"));
     let reference = reference(repo.path());
     let cluster = Cluster::start();
-    let array = submit(&cluster, repo.path(), None);
+    let (array, merge) = submit(&cluster, repo.path(), None);
     cluster.wait_idle();
     let merged = repo.path().join("results/merged");
     for k in 0..8 {
@@ -424,6 +432,7 @@ fn slurm_example_merges_to_the_unsharded_run() {
             "task {k}"
         );
     }
+    assert_eq!(cluster.state(&merge), "COMPLETED");
     assert_merged_equals(&merged, &reference);
 }
 
@@ -441,7 +450,7 @@ fn slurm_lost_task_recovers_with_the_documented_command() {
     let reference = reference(r);
     let cluster = Cluster::start();
     std::fs::write(&gate, b"closed").unwrap();
-    let array = submit(&cluster, r, None);
+    let (array, first_merge) = submit(&cluster, r, None);
     // The first task to seat the Python bot holds there (one task runs at a
     // time: each takes both CPUs); that task is lost.
     cluster.wait("a task to reach the gate", || waiting.exists());
@@ -456,6 +465,7 @@ fn slurm_lost_task_recovers_with_the_documented_command() {
     std::fs::remove_file(&gate).unwrap();
     cluster.wait_idle();
     assert_eq!(cluster.state(&format!("{array}_{k}")), "CANCELLED");
+    assert_eq!(cluster.state(&first_merge), "FAILED");
     // The first merge ran after the array (afterany), refused the unfinished
     // shard, and left nothing behind.
     let merged = r.join("results/merged");
@@ -464,15 +474,8 @@ fn slurm_lost_task_recovers_with_the_documented_command() {
         "a refused merge left {}",
         merged.display()
     );
-    let logs: Vec<String> = std::fs::read_dir(r.join("results"))
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    let merge_log = logs
-        .iter()
-        .find(|n| n.ends_with("-merge.out"))
-        .expect("the merge job's log");
-    let merge_text = std::fs::read_to_string(r.join("results").join(merge_log)).unwrap();
+    let merge_log = format!("results/slurm-{first_merge}-merge.out");
+    let merge_text = std::fs::read_to_string(r.join(&merge_log)).unwrap();
     assert!(
         merge_text.contains(&format!("shard {k}/8 in results/shard-{k} is not finished")),
         "{merge_text}"
@@ -485,8 +488,9 @@ fn slurm_lost_task_recovers_with_the_documented_command() {
         "{task_log}"
     );
     // The README's one recovery command.
-    let again = submit(&cluster, r, Some(&k));
+    let (again, merge) = submit(&cluster, r, Some(&k));
     cluster.wait_idle();
     assert_eq!(cluster.state(&format!("{again}_{k}")), "COMPLETED");
+    assert_eq!(cluster.state(&merge), "COMPLETED");
     assert_merged_equals(&merged, &reference);
 }
