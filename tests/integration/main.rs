@@ -9,6 +9,7 @@ mod docs;
 mod first_hour;
 mod hostile;
 mod human;
+mod kubernetes;
 mod leaks;
 mod lifetime;
 mod limits;
