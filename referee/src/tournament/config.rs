@@ -78,9 +78,9 @@ pub struct TournamentArgs {
     /// Play only slice K of N of the schedule (K from 0), e.g. `--shard 2/8`, into
     /// its own --out; combine the shards with `referee merge`. `auto` reads K and N
     /// from a Kubernetes Indexed Job (JOB_COMPLETION_INDEX, with N from
-    /// SCHMIER_SHARDS or the file's `shards`) or a Slurm array
-    /// (SLURM_ARRAY_TASK_ID is K when N is given so, which a task re-submitted
-    /// alone needs; else K and N follow from the array's range and step).
+    /// SCHMIER_SHARDS or the file's `shards`) or a Slurm array (K is
+    /// SLURM_ARRAY_TASK_ID when N is set so, and a task re-submitted alone plays
+    /// its own shard; otherwise K and N follow from the array's range and step).
     #[arg(long, value_name = "K/N|auto")]
     pub shard: Option<String>,
 
