@@ -410,16 +410,18 @@ pub struct PlayArgs {
     /// A folder in which each bot process gets a writable directory of its own,
     /// DIR/player<N> (N its lineup slot, 0-5), named in its environment as
     /// SCHMIER_SCRATCH. Sandboxed, a bot sees only its own (read-write); kept
-    /// after the run. Without it a sandboxed bot's only writable place is its
-    /// private /tmp.
+    /// after the run. It must be empty (or missing) at the start. Without it a
+    /// sandboxed bot's only writable place is its private /tmp (64 MiB).
     #[arg(long, value_name = "DIR")]
     pub scratch: Option<PathBuf>,
 
     /// Run each bot process in a sandbox of its own (Linux namespaces through
     /// bubblewrap): no network, no other process, no files but the system
-    /// directories, its own directory (read-only) and a private /tmp. Landlock
-    /// (ABI 6, Linux 6.12) enforces the same from inside; seccomp refuses ptrace
-    /// and the like. The referee refuses to start where the host cannot sandbox.
+    /// directories, its own directory (read-only) and a private /tmp and
+    /// /dev/shm of 64 MiB each. Landlock (ABI 6, Linux 6.12) enforces the same
+    /// from inside; seccomp refuses ptrace, file locks, inotify, non-Unix
+    /// sockets and whatever else reaches host-wide state (PROTOCOL.md). The
+    /// referee refuses to start where the host cannot sandbox.
     /// See README, "Sandbox".
     #[arg(long)]
     pub sandbox: bool,
@@ -480,11 +482,20 @@ impl LimitArgs {
                 )
             })?;
         }
+        let memory_mb = self.limit_memory_mb.or(file.limit_memory_mb);
+        if let Some(mb) = memory_mb {
+            // Not refused (RLIMIT_AS still holds each process), but never silent.
+            if let Err(e) = crate::bot::probe_cgroups(None, Some(mb << 20)) {
+                eprintln!(
+                    "referee: warning: --limit-memory-mb {mb}: no memory cgroup per bot on \
+                     this host ({e}); each bot process is limited to {mb} MiB of address \
+                     space (RLIMIT_AS), but a bot's whole tree is not. Run the referee as \
+                     root or with the memory controller delegated to it for a per-bot total"
+                );
+            }
+        }
         Ok(ResourceLimits {
-            memory_bytes: self
-                .limit_memory_mb
-                .or(file.limit_memory_mb)
-                .map(|m| m << 20),
+            memory_bytes: memory_mb.map(|m| m << 20),
             cpu_seconds: self.limit_cpu_s.or(file.limit_cpu_s),
             open_files: self.limit_files.or(file.limit_files),
             processes,
@@ -791,7 +802,7 @@ pub(crate) fn cpu_millicores(cores: f64) -> anyhow::Result<u64> {
 }
 
 /// `--scratch DIR`, created if missing, made absolute; never where the outputs
-/// go, nor holding them.
+/// go, nor holding them, and empty.
 pub(crate) fn scratch_folder(dir: &Path, outputs: &[&Path]) -> anyhow::Result<PathBuf> {
     std::fs::create_dir_all(dir)
         .and_then(|()| std::fs::canonicalize(dir))
@@ -808,6 +819,21 @@ pub(crate) fn scratch_folder(dir: &Path, outputs: &[&Path]) -> anyhow::Result<Pa
                         out.display()
                     );
                 }
+            }
+            // What an earlier run's bots left there would reach this run's:
+            // refused rather than emptied, since the folder is the operator's.
+            let used = std::fs::read_dir(&scratch)
+                .map_err(|e| {
+                    anyhow::anyhow!("--scratch {}: failed to read it: {e}", dir.display())
+                })?
+                .next()
+                .is_some();
+            if used {
+                bail!(
+                    "--scratch {}: the folder is not empty; what earlier bots left there \
+                     would reach this run's. Give an empty or new folder (or empty this one)",
+                    dir.display()
+                );
             }
             Ok(scratch)
         })

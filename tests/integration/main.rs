@@ -23,6 +23,7 @@ mod slurm;
 mod snapshot_example;
 mod snapshots;
 mod spy;
+mod spy_shared;
 mod support;
 mod tournament;
 mod verify;

@@ -205,7 +205,8 @@ def attack():
         with open("/proc/self/status") as f:
             status = dict(line.rstrip("\n").split(":\t", 1) for line in f if ":\t" in line)
         return report(True, json.dumps({"cwd": os.getcwd(), "env": dict(os.environ),
-                                        "uid": os.getuid(), "caps": status.get("CapEff")}))
+                                        "uid": os.getuid(),
+                                        "caps": status.get("CapEff")}))
     if MODE == "seed":
         # Learn the match seed from the referee's command line.
         words = cmdline(ref).split() if ref else []
@@ -285,7 +286,199 @@ def attack():
         os.wait()
         os.read(r, 1)
         return report(True, "a daemon did 2 s of work")
+    if MODE == "syscalls":
+        # Every call the sandbox refuses because it reaches host-wide state:
+        # "name=ok" where it worked, "name=ERRNO" where it did not.
+        return report(True, " ".join(f"{name}={probe(fn)}" for name, fn in syscall_probes()))
+    if MODE == "proc-counters":
+        # Host-wide counters in /proc: does starting 300 threads show in the
+        # host's thread count (/proc/loadavg), and what do the others read?
+        def threads():
+            with open("/proc/loadavg") as f:
+                return int(f.read().split()[3].split("/")[1])
+        import threading
+        stop = threading.Event()
+        before, rose = threads(), 0
+        started = [threading.Thread(target=stop.wait, daemon=True) for _ in range(300)]
+        for t in started:
+            t.start()
+        for _ in range(5):
+            rose = max(rose, threads() - before)
+        stop.set()
+        seen = {}
+        for name in ("loadavg", "meminfo", "vmstat", "stat", "sys/fs/file-nr", "sys/fs/aio-nr"):
+            try:
+                with open(f"/proc/{name}") as f:
+                    seen[name] = f.read()[:300]
+            except OSError as e:
+                seen[name] = errno.errorcode.get(e.errno, e.errno)
+        try:
+            seen["pressure"] = sorted(os.listdir("/proc/pressure"))
+        except OSError as e:
+            seen["pressure"] = errno.errorcode.get(e.errno, e.errno)
+        return report(rose >= 150, json.dumps({"rose": rose, "seen": seen}))
+    if MODE == "fill-tmp":
+        # Fill /tmp and /dev/shm (each up to 80 MiB, more than the sandbox's
+        # 64 MiB): how much each took, and how it stopped.
+        results = {}
+        for d in ("/tmp", "/dev/shm"):
+            path, wrote, chunk = f"{d}/{TAG}-fill", 0, b"x" * (1 << 20)
+            try:
+                with open(path, "wb") as f:
+                    while wrote < 80 << 20:
+                        f.write(chunk)
+                        f.flush()
+                        wrote += len(chunk)
+                results[d] = [wrote, "ok"]
+            except OSError as e:
+                results[d] = [wrote, errno.errorcode.get(e.errno, e.errno)]
+            try:
+                os.remove(path)
+            except OSError:
+                pass
+        return report(all(r[1] == "ok" for r in results.values()), json.dumps(results))
+    if MODE == "inherited-fd":
+        return report(*leak_into_inherited())
     raise SystemExit(f"unknown mode {MODE}")
+
+
+def leak_into_inherited():
+    """Writes a message into every descriptor above 2 it was given (a pipe or
+    FIFO the referee inherited reaches whoever holds its other end)."""
+    found = []
+    for fd in sorted(int(f) for f in os.listdir("/proc/self/fd")):
+        if fd <= 2:
+            continue
+        try:
+            target = os.readlink(f"/proc/self/fd/{fd}")
+            os.write(fd, f"LEAK-{TAG}\n".encode())
+            found.append(f"{fd}:{target}")
+        except OSError:
+            pass  # the listing's own descriptor, closed by now, or read-only
+    return bool(found), f"wrote into {found}"
+
+
+def probe(fn):
+    try:
+        fn()
+        return "ok"
+    except OSError as e:
+        return errno.errorcode.get(e.errno, str(e.errno))
+
+
+def check(rc):
+    if rc < 0:
+        err = ctypes.get_errno()
+        raise OSError(err, os.strerror(err))
+    return rc
+
+
+def syscall_probes():
+    import fcntl
+    import mmap
+    import struct
+    shared = shared_file(0)
+    fd = os.open(shared, os.O_RDONLY)
+    flock = lambda cmd, kind: fcntl.fcntl(fd, cmd, struct.pack("hhqqi4x", kind, 0, 0, 1, 0))
+    libc.syscall.restype = ctypes.c_long
+    libc.mmap.restype = ctypes.c_void_p
+    libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]
+
+    def mincore():
+        addr = check(libc.mmap(None, 4096, mmap.PROT_READ, mmap.MAP_SHARED, fd, 0) or -1)
+        vec = ctypes.create_string_buffer(1)
+        check(libc.mincore(ctypes.c_void_p(addr), 4096, vec))
+
+    def preadv2_nowait():
+        os.preadv(fd, [bytearray(1)], 0, os.RWF_NOWAIT)
+
+    def cachestat():
+        rng = (ctypes.c_uint64 * 2)(0, 0)
+        stat = (ctypes.c_uint64 * 5)()
+        check(libc.syscall(451, fd, rng, stat, 0))
+
+    def io_setup():
+        ctx = ctypes.c_ulong(0)
+        check(libc.syscall(206, 1, ctypes.byref(ctx)))  # x86_64 io_setup
+        libc.syscall(207, ctx)  # io_destroy
+
+    def io_uring():
+        params = ctypes.create_string_buffer(120)
+        os.close(check(libc.syscall(425, 1, params)))
+
+    def fanotify():
+        # FAN_CLASS_NOTIF | FAN_REPORT_FID: what an unprivileged process may ask.
+        os.close(check(libc.fanotify_init(0x200, 0)))
+
+    def inotify():
+        os.close(check(libc.inotify_init1(0)))
+
+    def sysinfo():
+        check(libc.sysinfo(ctypes.create_string_buffer(128)))
+
+    def unshare():
+        # In a child: the bot itself stays as it is.
+        pid = os.fork()
+        if pid == 0:
+            os._exit(0 if libc.unshare(0x10000000) == 0 else ctypes.get_errno())
+        rc = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+        if rc:
+            raise OSError(rc, os.strerror(rc))
+
+    def mlock():
+        buf = ctypes.create_string_buffer(4096)
+        check(libc.mlock(buf, 4096))
+        libc.munlock(buf, 4096)
+
+    def sock(family, kind=socket.SOCK_STREAM):
+        return lambda: socket.socket(family, kind).close()
+
+    return [
+        ("flock", lambda: fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)),
+        ("F_SETLK", lambda: flock(fcntl.F_SETLK, fcntl.F_RDLCK)),
+        ("F_GETLK", lambda: flock(fcntl.F_GETLK, fcntl.F_WRLCK)),
+        ("F_OFD_SETLK", lambda: flock(37, fcntl.F_RDLCK)),
+        ("F_OFD_GETLK", lambda: flock(36, fcntl.F_WRLCK)),
+        ("inotify", inotify),
+        ("fanotify", fanotify),
+        ("io_setup", io_setup),
+        ("io_uring", io_uring),
+        ("fadvise_dontneed", lambda: os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)),
+        ("mincore", mincore),
+        ("preadv2_nowait", preadv2_nowait),
+        ("cachestat", cachestat),
+        ("sysinfo", sysinfo),
+        ("unshare", unshare),
+        ("mlock", mlock),
+        ("vsock", sock(40)),
+        ("netlink", sock(socket.AF_NETLINK, socket.SOCK_RAW)),
+        ("inet", sock(socket.AF_INET)),
+        ("unix", sock(socket.AF_UNIX)),
+    ]
+
+
+def shared_files():
+    """Files every bot on the host can open (the sandbox shows /usr), at least
+    64 KiB, in a fixed order."""
+    found = []
+    for root, _, files in os.walk("/usr/share"):
+        for name in files:
+            path = os.path.join(root, name)
+            try:
+                if os.path.isfile(path) and not os.path.islink(path) and os.path.getsize(path) >= 1 << 16:
+                    found.append(path)
+            except OSError:
+                pass
+        if len(found) >= 400:
+            break
+    return sorted(found)
+
+
+def shared_file(seat):
+    """A shared file chosen by this run's tag and a seat: both partners pick
+    the same one for a seat, and other runs most likely another."""
+    files = state.setdefault("shared", None) or state.update(shared=shared_files()) or state["shared"]
+    return files[(sum(map(ord, TAG)) * 31 + seat) % len(files)]
 
 
 # Partner channels: both partners run the same mode, each leaves a message on
@@ -345,9 +538,9 @@ def partner_step():
         port = lambda s: 20000 + (sum(map(ord, TAG)) * 7 + s) % 20000
         if not state["sockets"]:
             for kind in (socket.SOCK_STREAM, socket.SOCK_DGRAM):
-                s = socket.socket(socket.AF_INET, kind)
-                s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
                 try:
+                    s = socket.socket(socket.AF_INET, kind)
+                    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
                     s.bind(("127.0.0.1", port(seat)))
                     if kind == socket.SOCK_STREAM:
                         s.listen(4)
@@ -372,6 +565,87 @@ def partner_step():
                     state["partner_heard"] = "udp on 127.0.0.1"
             except OSError:
                 pass
+    elif MODE == "partner-lock":
+        # Each partner holds a lock on a shared file of its seat, by flock, a
+        # POSIX record lock and an open-file-description lock (each its own
+        # descriptor), and tests for the partner's: a lock held is a bit.
+        import fcntl
+        import struct
+        region = lambda kind, seat_: struct.pack("hhqqi4x", kind, 0, 64 + seat_, 1, 0)
+        if "locks" not in state:
+            state["locks"], state["heard"] = [], set()
+            for how in ("flock", "posix", "ofd"):
+                try:
+                    fd = os.open(shared_file(seat), os.O_RDONLY)
+                    state["locks"].append(fd)
+                    if how == "flock":
+                        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+                    else:
+                        fcntl.fcntl(fd, fcntl.F_SETLK if how == "posix" else 37, region(fcntl.F_RDLCK, seat))
+                except OSError:
+                    pass
+        partner = (seat + 3) % 6
+        for how in ("flock", "posix", "ofd"):
+            try:
+                fd = os.open(shared_file(partner), os.O_RDONLY)
+                try:
+                    if how == "flock":
+                        try:
+                            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                            fcntl.flock(fd, fcntl.LOCK_UN)
+                        except BlockingIOError:
+                            state["heard"].add(how)
+                    else:
+                        got = fcntl.fcntl(fd, fcntl.F_GETLK if how == "posix" else 36, region(fcntl.F_WRLCK, partner))
+                        if struct.unpack("hhqqi4x", got)[0] != fcntl.F_UNLCK:
+                            state["heard"].add(how)
+                finally:
+                    os.close(fd)
+            except OSError:
+                pass
+        if state["heard"]:
+            state["partner_heard"] = "locks: " + ",".join(sorted(state["heard"]))
+    elif MODE == "partner-inotify":
+        # Each partner watches its partner's shared file for open events and
+        # opens its own: an event seen is a bit.
+        if "inotify" not in state:
+            state["inotify"] = libc.inotify_init1(os.O_NONBLOCK)
+            if state["inotify"] >= 0:
+                path = shared_file((seat + 3) % 6).encode()
+                libc.inotify_add_watch(state["inotify"], path, 0x20)  # IN_OPEN
+        try:
+            os.close(os.open(shared_file(seat), os.O_RDONLY))
+        except OSError:
+            pass
+        if state["inotify"] >= 0:
+            try:
+                if os.read(state["inotify"], 4096):
+                    state["partner_heard"] = "inotify open events"
+            except OSError:
+                pass
+    elif MODE == "partner-vsock":
+        # The vsock port table is the whole host's: a port bound is a bit.
+        port = lambda s: 30000 + (sum(map(ord, TAG)) * 7 + s) % 20000
+        try:
+            if not state["sockets"]:
+                s = socket.socket(40, socket.SOCK_STREAM)  # AF_VSOCK
+                s.bind((0xFFFFFFFF, port(seat)))  # VMADDR_CID_ANY
+                state["sockets"].append(s)
+            probe_ = socket.socket(40, socket.SOCK_STREAM)
+            try:
+                probe_.bind((0xFFFFFFFF, port((seat + 3) % 6)))
+            except OSError as e:
+                if e.errno == errno.EADDRINUSE:
+                    state["partner_heard"] = "a vsock port bound"
+            finally:
+                probe_.close()
+        except OSError:
+            pass
+    elif MODE == "partner-pagecache":
+        # Page-cache residency: each partner empties its shared file from the
+        # cache and reads back the pages of its message (a 12-bit token of its
+        # seat); the other reads which pages are cached, without loading any.
+        pagecache_step(seat)
     elif MODE == "partner-comm":
         try:
             with open("/proc/self/comm", "w") as f:
@@ -385,6 +659,44 @@ def partner_step():
                         state["partner_heard"] = "/proc/PID/comm"
             except OSError:
                 pass
+
+
+def token(seat):
+    return (sum(map(ord, TAG)) * 131 + seat * 977) % 4095 + 1
+
+
+def pagecache_step(seat):
+    import mmap
+    page = mmap.PAGESIZE
+    try:
+        fd = os.open(shared_file(seat), os.O_RDONLY)
+        try:
+            os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+            os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_RANDOM)
+            for bit in range(12):
+                if token(seat) >> bit & 1:
+                    os.pread(fd, 1, bit * page)
+        finally:
+            os.close(fd)
+    except OSError:
+        pass
+    partner = (seat + 3) % 6
+    try:
+        fd = os.open(shared_file(partner), os.O_RDONLY)
+    except OSError:
+        return
+    libc.mmap.restype = ctypes.c_void_p
+    libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]
+    addr = libc.mmap(None, 12 * page, mmap.PROT_READ, mmap.MAP_SHARED, fd, 0)
+    os.close(fd)
+    if not addr or addr == ctypes.c_void_p(-1).value:
+        return
+    vec = ctypes.create_string_buffer(12)
+    if libc.mincore(ctypes.c_void_p(addr), 12 * page, vec) == 0:
+        got = sum((vec.raw[bit] & 1) << bit for bit in range(12))
+        if got == token(partner):
+            state["partner_heard"] = f"page-cache token {got}"
+    libc.munmap(ctypes.c_void_p(addr), 12 * page)
 
 
 def main():

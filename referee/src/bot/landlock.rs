@@ -95,7 +95,7 @@ pub struct LandlockArgs {
 /// Confines this process with `args.rules` and execs the bot; returns only
 /// if either fails.
 pub fn exec(args: &LandlockArgs) -> anyhow::Error {
-    if let Err(e) = confine(&args.rules) {
+    if let Err(e) = confine(&args.rules).and_then(|()| harden()) {
         return e;
     }
     let Some((program, rest)) = args.command.split_first() else {
@@ -107,6 +107,21 @@ pub fn exec(args: &LandlockArgs) -> anyhow::Error {
         "failed to start the bot {}: {e}",
         PathBuf::from(program).display()
     )
+}
+
+/// What the wrapper sets last, once nothing more needs building: no locked
+/// memory (`RLIMIT_MEMLOCK` 0, so the host-wide `nr_mlock` count cannot carry
+/// anything and no bot pins the host's RAM), and the inner seccomp filter
+/// (`seccomp.rs`), which bubblewrap could not have run under.
+fn harden() -> anyhow::Result<()> {
+    use nix::sys::resource::{setrlimit, Resource};
+    setrlimit(Resource::RLIMIT_MEMLOCK, 0, 0)
+        .map_err(|e| anyhow!("failed to set the bot's RLIMIT_MEMLOCK to 0: {e}"))?;
+    for program in super::seccomp::inner()? {
+        seccompiler::apply_filter(&program)
+            .map_err(|e| anyhow!("failed to install the bot's seccomp filter: {e}"))?;
+    }
+    Ok(())
 }
 
 /// `path_beneath_rules` skips a path that cannot be opened: a missing path

@@ -7,8 +7,9 @@
 //! - `spawner.rs`: the one long-lived thread every bot is forked from.
 //! - `cgroup.rs`: a cgroup per bot for `--limit-procs`, `--limit-cpus` (and memory).
 //! - `unix.rs`: process groups, parent-death signal, rlimits, cleanup on exit.
-//! - `sandbox.rs`: `--sandbox` through bubblewrap; `seccomp.rs`: its deny-list;
-//!   `landlock.rs`: its Landlock layer, applied inside by `referee landlock`.
+//! - `sandbox.rs`: `--sandbox` through bubblewrap; `seccomp.rs`: its filters;
+//!   `landlock.rs`: its Landlock layer, applied inside by `referee landlock`;
+//!   `procmask.rs`: constants over `/proc`'s host-wide files.
 
 mod cgroup;
 mod cpu;
@@ -16,6 +17,7 @@ mod landlock;
 mod launch;
 mod lines;
 mod process;
+mod procmask;
 mod sandbox;
 mod seccomp;
 mod spawner;

@@ -8,8 +8,9 @@
 //! measurable per decision (BENCHMARKS.md).
 //!
 //! Three layers, each holding on its own: the namespaces (what the bot can see),
-//! the seccomp deny-list (`seccomp.rs`: what it can call, installed before
-//! bubblewrap starts), and Landlock (`landlock.rs`: what it can open, bind,
+//! the seccomp filters (`seccomp.rs`: what it can call; the outer one installed
+//! before bubblewrap starts, the inner one, which refuses host-wide shared
+//! state, by the wrapper below just before the bot's exec), and Landlock (`landlock.rs`: what it can open, bind,
 //! connect to and signal). Landlock forbids mounting, so it cannot be applied
 //! before bubblewrap: bubblewrap runs the referee's own executable in place of
 //! the bot (`referee landlock RULES -- BOT...`, bound read-only into every
@@ -23,8 +24,10 @@
 //! What a sandboxed bot gets, per process: user, PID, network (loopback only,
 //! nothing reachable), IPC, UTS and mount namespaces; `/usr`,
 //! `/etc` and the `/bin`, `/lib*` links read-only; its own directory read-only;
-//! a private empty `/tmp` and `/dev/shm` (its writable scratch); a fresh `/proc`
-//! showing only its own processes; a minimal `/dev`. Nothing else: not the output
+//! a private empty `/tmp` and `/dev/shm` (its writable scratch, tmpfs of
+//! [`TMPFS_BYTES`] each, so that no bot takes the host's memory through them);
+//! a fresh `/proc` showing only its own processes, its host-wide counters
+//! replaced by constants (`procmask.rs`); a minimal `/dev`. Nothing else: not the output
 //! folder, not the other bots' directories, not `$HOME`. Landlock then allows
 //! writing only to `/tmp` and `/dev/shm`, reading only what is shown, no TCP,
 //! and no signal or abstract socket beyond the bot's own tree.
@@ -38,24 +41,41 @@
 //! bubblewrap's own pid 1 inside the sandbox keeps the environment bubblewrap was
 //! started with (readable at `/proc/1/environ`), so bubblewrap is started with the
 //! bot's cleared environment, never the referee's. A referee running as root
-//! starts bubblewrap as `nobody`: the bot then has no more rights on the host than
-//! any other user, so it cannot read root-only files of the directories it sees.
-//! Where `nobody` cannot reach the bot's files it warns and starts bubblewrap as
-//! root, the bot still without capabilities and not root inside.
+//! starts bubblewrap as an unprivileged user of the bot process's own (one of
+//! [`BOT_UIDS`]; uid 65534 inside): the bot then has no more rights on the host
+//! than any other user, so it cannot read root-only files of the directories it
+//! sees, and per-user kernel limits are per bot. Where others cannot reach the
+//! bot's files it warns and starts bubblewrap as root, the bot still without
+//! capabilities and not root inside. A referee that is not root cannot map
+//! other users: its bots share its own.
 
+use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use anyhow::{bail, Context};
 use seccompiler::BpfProgram;
 
 use super::landlock::Rules;
 use super::launch::{find_on_path, Launch, DEFAULT_PATH};
+use super::procmask::ProcMasks;
 
-/// The unprivileged user a root referee runs sandboxed bots as.
+/// The unprivileged user a bot is inside its sandbox, whoever runs it.
 pub const NOBODY: u32 = 65534;
+
+/// The host uids (and gids) a root referee runs sandboxed bots as, one per bot
+/// process (one per scratch directory, which keeps its owner): per-user kernel
+/// limits (pending signals, inotify instances, message queue bytes) are then
+/// per bot, and one bot's use of them is neither seen nor felt by another. A
+/// range no account should use; each run starts at an offset of its own, so
+/// that two referees on one host rarely hand out the same uid.
+pub const BOT_UIDS: std::ops::Range<u32> = 0x5C4E_0000..0x5C4F_0000;
+
+/// The size of each sandbox's private `/tmp` and of its `/dev/shm`: tmpfs
+/// lives in the host's memory, so an unbounded one lets a bot take the host's.
+pub const TMPFS_BYTES: u64 = 64 << 20;
 
 /// System directories shown read-only (those that exist).
 const SYSTEM_DIRS: &[&str] = &["/usr", "/etc"];
@@ -72,12 +92,18 @@ pub struct Sandbox {
     outputs: Vec<PathBuf>,
     /// Each bot's directory: hidden from the others even if it lies inside theirs.
     bot_dirs: Vec<PathBuf>,
-    /// The referee runs as root: bots are started as `nobody` where they can be.
+    /// The referee runs as root: bots are started as users of their own
+    /// (`BOT_UIDS`) where they can be.
     root: bool,
     pub seccomp: Arc<BpfProgram>,
     /// The referee's own executable, which bubblewrap runs in place of the bot
     /// to confine it with Landlock before it execs the bot (`landlock.rs`).
     referee: PathBuf,
+    /// Constant stand-ins for `/proc`'s host-wide files (`procmask.rs`).
+    masks: ProcMasks,
+    /// The next bot uid, as an offset in [`BOT_UIDS`], and the uid of each
+    /// scratch directory handed out.
+    uids: Mutex<(u32, BTreeMap<PathBuf, u32>)>,
 }
 
 impl Sandbox {
@@ -101,7 +127,18 @@ impl Sandbox {
             root: nix::unistd::getuid().is_root(),
             seccomp: super::seccomp::deny_list()?,
             referee,
+            masks: ProcMasks::create()?,
+            uids: Mutex::new((std::process::id().wrapping_mul(64), BTreeMap::new())),
         };
+        if sandbox.root {
+            readable_by_others(sandbox.masks.dir()).map_err(|e| {
+                anyhow::anyhow!(
+                    "failed to start the sandbox: {e}, and the sandbox's constant /proc files \
+                     are there ({}); set TMPDIR to a directory every user can reach (/tmp)",
+                    sandbox.masks.dir().display()
+                )
+            })?;
+        }
         sandbox.probe()?;
         Ok(sandbox)
     }
@@ -136,19 +173,35 @@ impl Sandbox {
                 "referee: warning: {e}, so this bot's sandbox runs as root (without \
                  capabilities, as uid {NOBODY} inside): it can read root-only files of the \
                  directories it sees. `chmod o+rx` them, or run the referee as an ordinary \
-                 user, to have it run as nobody"
+                 user, to have it run as an unprivileged user"
             );
         }
         Ok(())
     }
 
     /// The uid and gid bubblewrap runs as for `launch` (`None`: the referee's).
-    /// A root referee runs it as `nobody`, who must be able to reach its files.
+    /// A root referee runs each bot process as a uid of its own from
+    /// [`BOT_UIDS`] (the same for every process given the same scratch
+    /// directory, which that uid owns), if others can reach its files.
     pub fn run_as(&self, launch: &Launch) -> Option<u32> {
-        (self.root && self.reachable_by_others(launch).is_ok()).then_some(NOBODY)
+        if !self.root || self.reachable_by_others(launch).is_err() {
+            return None;
+        }
+        let mut uids = self.uids.lock().unwrap_or_else(|e| e.into_inner());
+        let (next, by_scratch) = &mut *uids;
+        if let Some(uid) = launch.scratch.as_ref().and_then(|s| by_scratch.get(s)) {
+            return Some(*uid);
+        }
+        let span = BOT_UIDS.end - BOT_UIDS.start;
+        let uid = BOT_UIDS.start + *next % span;
+        *next = next.wrapping_add(1);
+        if let Some(scratch) = &launch.scratch {
+            by_scratch.insert(scratch.clone(), uid);
+        }
+        Some(uid)
     }
 
-    /// Whether `nobody` can reach a bot's directory and program, and the
+    /// Whether other users can reach a bot's directory and program, and the
     /// referee's executable that confines it.
     fn reachable_by_others(&self, launch: &Launch) -> anyhow::Result<()> {
         readable_by_others(&launch.dir)?;
@@ -194,13 +247,21 @@ impl Sandbox {
                 Err(_) => {}
             }
         }
+        arg(&[&"--proc", &"/proc"]);
+        a.extend(self.masks.args());
+        let mut arg = |words: &[&dyn AsRef<std::ffi::OsStr>]| {
+            a.extend(words.iter().map(|w| w.as_ref().to_owned()));
+        };
+        let size = TMPFS_BYTES.to_string();
         arg(&[
-            &"--proc",
-            &"/proc",
             &"--dev",
             &"/dev",
+            &"--size",
+            &size,
             &"--tmpfs",
             &"/tmp",
+            &"--size",
+            &size,
             &"--tmpfs",
             &"/dev/shm",
             &"--ro-bind",
@@ -293,6 +354,16 @@ impl Sandbox {
             bail!(
                 "failed to start the sandbox: its Landlock layer failed inside bubblewrap \
                  ({}: {}); run without --sandbox, or report this with the kernel version",
+                out.status,
+                stderr.trim()
+            );
+        }
+        if !out.status.success() && stderr.contains("Unknown option") {
+            bail!(
+                "failed to start the sandbox: this bubblewrap is too old for the sandbox's \
+                 options ({}: {}); --sandbox needs `--size` for its bounded /tmp \
+                 (bubblewrap 0.8 is known to work). Upgrade bubblewrap, or run without \
+                 --sandbox",
                 out.status,
                 stderr.trim()
             );

@@ -9,7 +9,15 @@
 //! operator's terminal (bots stay in the referee's session: see `sandbox.rs`).
 //! Built once with `seccompiler` (rust-vmm's BPF compiler); installed in the child
 //! between fork and exec, where it must not allocate, so the program is compiled
-//! beforehand.
+//! beforehand. bubblewrap runs under it.
+//!
+//! The inner filter ([`inner`]) closes what the namespaces share: state the
+//! kernel keeps for the whole host, through which any two bots could talk (file
+//! locks, inotify, the page cache, vsock ports, aio counts, `sysinfo`), and the
+//! calls that would build namespaces and mounts anew. bubblewrap needs the
+//! latter, so this filter is installed inside the sandbox by the Landlock
+//! wrapper, last before it execs the bot. PROTOCOL.md lists every refusal with
+//! the error a bot gets.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -67,4 +75,166 @@ pub fn deny_list() -> anyhow::Result<Arc<BpfProgram>> {
         .try_into()
         .map_err(|e| anyhow::anyhow!("failed to compile the seccomp filter: {e}"))?;
     Ok(Arc::new(program))
+}
+
+/// `cachestat(2)` (Linux 6.5): the same number on every architecture, not yet
+/// named by the `libc` crate.
+const SYS_CACHESTAT: i64 = 451;
+
+/// What the inner filter refuses with `EPERM` outright: each reads or writes
+/// state the kernel keeps for the whole host, so two bots (or a bot of an
+/// earlier run) could pass a value through it, or it rebuilds the sandbox.
+fn shared_state() -> Vec<i64> {
+    let mut calls = vec![
+        // Locks on shared files (/usr): the holder's offset is readable by all.
+        libc::SYS_flock,
+        // Open/access events on shared files reach every watcher.
+        libc::SYS_inotify_init1,
+        libc::SYS_fanotify_init,
+        // The host-wide /proc/sys/fs/aio-nr counter; io_uring would bypass this
+        // filter and reads page-cache residency (RWF_NOWAIT).
+        libc::SYS_io_setup,
+        libc::SYS_io_uring_setup,
+        libc::SYS_io_uring_enter,
+        libc::SYS_io_uring_register,
+        // Page-cache residency of shared files: read (mincore, cachestat) or
+        // evicted (fadvise DONTNEED), so a cached page is a bit.
+        libc::SYS_fadvise64,
+        libc::SYS_mincore,
+        SYS_CACHESTAT,
+        // Host-wide load, free memory and process count.
+        libc::SYS_sysinfo,
+        // POSIX message queues count against a per-user byte limit.
+        libc::SYS_mq_open,
+        // File handles name host inodes; kcmp compares kernel objects.
+        libc::SYS_name_to_handle_at,
+        libc::SYS_open_by_handle_at,
+        libc::SYS_kcmp,
+        // Rebuilding the sandbox: new namespaces, mounts, another root.
+        libc::SYS_unshare,
+        libc::SYS_setns,
+        libc::SYS_mount,
+        libc::SYS_umount2,
+        libc::SYS_pivot_root,
+        libc::SYS_chroot,
+        libc::SYS_open_tree,
+        libc::SYS_move_mount,
+        libc::SYS_fsopen,
+        libc::SYS_fsconfig,
+        libc::SYS_fsmount,
+        libc::SYS_fspick,
+        libc::SYS_mount_setattr,
+        libc::SYS_quotactl,
+        // Changes how this process's addresses and syscalls behave.
+        libc::SYS_personality,
+    ];
+    #[cfg(target_arch = "x86_64")]
+    calls.extend([libc::SYS_inotify_init, libc::SYS_ustat, libc::SYS_sysfs]);
+    calls
+}
+
+/// `fcntl` commands refused: POSIX and open-file-description record locks
+/// (`F_GETLK` tells where another process holds one), leases, and `F_NOTIFY`
+/// (dnotify, the older inotify).
+const FCNTL_REFUSED: &[libc::c_int] = &[
+    libc::F_GETLK,
+    libc::F_SETLK,
+    libc::F_SETLKW,
+    libc::F_OFD_GETLK,
+    libc::F_OFD_SETLK,
+    libc::F_OFD_SETLKW,
+    libc::F_SETLEASE,
+    libc::F_GETLEASE,
+    libc::F_NOTIFY,
+];
+
+/// The `madvise` advice refused: pushing a shared file's pages out of the page
+/// cache (the write side of the residency channel).
+const MADVISE_REFUSED: &[libc::c_int] = &[libc::MADV_COLD, libc::MADV_PAGEOUT];
+
+/// `RWF_NOWAIT`: a read that fails rather than wait for the disk, so its
+/// answer is whether the page was cached.
+const RWF_NOWAIT: u64 = 0x8;
+
+/// The namespace flags of `clone(2)`: a bot may start threads and processes,
+/// not new namespaces.
+const CLONE_NAMESPACES: &[libc::c_int] = &[
+    libc::CLONE_NEWNS,
+    libc::CLONE_NEWCGROUP,
+    libc::CLONE_NEWUTS,
+    libc::CLONE_NEWIPC,
+    libc::CLONE_NEWUSER,
+    libc::CLONE_NEWPID,
+    libc::CLONE_NEWNET,
+];
+
+/// The inner filter: installed inside the sandbox by the Landlock wrapper just
+/// before it execs the bot (bubblewrap, which runs under the outer one, needs
+/// namespaces and mounts to build the sandbox). Two programs: the `EPERM` list
+/// with its argument filters, and `clone3` answered with `ENOSYS`, which makes
+/// the C library fall back to `clone`, whose flags a filter can see (`clone3`
+/// passes them in memory, out of a filter's reach).
+pub fn inner() -> anyhow::Result<Vec<BpfProgram>> {
+    let arch: seccompiler::TargetArch = std::env::consts::ARCH
+        .try_into()
+        .map_err(|e| anyhow::anyhow!("failed to build the seccomp filter: {e:?}"))?;
+    let fail = |e| anyhow::anyhow!("failed to build the seccomp filter: {e}");
+    let when = |arg: u8, op: SeccompCmpOp, value: u64| {
+        SeccompCondition::new(arg, SeccompCmpArgLen::Dword, op, value)
+            .and_then(|c| SeccompRule::new(vec![c]))
+            .map_err(fail)
+    };
+    let mut rules: BTreeMap<i64, Vec<SeccompRule>> =
+        shared_state().into_iter().map(|nr| (nr, vec![])).collect();
+    let fcntl = (FCNTL_REFUSED.iter())
+        .map(|&cmd| when(1, SeccompCmpOp::Eq, cmd as u64))
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    rules.insert(libc::SYS_fcntl, fcntl);
+    let madvise = (MADVISE_REFUSED.iter())
+        .map(|&advice| when(2, SeccompCmpOp::Eq, advice as u64))
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    rules.insert(libc::SYS_madvise, madvise);
+    // preadv2/pwritev2(fd, iov, iovcnt, pos_l, pos_h, flags).
+    for nr in [libc::SYS_preadv2, libc::SYS_pwritev2] {
+        rules.insert(
+            nr,
+            vec![when(5, SeccompCmpOp::MaskedEq(RWF_NOWAIT), RWF_NOWAIT)?],
+        );
+    }
+    // Unix sockets only: no vsock (a port table shared by the whole host), no
+    // netlink, and no IP (the network namespace has nothing to reach anyway).
+    for nr in [libc::SYS_socket, libc::SYS_socketpair] {
+        rules.insert(nr, vec![when(0, SeccompCmpOp::Ne, libc::AF_UNIX as u64)?]);
+    }
+    // clone(flags, ...): flags are the first argument on x86_64 and aarch64;
+    // refused if any namespace flag is set.
+    let clone = (CLONE_NAMESPACES.iter())
+        .map(|&flag| {
+            SeccompCondition::new(
+                0,
+                SeccompCmpArgLen::Qword,
+                SeccompCmpOp::MaskedEq(flag as u64),
+                flag as u64,
+            )
+            .and_then(|c| SeccompRule::new(vec![c]))
+            .map_err(fail)
+        })
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    rules.insert(libc::SYS_clone, clone);
+    let compile = |rules, errno: i32| -> anyhow::Result<BpfProgram> {
+        SeccompFilter::new(
+            rules,
+            SeccompAction::Allow,
+            SeccompAction::Errno(errno as u32),
+            arch,
+        )
+        .map_err(fail)?
+        .try_into()
+        .map_err(|e| anyhow::anyhow!("failed to compile the seccomp filter: {e}"))
+    };
+    let clone3 = BTreeMap::from([(libc::SYS_clone3, vec![])]);
+    Ok(vec![
+        compile(rules, libc::EPERM)?,
+        compile(clone3, libc::ENOSYS)?,
+    ])
 }

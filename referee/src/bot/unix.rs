@@ -32,8 +32,8 @@ pub struct ResourceLimits {
 /// Makes `cmd` start in a process group of its own (so signals reach its children
 /// too), die with the referee (`PR_SET_PDEATHSIG`), unable to gain privileges
 /// (`no_new_privs`), and run under `limits` (the process limit through the
-/// `cgroup` whose `cgroup.procs` descriptors are given); `seccomp`, if given, is installed
-/// last. Call [`crate::bot::spawner::spawn`] to start it, so that the death
+/// `cgroup` whose `cgroup.procs` descriptors are given), receiving no descriptor
+/// but 0, 1 and 2; `seccomp`, if given, is installed last. Call [`crate::bot::spawner::spawn`] to start it, so that the death
 /// signal is tied to a thread that lives as long as the referee.
 pub fn configure(
     cmd: &mut Command,
@@ -63,6 +63,7 @@ pub fn configure(
             set(Resource::RLIMIT_CPU, limits.cpu_seconds)?;
             set(Resource::RLIMIT_NOFILE, limits.open_files)?;
             Cgroup::enter(cgroup)?;
+            close_inherited();
             if let Some(program) = &seccomp {
                 seccompiler::apply_filter(program).map_err(|e| match e {
                     seccompiler::Error::Seccomp(e) | seccompiler::Error::Prctl(e) => e,
@@ -71,6 +72,41 @@ pub fn configure(
             }
             Ok(())
         });
+    }
+}
+
+/// Marks every descriptor above stderr close-on-exec, so the bot receives none
+/// of the referee's: not only its own (opened close-on-exec already) but those
+/// it inherited from whoever started it (a FIFO or a socket given as fd 9 would
+/// otherwise reach every bot, sandboxed or not, and join them). Marked rather
+/// than closed: the cgroup descriptors and std's exec-error pipe are still used
+/// until the exec. Async-signal-safe: system calls only.
+fn close_inherited() {
+    const CLOSE_RANGE_CLOEXEC: nix::libc::c_uint = 1 << 2;
+    // SAFETY: close_range with CLOSE_RANGE_CLOEXEC only changes descriptor flags.
+    let marked = unsafe {
+        nix::libc::syscall(
+            nix::libc::SYS_close_range,
+            3 as nix::libc::c_uint,
+            nix::libc::c_uint::MAX,
+            CLOSE_RANGE_CLOEXEC,
+        )
+    };
+    if marked != 0 {
+        // Before Linux 5.11: every descriptor up to the soft limit, one by one
+        // (most calls fail with EBADF, which is what a closed slot says).
+        let mut limit = nix::libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        };
+        // SAFETY: getrlimit writes into the struct given; fcntl changes flags only.
+        unsafe {
+            nix::libc::getrlimit(nix::libc::RLIMIT_NOFILE, &mut limit);
+            let top = limit.rlim_cur.clamp(1024, 1 << 20) as nix::libc::c_int;
+            for fd in 3..top {
+                nix::libc::fcntl(fd, nix::libc::F_SETFD, nix::libc::FD_CLOEXEC);
+            }
+        }
     }
 }
 
