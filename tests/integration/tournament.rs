@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::OnceLock;
 
-use crate::support::{root, REFEREE};
+use crate::support::{copy_dir, root, REFEREE};
 
 const GAMES: usize = 18;
 
@@ -181,6 +181,48 @@ fn three_shards_merged_equal_the_unsharded_run() {
     let whole = reference().to_path_buf();
     let err = refuse(&[&whole]);
     assert!(err.contains("not a shard"), "{err}");
+
+    // An unfinished shard (as a lost cluster task leaves it): the merge is
+    // refused and creates nothing, so the same merge command works once the
+    // shard has been resumed.
+    let cut = scratch("shard1-cut");
+    copy_dir(&shards[1], &cut);
+    let kept: String = std::fs::read_to_string(cut.join("journal.jsonl"))
+        .unwrap()
+        .lines()
+        .take(2)
+        .map(|l| format!("{l}\n"))
+        .collect();
+    std::fs::write(cut.join("journal.jsonl"), kept).unwrap();
+    let retried = scratch("merged-after-recovery");
+    let merge_cut = || {
+        let mut c = Command::new(REFEREE);
+        c.arg("merge")
+            .args([&shards[0], &cut, &shards[2]])
+            .arg("--out")
+            .arg(&retried);
+        c
+    };
+    let err = failing(merge_cut());
+    assert!(
+        err.contains(&format!(
+            "shard 1/3 in {} is not finished (2 of 6 games)",
+            cut.display()
+        )),
+        "{err}"
+    );
+    assert!(
+        !retried.exists(),
+        "a refused merge left {} behind",
+        retried.display()
+    );
+    ok({
+        let mut c = gauntlet(&cut);
+        c.args(["--shard", "1/3", "--jobs", "1", "--resume"]);
+        c
+    });
+    ok(merge_cut());
+    assert_same(reference(), &retried);
 }
 
 #[test]
@@ -599,6 +641,79 @@ fn ctrl_c_stops_cleanly_prints_the_resume_command_and_resuming_finishes_the_same
     c.args(&argv[1..]).current_dir(root());
     ok(c);
     assert_same(reference(), &dir);
+}
+
+/// A Slurm task interrupted under `--shard auto` prints a resume command that
+/// works by hand, outside the array: the shard it played, made explicit.
+#[test]
+fn an_interrupted_shard_auto_run_prints_its_explicit_shard_to_resume() {
+    let dir = scratch("auto-interrupted");
+    let gate = scratch("gate-auto");
+    std::fs::write(&gate, b"closed").unwrap();
+    let waiting = PathBuf::from(format!("{}.waiting", gate.display()));
+    let child = {
+        let mut c = gauntlet(&dir);
+        // Task 1 of a re-submission alone (`sbatch --array=1`), count given.
+        c.args(["--jobs", "1", "--shard", "auto"])
+            .arg("--bot-env")
+            .arg(format!("SCHMIER_TEST_GATE={}", gate.display()))
+            .env("SLURM_ARRAY_TASK_ID", "1")
+            .env("SLURM_ARRAY_TASK_MIN", "1")
+            .env("SLURM_ARRAY_TASK_MAX", "1")
+            .env("SLURM_ARRAY_TASK_COUNT", "1")
+            .env("SCHMIER_SHARDS", "3");
+        c.stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    // Shard 1/3 is matchup 1, whose gated Python bot holds the table.
+    let start = std::time::Instant::now();
+    while !waiting.exists() {
+        assert!(start.elapsed().as_secs() < 120, "matchup 1 never started");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(child.id() as i32),
+        nix::sys::signal::Signal::SIGINT,
+    )
+    .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(130), "{stderr}");
+    let resume = stderr
+        .lines()
+        .skip_while(|l| !l.contains("Resume with:"))
+        .nth(1)
+        .expect("the resume command")
+        .trim()
+        .to_owned();
+    assert!(
+        resume.contains("--shard 1/3") && !resume.contains("--shard auto"),
+        "{resume}"
+    );
+    // Run as printed, with none of the cluster's variables.
+    std::fs::remove_file(&gate).unwrap();
+    let argv = shlex::split(&resume).unwrap();
+    let mut c = Command::new(&argv[0]);
+    c.args(&argv[1..]).current_dir(root());
+    for var in [
+        "SLURM_ARRAY_TASK_ID",
+        "SLURM_ARRAY_TASK_MIN",
+        "SLURM_ARRAY_TASK_MAX",
+        "SLURM_ARRAY_TASK_COUNT",
+        "SCHMIER_SHARDS",
+    ] {
+        c.env_remove(var);
+    }
+    ok(c);
+    assert_eq!(journal(&dir).len(), GAMES / 3, "shard 1/3 is one matchup");
+    let manifest: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("tournament.json")).unwrap()).unwrap();
+    assert_eq!(
+        manifest["shard"],
+        serde_json::json!({ "index": 1, "count": 3 })
+    );
 }
 
 #[test]
