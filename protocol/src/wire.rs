@@ -317,6 +317,10 @@ pub enum ToBot {
     },
     /// A new game starts; the seat may differ from the previous game's.
     GameStart {
+        /// This game's number among the games the bot's process has played,
+        /// from 1: always 1 where every game has processes of its own (a
+        /// tournament under the competition policy or the sandbox). Never the
+        /// duplicate set, which would tie the games of a set together.
         game: u32,
         seat: Seat,
         team: Team,

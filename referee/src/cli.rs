@@ -459,6 +459,7 @@ impl PlayArgs {
                     scratch,
                 },
                 stderr_cap: self.limits.stderr_cap(),
+                pace: self.channel.pace(),
             },
             games: self.games,
             seed,

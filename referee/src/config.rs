@@ -275,6 +275,10 @@ pub struct TableSpec {
     pub events: Delivery,
     /// Bytes of each bot's stderr kept in its log file.
     pub stderr_cap: u64,
+    /// `--pace-ms`: a decision's consequences reach the seats no earlier than
+    /// this long after its request was written, so a reply's delay below it
+    /// tells the other seats nothing (see `Table::release`).
+    pub pace: Option<Duration>,
 }
 
 /// `referee play`: one table, a match of `games` games.

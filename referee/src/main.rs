@@ -155,9 +155,22 @@ fn tournament(cfg: referee::tournament::TournamentConfig) -> anyhow::Result<Exit
     }
 }
 
-/// This very command line with `--resume`, and the seed and directory made explicit.
+/// This very command line with `--resume`, and the seed, directory and shard
+/// made explicit: `--shard auto` read a cluster's variables, which a command
+/// typed by hand does not have.
 fn resume_command(cfg: &referee::tournament::TournamentConfig) -> String {
     let mut args: Vec<String> = std::env::args().collect();
+    if let Some(shard) = &cfg.shard {
+        let explicit = format!("{}/{}", shard.index, shard.count);
+        if let Some(i) = args.iter().position(|a| a == "--shard=auto") {
+            args[i] = format!("--shard={explicit}");
+        } else if let Some(i) = args
+            .windows(2)
+            .position(|w| w[0] == "--shard" && w[1] == "auto")
+        {
+            args[i + 1] = explicit;
+        }
+    }
     let has = |flag: &str, args: &[String]| {
         args.iter()
             .any(|a| a == flag || a.starts_with(&format!("{flag}=")))

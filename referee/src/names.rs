@@ -1,15 +1,62 @@
 //! One vocabulary for results: a team is named by its entrants (the names its two
 //! bots gave in `hello`), never by a number that changes meaning when seats rotate.
+//!
+//! A name is whatever text a bot chose, so it is data, never terminal control:
+//! [`printable`] is the one function every console line and page passes
+//! bot-given text through (names here and in `show`, fault details quoting a
+//! bot's output). Transcripts keep the text exactly as sent (JSON escapes what it
+//! must): a name is shown escaped, recorded as is.
+
+use std::borrow::Cow;
+
+/// `text` (a bot's name, or anything else a bot chose) safe to print on a
+/// terminal or a page: every character that is not printing text — C0 controls
+/// (carriage return, newline and tab included: a name is one line), ESC and so
+/// every escape sequence (cursor moves, erase line, OSC 52 clipboard writes),
+/// DEL, C1 controls (a lone U+009B is a CSI on some terminals), and the Unicode
+/// direction controls that reorder the text around them — is written as
+/// `\u{..}` with its code point in hex. Everything else passes unchanged, so an
+/// ordinary name prints as itself.
+pub fn printable(text: &str) -> Cow<'_, str> {
+    if !text.chars().any(is_control) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if is_control(c) {
+            out += &format!("\\u{{{:x}}}", c as u32);
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// Control characters (Unicode category Cc: C0, DEL, C1), the bidirectional
+/// embedding, override, isolate and mark characters, and the line and paragraph
+/// separators (which some terminals and pages break lines at).
+fn is_control(c: char) -> bool {
+    c.is_control()
+        || matches!(
+            c,
+            '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}'
+                | '\u{2028}' | '\u{2029}'
+        )
+}
 
 /// Names for the three teams, from the six players' names in lineup (or seat)
 /// order: team `k` holds positions `k` and `k + 3`. Partners with one name give
 /// that name, others `"a & b"`; teams whose names collide get `#1`, `#2`, ... in
 /// team order, so every team's name is unique.
+/// Names pass through [`printable`]: team names are for consoles and pages.
 pub fn team_names<S: AsRef<str>>(players: &[S]) -> [String; 3] {
     let mut names: [String; 3] = std::array::from_fn(|k| {
-        let (a, b) = (players[k].as_ref(), players[k + 3].as_ref());
+        let (a, b) = (
+            printable(players[k].as_ref()),
+            printable(players[k + 3].as_ref()),
+        );
         if a == b {
-            a.to_owned()
+            a.into_owned()
         } else {
             format!("{a} & {b}")
         }
@@ -54,5 +101,40 @@ mod tests {
         assert_eq!(team_names(&mixed), ["a & x", "b", "c"]);
         let three = ["p", "p", "p", "p", "p", "p"];
         assert_eq!(team_names(&three), ["p #1", "p #2", "p #3"]);
+    }
+
+    /// Every character a terminal or a page could act on, as the probe's bot sent
+    /// them: none survives, and the text around them is kept.
+    #[test]
+    fn control_characters_are_shown_escaped_never_passed_through() {
+        let evil =
+            "a\u{1b}[2Kb\rc\u{1b}[1Ad\u{1b}]52;c;aGk=\u{7}e\u{9b}f\u{202e}g\u{2066}h\ti\nj\u{7f}";
+        let shown = printable(evil);
+        assert!(
+            !shown.chars().any(is_control),
+            "a control character survived: {shown:?}"
+        );
+        for kept in [
+            "a",
+            "[2Kb",
+            "c",
+            "[1Ad",
+            "]52;c;aGk=",
+            "e",
+            "f",
+            "g",
+            "h",
+            "i",
+            "j",
+        ] {
+            assert!(shown.contains(kept), "{kept:?} lost from {shown:?}");
+        }
+        assert!(shown.starts_with("a\\u{1b}[2Kb\\u{d}c"), "{shown}");
+        // Plain names, accents and symbols included, print as themselves.
+        for plain in ["random", "Zoë's bot ♠ v2", "a & b #1", "名前"] {
+            assert!(matches!(printable(plain), Cow::Borrowed(p) if p == plain));
+        }
+        let teams = team_names(&[evil, "x", "y", "z", "x", "y"]);
+        assert!(!teams[0].chars().any(is_control), "{teams:?}");
     }
 }

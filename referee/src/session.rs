@@ -2,7 +2,9 @@
 //!
 //! A bot process lives for the whole session and may sit at a different seat in
 //! each game. The session owns the [`Slot`]s; `table.rs` borrows them for one game
-//! at a time.
+//! at a time. `referee play` is one session; a tournament table is one per
+//! matchup, or one per game where its bots must not remember the duplicate set
+//! (`tournament::pool::fresh_per_game`).
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -68,7 +70,8 @@ pub struct GameSummary {
 /// transcript stays `*.partial`, every finished one is kept.
 pub async fn run(cfg: &PlayConfig, cancel: &CancellationToken) -> anyhow::Result<MatchSummary> {
     let out = crate::outdir::prepare(&cfg.output, cfg.overwrite)?;
-    let started = Session::start(cfg.table.clone(), cfg.output.stderr_dir(), cancel).await;
+    let seats = std::array::from_fn(|s| cfg.slot_at(s, 0));
+    let started = Session::start(cfg.table.clone(), cfg.output.stderr_dir(), seats, cancel).await;
     let mut session = started.inspect_err(|_| out.tidy_unplayed())?;
     let failed = session.failed_to_start();
     if !failed.is_empty() && !cfg.keep_going {
@@ -106,6 +109,9 @@ pub async fn run(cfg: &PlayConfig, cancel: &CancellationToken) -> anyhow::Result
         let plan = GamePlan {
             match_seed: cfg.seed,
             game: g + 1,
+            // Every game of a match has a seed of its own: a bot that remembers
+            // the cards of earlier games learns nothing about this one's.
+            announced: g + 1,
             seed: derive_seed(cfg.seed, u64::from(g)),
             seat_slot: std::array::from_fn(|s| cfg.slot_at(s, g)),
             transcript: cfg.output.transcript(g + 1),
@@ -190,7 +196,8 @@ pub async fn run(cfg: &PlayConfig, cancel: &CancellationToken) -> anyhow::Result
 #[error("interrupted")]
 pub struct Interrupted;
 
-/// One table's six bot processes, kept up across the games it plays.
+/// One table's six bot processes, kept up across the games it plays (one game,
+/// where each game has processes of its own).
 pub struct Session {
     spec: TableSpec,
     stderr_dir: PathBuf,
@@ -201,16 +208,18 @@ pub struct Session {
 
 impl Session {
     /// Starts the six processes of `spec.lineup` and runs their handshake. Bots'
-    /// stderr goes to `stderr_dir`.
+    /// stderr goes to `stderr_dir`; `seat_slot` is the lineup slot at each seat
+    /// in the first game (for the console's words on a bot that fails to start).
     pub async fn start(
         spec: TableSpec,
         stderr_dir: PathBuf,
+        seat_slot: [usize; 6],
         cancel: &CancellationToken,
     ) -> anyhow::Result<Session> {
         std::fs::create_dir_all(&stderr_dir)
             .with_context(|| format!("failed to create {}", stderr_dir.display()))?;
         let slots = tokio::select! {
-            slots = start_bots(&spec, &stderr_dir) => slots?,
+            slots = start_bots(&spec, &stderr_dir, seat_slot) => slots?,
             () = cancel.cancelled() => return Err(Interrupted.into()),
         };
         Ok(Session {
@@ -231,8 +240,9 @@ impl Session {
     }
 
     /// Makes the next request id `id` (it must not go back: ids increase through a
-    /// session). A tournament numbers each game's requests from a base derived
-    /// from its place in the schedule, so a resumed table sends the same ids.
+    /// session). A tournament table that keeps its processes numbers each game's
+    /// requests from a base derived from its place in the schedule, so a resumed
+    /// table sends the same ids.
     pub fn first_request_id(&mut self, id: u64) {
         debug_assert!(id >= self.next_id, "request ids never go back");
         self.next_id = self.next_id.max(id);
@@ -271,14 +281,18 @@ impl Session {
 }
 
 /// Spawns the six processes and runs the handshake, all against one deadline.
-async fn start_bots(cfg: &TableSpec, stderr_dir: &std::path::Path) -> anyhow::Result<Vec<Slot>> {
+async fn start_bots(
+    cfg: &TableSpec,
+    stderr_dir: &std::path::Path,
+    seat_slot: [usize; 6],
+) -> anyhow::Result<Vec<Slot>> {
     let mut slots: Vec<Slot> = cfg
         .lineup
         .iter()
         .map(|spec| Slot::new(spec.clone(), default_name(spec)))
         .collect();
     let all: Vec<usize> = (0..slots.len()).collect();
-    start(cfg, stderr_dir, &mut slots, &all).await?;
+    start(cfg, stderr_dir, &mut slots, &all, Some(seat_slot)).await?;
     Ok(slots)
 }
 
@@ -300,17 +314,20 @@ async fn restart_gone(
         }
         slots[i].gone = None;
     }
-    start(cfg, stderr_dir, slots, &gone).await.map(drop)
+    start(cfg, stderr_dir, slots, &gone, None).await.map(drop)
 }
 
 /// Spawns the processes of `which` slots and runs their handshake against one
 /// deadline. A bot that fails is marked gone (the fallback plays for it) and
 /// reported on the console with its reason; the failed slots are returned.
+/// `seat_slot`: where the slots sit in the session's first game (`None`: they
+/// are restarted for a later one).
 async fn start(
     cfg: &TableSpec,
     stderr_dir: &std::path::Path,
     slots: &mut [Slot],
     which: &[usize],
+    seat_slot: Option<[usize; 6]>,
 ) -> anyhow::Result<Vec<usize>> {
     let hello = ToBot::Hello {
         protocol: PROTOCOL.to_owned(),
@@ -444,10 +461,10 @@ async fn start(
     for &i in &failed {
         let (slot, log) = (&slots[i], stderr_dir.join(log_name(i, slots[i].starts - 1)));
         let f = slot.gone.as_ref().expect("a failed slot");
-        // Lineup slot i sits at seat i until the seats rotate after game 1.
-        let who = match slot.starts {
-            1 => format!("seat {i}"),
-            _ => format!("player {i}, restarted,"),
+        let seat = seat_slot.and_then(|seats| seats.iter().position(|&s| s == i));
+        let who = match seat {
+            Some(seat) => format!("seat {seat}"),
+            None => format!("player {i}, restarted,"),
         };
         // Only a log with something in it is named: a program that could not be
         // run has none, and an empty one is removed if no game is played.

@@ -33,9 +33,13 @@ use crate::REFEREE;
 pub struct GamePlan {
     /// The seed of the match (or tournament matchup) recorded in the header.
     pub match_seed: u64,
-    /// The game's number within its match, from 1 (recorded in the header and
-    /// sent in `game_start`).
+    /// The game's number within its match, from 1 (recorded in the header; in a
+    /// tournament, the duplicate set).
     pub game: u32,
+    /// The game's number as its bots are told in `game_start`: its place among
+    /// the games their processes have played, from 1. Not `game`, which in a
+    /// tournament is the set and would let a bot tie the games of a set together.
+    pub announced: u32,
     /// The game's own seed: it decides every deal.
     pub seed: u64,
     /// The lineup slot at each seat.
@@ -68,6 +72,11 @@ struct Table<'a> {
     scratch: Vec<u8>,
     /// When the pending request's last byte was written.
     asked_at: std::time::Instant,
+    /// When the request of the decision being made was sent (`None`: the
+    /// fallback decides, nobody was asked): what `--pace-ms` counts from.
+    sent: Option<std::time::Instant>,
+    /// The decision's timings line, written once its consequences are released.
+    timing: Option<Timing>,
 }
 
 /// Plays the game `plan` describes and writes its transcript.
@@ -99,6 +108,8 @@ pub async fn play_game(
         stats: TableStats::default(),
         scratch: Vec::with_capacity(1024),
         asked_at: std::time::Instant::now(),
+        sent: None,
+        timing: None,
     };
     let header = Header {
         format: FORMAT.into(),
@@ -126,7 +137,7 @@ pub async fn play_game(
     let players: Vec<String> = Seat::all().map(|s| table.slot(s).name.clone()).collect();
     for seat in Seat::all() {
         let msg = ToBot::GameStart {
-            game: plan.game,
+            game: plan.announced,
             seat,
             team: seat.team(),
             partner: seat.partner(),
@@ -153,6 +164,7 @@ pub async fn play_game(
             Some(action) => action,
             None => first_legal(&game),
         };
+        table.release().await?;
         events.clear();
         let applying = std::time::Instant::now();
         game.apply_into(action, &mut events)
@@ -326,7 +338,11 @@ impl Table<'_> {
         request: Option<u64>,
         fault: Fault,
     ) -> anyhow::Result<()> {
-        tracing::info!("{seat}: {} fault: {}", fault.kind, fault.detail);
+        tracing::info!(
+            "{seat}: {} fault: {}",
+            fault.kind,
+            crate::names::printable(&fault.detail)
+        );
         let i = seat.index();
         self.faults[i] += 1;
         if fault.kind.is_fatal() {
@@ -363,7 +379,34 @@ impl Table<'_> {
                 p.discard_queue();
             }
         }
-        self.deliver();
+        // Paced, a notice waits for the decision's release: one sent the
+        // moment a stale line arrived would time that line for everyone.
+        if self.cfg.pace.is_none() {
+            self.deliver();
+        }
+        Ok(())
+    }
+
+    /// The timing channel's switch (`--pace-ms P`): the consequences of the
+    /// decision just made — its events, and any fault notice queued while it
+    /// was pending — go out to the seats no earlier than P after its request was
+    /// written. A reply faster than P then looks the same to every other seat
+    /// as a reply at P: its delay carries nothing to a partner below P. Only
+    /// the wall clock moves; the transcript is the same byte for byte, and the
+    /// timings sidecar notes when each decision was released.
+    async fn release(&mut self) -> anyhow::Result<()> {
+        let sent = self.sent.take();
+        if let (Some(pace), Some(sent)) = (self.cfg.pace, sent) {
+            tokio::time::sleep_until(Instant::from_std(sent + pace)).await;
+            if let Some(t) = self.timing.as_mut() {
+                t.released_micros = Some(sent.elapsed().as_micros() as u64);
+            }
+        }
+        if let Some(t) = self.timing.take() {
+            let writing = std::time::Instant::now();
+            self.timings.write(&t)?;
+            self.stats.transcript += writing.elapsed();
+        }
         Ok(())
     }
 
@@ -386,6 +429,7 @@ impl Table<'_> {
         let request = Request::for_decision(game, id, allowed.map(|d| d.as_millis() as u64))
             .expect("a decision is due");
         if self.slot(seat).inline.is_some() {
+            // The referee's own code (or a person) decides: no channel to pace.
             return self.ask_inline(game, seat, request);
         }
         let decision = request.decision;
@@ -395,6 +439,7 @@ impl Table<'_> {
         let by = Instant::now() + allowed.map_or(time.write, |a| a + time.grace);
         let flushed = self.flush(seat, by).await;
         self.asked_at = std::time::Instant::now();
+        self.sent = Some(self.asked_at);
         self.stats.write += self.asked_at - writing;
         if let Some(fault) = flushed {
             let kind = fault.kind;
@@ -463,6 +508,11 @@ impl Table<'_> {
         clock: &DecisionClock,
     ) -> anyhow::Result<Outcome> {
         let time = self.cfg.time;
+        // Stale replies read while this request is pending. Only the first is a
+        // fault: a bot spamming stale lines cannot make the transcript and every
+        // seat's fault notices grow with its spam (how many of them the reader
+        // kept would not be deterministic anyway).
+        let mut stale = 0u64;
         loop {
             let wake = clock.wake();
             let p = self
@@ -512,7 +562,13 @@ impl Table<'_> {
                                     wall_micros: None,
                                     fault: None,
                                     late: true,
+                                    released_micros: None,
                                 })?;
+                                continue;
+                            }
+                            stale += 1;
+                            if stale > 1 {
+                                tracing::debug!("{seat}: stale reply {stale} to {id} ignored");
                                 continue;
                             }
                             let f = Fault::new(
@@ -596,8 +652,8 @@ impl Table<'_> {
         (micros, wall_micros): (u64, Option<u64>),
         fault: Option<FaultKind>,
     ) -> anyhow::Result<()> {
-        let writing = std::time::Instant::now();
-        let written = self.timings.write(&Timing {
+        // Written by `release`, once the decision's consequences are out.
+        self.timing = Some(Timing {
             request,
             seat,
             decision,
@@ -605,9 +661,9 @@ impl Table<'_> {
             wall_micros,
             fault,
             late: false,
+            released_micros: None,
         });
-        self.stats.transcript += writing.elapsed();
-        written
+        Ok(())
     }
 }
 

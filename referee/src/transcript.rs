@@ -229,4 +229,9 @@ pub struct Timing {
     /// A reply to a request that had already timed out: discarded, not a fault.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub late: bool,
+    /// With `--pace-ms`: from the request's last byte written to the moment the
+    /// decision's consequences (its events, any fault notice) were released to
+    /// the seats — never less than the pace.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub released_micros: Option<u64>,
 }

@@ -17,6 +17,12 @@ MODE = sys.argv[1] if len(sys.argv) > 1 else "instant"
 # Settings as KEY=VALUE words after the mode (e.g. FRACTION=0.8 FIRST=20).
 SETTINGS = dict(a.split("=", 1) for a in sys.argv[2:] if "=" in a)
 out = sys.stdout.buffer
+# A name that is terminal control, as a console-injection probe sent it: erase the
+# line (ESC [2K), carriage return, cursor up (ESC [1A), an OSC 52 clipboard write,
+# a C1 CSI (U+009B) clearing the screen, and a right-to-left override.
+NAMES = {
+    "evil-name": "evil\x1b[2K\rgood\x1b[1A\x1b]52;c;aGVsbG8=\x07\x9b2J\u202eeman",
+}
 
 
 def send(obj):
@@ -44,6 +50,10 @@ def hang():
 def main():
     if MODE == "exit-at-start":
         sys.exit(3)
+    if MODE == "stderr-trickle":
+        # One byte per write, before hello: each write could wake the referee.
+        for _ in range(int(SETTINGS.get("WRITES", "1000000"))):
+            os.write(2, b"x")
     if MODE == "hog":
         hog = bytearray(300 << 20)  # fails under --limit-memory-mb below 300
         hog[-1] = 1
@@ -58,7 +68,7 @@ def main():
             if MODE == "wrong-protocol":
                 send({"type": "hello", "name": "old", "protocol": "schmier/0"})
                 continue
-            send({"type": "hello", "name": "hostile-" + MODE, "protocol": "schmier/1"})
+            send({"type": "hello", "name": NAMES.get(MODE, "hostile-" + MODE), "protocol": "schmier/1"})
             if MODE == "preempt":
                 send({"type": "reply", "id": 0, "action": "pass"})
             if MODE == "deaf":
@@ -68,8 +78,10 @@ def main():
                 os.close(1)
                 hang()
             if MODE == "stderr-flood":
+                # 8 MiB: eight times the cap, and little more than a second at
+                # the rate the referee drains stderr.
                 chunk = b"e" * (1 << 20)
-                for _ in range(100):
+                for _ in range(8):
                     sys.stderr.buffer.write(chunk)
                 sys.stderr.buffer.flush()
             if MODE == "fork-grandchild":
@@ -129,6 +141,10 @@ def main():
             # A real card, but not one of the legal plays.
             reply(msg, next(r + s for s in "SHDC" for r in "23456789TJQKA" if r + s not in msg["legal"]))
             continue
+        if MODE == "stale-spam":
+            # Lines naming requests never asked, before every real reply.
+            spam = (json.dumps({"type": "reply", "id": msg["id"] + 1000, "action": "pass"}) + "\n").encode()
+            out.write(spam * int(SETTINGS.get("LINES", "100")))
         if MODE == "wrong-id" and requests == 1:
             send({"type": "reply", "id": msg["id"] + 1000, "action": first_legal(msg)})
         if MODE == "split":

@@ -259,7 +259,7 @@ fn prints_a_10_mb_line() {
 }
 
 #[test]
-fn floods_stderr_with_100_mb() {
+fn floods_stderr_past_the_cap() {
     let _alone = exclusive();
     let (done, faults) = hostile("stderr-flood", &[]);
     assert!(faults.is_empty(), "{faults:?}");
@@ -271,6 +271,70 @@ fn floods_stderr_with_100_mb() {
     assert!(
         text.contains("stderr cap of 1048576 bytes reached"),
         "the log says it was cut"
+    );
+}
+
+/// CPU seconds (user + system) of process `pid`, which has exited but is not
+/// reaped yet: its own (every thread), and its reaped children's (the bots).
+fn cpu_of_exited(pid: u32) -> (f64, f64) {
+    use nix::sys::wait::{waitid, Id, WaitPidFlag};
+    waitid(
+        Id::Pid(nix::unistd::Pid::from_raw(pid as i32)),
+        WaitPidFlag::WEXITED | WaitPidFlag::WNOWAIT,
+    )
+    .expect("waitid on the referee");
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+    // Fields after the command's closing parenthesis, from field 3 (state) on.
+    let rest: Vec<&str> = stat[stat.rfind(')').unwrap() + 2..].split(' ').collect();
+    let ticks = |i: usize| rest[i - 3].parse::<f64>().unwrap();
+    let hz = nix::unistd::sysconf(nix::unistd::SysconfVar::CLK_TCK)
+        .unwrap()
+        .unwrap() as f64;
+    ((ticks(14) + ticks(15)) / hz, (ticks(16) + ticks(17)) / hz)
+}
+
+/// One game with `tests/hostile/bot.py stderr-trickle WRITES=writes` in seat 1:
+/// the referee's own CPU seconds and its bot's.
+fn trickle(writes: u32) -> (f64, f64) {
+    let dir = tempfile::tempdir().unwrap();
+    let token = tag("stderr-trickle");
+    let mut child = std::process::Command::new(crate::support::REFEREE)
+        .args(["play", "--seed", "17", "--stderr-cap", "1000"])
+        .args(["--team", "inproc:heuristic", "--team", "inproc:random"])
+        .args(["--team", "inproc:random", "--decision-ms", NEVER_REACHED_MS])
+        .args(["--startup-ms", "120000", "--seat"])
+        .arg(format!(
+            "1=python3 tests/hostile/bot.py stderr-trickle WRITES={writes} --tag {token}"
+        ))
+        .arg("--transcript")
+        .arg(dir.path().join("out"))
+        .current_dir(crate::support::root())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let cpu = cpu_of_exited(child.id());
+    assert!(child.wait().unwrap().success());
+    cpu
+}
+
+#[test]
+fn a_stderr_trickle_past_the_cap_costs_the_referee_a_fraction_of_the_bot_s_cpu() {
+    let _alone = exclusive();
+    // The same game twice, with and without 3 million one-byte writes: CPU
+    // times, not wall time, so a busy host changes little; the game's own cost
+    // is taken out by the difference.
+    let (referee_quiet, bot_quiet) = trickle(0);
+    let (referee_flood, bot_flood) = trickle(3_000_000);
+    let (referee, bot) = (referee_flood - referee_quiet, bot_flood - bot_quiet);
+    eprintln!("the flood cost the bot {bot:.2} s of CPU and the referee {referee:.2} s");
+    assert!(
+        bot > 0.2,
+        "the bot spent only {bot:.2} s of CPU on its writes: too little to compare"
+    );
+    assert!(
+        referee < 0.25 * bot,
+        "the referee spent {referee:.2} s of CPU on a flood that cost the bot {bot:.2} s"
     );
 }
 
@@ -327,6 +391,41 @@ fn replies_twice_to_one_request() {
             .iter()
             .all(|f| f["fault"] == "stale" && f["replaced"] == false),
         "{faults:?}"
+    );
+}
+
+#[test]
+fn spams_stale_replies_and_draws_one_fault_per_request_at_most() {
+    // Lenient: no fault count replaces the seat, so only the per-request cap
+    // keeps the transcript from growing with the spam.
+    let lenient = ["--policy", "lenient"];
+    let (done, faults) = hostile("stale-spam", &lenient);
+    first_fault_is("stale-spam", &faults, "stale");
+    let mut per_request = std::collections::BTreeMap::new();
+    for f in &faults {
+        assert_eq!(f["fault"], "stale", "{f}");
+        assert_eq!(f["replaced"], false, "{f}");
+        *per_request
+            .entry(f["request"].as_u64().unwrap())
+            .or_insert(0) += 1;
+    }
+    assert!(
+        per_request.values().all(|&n| n == 1),
+        "one stale fault per request at most: {per_request:?}"
+    );
+    // The same game with the same (first legal) play and no spam: the spam adds
+    // at most one fault line per request of seat 1.
+    let (honest, none) = hostile("instant", &lenient);
+    assert!(none.is_empty(), "{none:?}");
+    let asked = std::fs::read_to_string(done.dir.join("timings/game-0001.jsonl"))
+        .unwrap()
+        .lines()
+        .filter(|l| l.contains(r#""seat":1"#))
+        .count() as u64;
+    let (spammed, plain) = (done.text(1).len() as u64, honest.text(1).len() as u64);
+    assert!(
+        spammed <= plain + asked * 200,
+        "{spammed} bytes against {plain} for {asked} requests"
     );
 }
 

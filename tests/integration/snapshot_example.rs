@@ -3,10 +3,9 @@
 //! its checked-in snapshot matches, a bot that plays one card differently is
 //! caught, and `--update` accepts the new games.
 
-use std::path::Path;
 use std::process::{Command, Output};
 
-use crate::support::{root, REFEREE};
+use crate::support::{copy_dir, root, REFEREE};
 
 fn script(env: &[(&str, &str)], args: &[&str]) -> Output {
     let mut cmd = Command::new("sh");
@@ -27,18 +26,6 @@ fn text(o: &Output) -> String {
         String::from_utf8_lossy(&o.stdout),
         String::from_utf8_lossy(&o.stderr)
     )
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        if e.file_type().unwrap().is_dir() {
-            copy_dir(&e.path(), &to.join(e.file_name()));
-        } else {
-            std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
-        }
-    }
 }
 
 #[test]

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::OnceLock;
 
-use crate::support::{root, REFEREE};
+use crate::support::{copy_dir, root, REFEREE};
 
 const GAMES: usize = 18;
 
@@ -181,6 +181,48 @@ fn three_shards_merged_equal_the_unsharded_run() {
     let whole = reference().to_path_buf();
     let err = refuse(&[&whole]);
     assert!(err.contains("not a shard"), "{err}");
+
+    // An unfinished shard (as a lost cluster task leaves it): the merge is
+    // refused and creates nothing, so the same merge command works once the
+    // shard has been resumed.
+    let cut = scratch("shard1-cut");
+    copy_dir(&shards[1], &cut);
+    let kept: String = std::fs::read_to_string(cut.join("journal.jsonl"))
+        .unwrap()
+        .lines()
+        .take(2)
+        .map(|l| format!("{l}\n"))
+        .collect();
+    std::fs::write(cut.join("journal.jsonl"), kept).unwrap();
+    let retried = scratch("merged-after-recovery");
+    let merge_cut = || {
+        let mut c = Command::new(REFEREE);
+        c.arg("merge")
+            .args([&shards[0], &cut, &shards[2]])
+            .arg("--out")
+            .arg(&retried);
+        c
+    };
+    let err = failing(merge_cut());
+    assert!(
+        err.contains(&format!(
+            "shard 1/3 in {} is not finished (2 of 6 games)",
+            cut.display()
+        )),
+        "{err}"
+    );
+    assert!(
+        !retried.exists(),
+        "a refused merge left {} behind",
+        retried.display()
+    );
+    ok({
+        let mut c = gauntlet(&cut);
+        c.args(["--shard", "1/3", "--jobs", "1", "--resume"]);
+        c
+    });
+    ok(merge_cut());
+    assert_same(reference(), &retried);
 }
 
 #[test]
@@ -601,6 +643,79 @@ fn ctrl_c_stops_cleanly_prints_the_resume_command_and_resuming_finishes_the_same
     assert_same(reference(), &dir);
 }
 
+/// A Slurm task interrupted under `--shard auto` prints a resume command that
+/// works by hand, outside the array: the shard it played, made explicit.
+#[test]
+fn an_interrupted_shard_auto_run_prints_its_explicit_shard_to_resume() {
+    let dir = scratch("auto-interrupted");
+    let gate = scratch("gate-auto");
+    std::fs::write(&gate, b"closed").unwrap();
+    let waiting = PathBuf::from(format!("{}.waiting", gate.display()));
+    let child = {
+        let mut c = gauntlet(&dir);
+        // Task 1 of a re-submission alone (`sbatch --array=1`), count given.
+        c.args(["--jobs", "1", "--shard", "auto"])
+            .arg("--bot-env")
+            .arg(format!("SCHMIER_TEST_GATE={}", gate.display()))
+            .env("SLURM_ARRAY_TASK_ID", "1")
+            .env("SLURM_ARRAY_TASK_MIN", "1")
+            .env("SLURM_ARRAY_TASK_MAX", "1")
+            .env("SLURM_ARRAY_TASK_COUNT", "1")
+            .env("SCHMIER_SHARDS", "3");
+        c.stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    // Shard 1/3 is matchup 1, whose gated Python bot holds the table.
+    let start = std::time::Instant::now();
+    while !waiting.exists() {
+        assert!(start.elapsed().as_secs() < 120, "matchup 1 never started");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(child.id() as i32),
+        nix::sys::signal::Signal::SIGINT,
+    )
+    .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(130), "{stderr}");
+    let resume = stderr
+        .lines()
+        .skip_while(|l| !l.contains("Resume with:"))
+        .nth(1)
+        .expect("the resume command")
+        .trim()
+        .to_owned();
+    assert!(
+        resume.contains("--shard 1/3") && !resume.contains("--shard auto"),
+        "{resume}"
+    );
+    // Run as printed, with none of the cluster's variables.
+    std::fs::remove_file(&gate).unwrap();
+    let argv = shlex::split(&resume).unwrap();
+    let mut c = Command::new(&argv[0]);
+    c.args(&argv[1..]).current_dir(root());
+    for var in [
+        "SLURM_ARRAY_TASK_ID",
+        "SLURM_ARRAY_TASK_MIN",
+        "SLURM_ARRAY_TASK_MAX",
+        "SLURM_ARRAY_TASK_COUNT",
+        "SCHMIER_SHARDS",
+    ] {
+        c.env_remove(var);
+    }
+    ok(c);
+    assert_eq!(journal(&dir).len(), GAMES / 3, "shard 1/3 is one matchup");
+    let manifest: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("tournament.json")).unwrap()).unwrap();
+    assert_eq!(
+        manifest["shard"],
+        serde_json::json!({ "index": 1, "count": 3 })
+    );
+}
+
 #[test]
 fn the_readme_sample_bracket_ranks_the_heuristic_bot_first() {
     let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
@@ -626,9 +741,11 @@ fn the_readme_sample_bracket_ranks_the_heuristic_bot_first() {
     assert_eq!(standings["games"], 24, "four matchups of one duplicate set");
 }
 
-#[test]
-fn a_crashing_entrant_is_restarted_each_game_and_its_faults_and_forfeits_are_counted() {
-    let dir = scratch("crashing");
+/// A round robin of the heuristic and random bots and an entrant whose two
+/// processes exit at their tenth request, with `args`; its standings and its
+/// stderr logs' folder.
+fn crashing(name: &str, args: &[&str]) -> (PathBuf, serde_json::Value) {
+    let dir = scratch(name);
     let mut c = Command::new(REFEREE);
     c.args(["tournament", "--seed", "4", "--quiet"])
         .args([
@@ -641,39 +758,11 @@ fn a_crashing_entrant_is_restarted_each_game_and_its_faults_and_forfeits_are_cou
             "--entrant",
             "crash=python3 tests/hostile/bot.py crash-mid-hand",
         ])
+        .args(args)
         .arg("--out")
         .arg(&dir)
         .current_dir(root());
     ok(c);
-    let standings: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(dir.join("standings.json")).unwrap()).unwrap();
-    let row = |name: &str| {
-        standings["entrants"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|r| r["name"] == name)
-            .unwrap()
-            .clone()
-    };
-    // Each of its two processes exits at its tenth request, in every game (it is
-    // started again for the next one): two crashes a game, six forfeits.
-    let crash = row("crash");
-    assert_eq!(crash["faults"], serde_json::json!({"crash": 12}), "{crash}");
-    assert_eq!(crash["forfeits"], 6);
-    assert_eq!(crash["wins"], 0);
-    for other in ["h", "r"] {
-        assert_eq!(row(other)["faults"], serde_json::json!({}), "{other}");
-        assert_eq!(row(other)["forfeits"], 0, "{other}");
-    }
-    // Lineup slots 2 and 5 are its processes: started once and again before each
-    // of games 2 to 6 (a bot that is not restarted leaves no restart logs).
-    let logs = dir.join("stderr/r00-m0000-from-g001");
-    for slot in [2, 5] {
-        assert!(logs.join(format!("player{slot}.restart5.log")).exists());
-        assert!(!logs.join(format!("player{slot}.restart6.log")).exists());
-    }
-    assert!(!logs.join("player0.restart1.log").exists());
     let files: Vec<PathBuf> = journal(&dir)
         .iter()
         .map(|e| dir.join(e["transcript"].as_str().unwrap()))
@@ -685,6 +774,59 @@ fn a_crashing_entrant_is_restarted_each_game_and_its_faults_and_forfeits_are_cou
         "{}",
         String::from_utf8_lossy(&out.stdout)
     );
+    let standings = serde_json::from_slice(&std::fs::read(dir.join("standings.json")).unwrap());
+    (dir, standings.unwrap())
+}
+
+fn row(standings: &serde_json::Value, name: &str) -> serde_json::Value {
+    (standings["entrants"].as_array().unwrap().iter())
+        .find(|r| r["name"] == name)
+        .unwrap()
+        .clone()
+}
+
+#[test]
+fn a_crashing_entrant_is_restarted_each_game_and_its_faults_and_forfeits_are_counted() {
+    // The competition policy: every game has processes of its own.
+    let (dir, standings) = crashing("crashing", &[]);
+    // Each of its two processes exits at its tenth request, in every game: two
+    // crashes a game, six forfeits.
+    let crash = row(&standings, "crash");
+    assert_eq!(crash["faults"], serde_json::json!({"crash": 12}), "{crash}");
+    assert_eq!(crash["forfeits"], 6);
+    assert_eq!(crash["wins"], 0);
+    for other in ["h", "r"] {
+        assert_eq!(
+            row(&standings, other)["faults"],
+            serde_json::json!({}),
+            "{other}"
+        );
+        assert_eq!(row(&standings, other)["forfeits"], 0, "{other}");
+    }
+    // Each game's six processes log to a folder of the game's; none is restarted.
+    let logs = dir.join("stderr");
+    for game in 1..=6 {
+        for slot in 0..6 {
+            let game = logs.join(format!("r00-m0000-g{game:03}"));
+            assert!(game.join(format!("player{slot}.log")).exists());
+            assert!(!game.join(format!("player{slot}.restart1.log")).exists());
+        }
+    }
+
+    // The lenient policy keeps the processes for the matchup and restarts a
+    // crashed one before the next game.
+    let (dir, standings) = crashing("crashing-kept", &["--policy", "lenient"]);
+    let crash = row(&standings, "crash");
+    assert_eq!(crash["faults"], serde_json::json!({"crash": 12}), "{crash}");
+    assert_eq!(crash["forfeits"], 0);
+    // Lineup slots 2 and 5 are its processes: started once and again before each
+    // of games 2 to 6 (a bot that is not restarted leaves no restart logs).
+    let logs = dir.join("stderr/r00-m0000-from-g001");
+    for slot in [2, 5] {
+        assert!(logs.join(format!("player{slot}.restart5.log")).exists());
+        assert!(!logs.join(format!("player{slot}.restart6.log")).exists());
+    }
+    assert!(!logs.join("player0.restart1.log").exists());
 }
 
 /// The `PLACED` lines of every bot log of a tournament, sorted (see
@@ -754,8 +896,9 @@ fn entrants_run_in_their_own_directory_with_their_own_variables() {
         "PLACED cwd={} who=everyone all=flag extra=None out=seen nofile=77 scratch=none",
         here.join("tests/tournament").display()
     );
-    // Two processes each, started once for the matchup's six games.
-    let mut want = [placed.clone(), placed, plain.clone(), plain];
+    // Two processes each, started for every one of the matchup's six games (the
+    // competition policy, a tournament's default: see tests/integration/spy_sets.rs).
+    let mut want = [vec![placed; 12], vec![plain; 12]].concat();
     want.sort();
     assert_eq!(placed_lines(&dir), want);
     let standings: serde_json::Value =
@@ -775,15 +918,17 @@ fn a_sandboxed_tournament_hides_its_output_folder_from_every_entrant() {
     std::fs::create_dir_all(&scratch).unwrap();
     c.arg("--scratch").arg(&scratch);
     ok(c);
-    // Each of the four processes wrote into a directory of its own.
-    for slot in [0, 1, 3, 4] {
-        let file = scratch.join(format!("r00-m0000/player{slot}/placed"));
-        assert_eq!(
-            std::fs::read_to_string(&file).unwrap(),
-            "placed",
-            "{}",
-            file.display()
-        );
+    // Each of the four processes of each game wrote into a directory of its own.
+    for game in 1..=6 {
+        for slot in [0, 1, 3, 4] {
+            let file = scratch.join(format!("r00-m0000-g{game:03}/player{slot}/placed"));
+            assert_eq!(
+                std::fs::read_to_string(&file).unwrap(),
+                "placed",
+                "{}",
+                file.display()
+            );
+        }
     }
     let here = root().canonicalize().unwrap();
     let cwd = here.join("tests/tournament/placed");
@@ -795,7 +940,7 @@ fn a_sandboxed_tournament_hides_its_output_folder_from_every_entrant() {
         "PLACED cwd={} who=everyone all=flag extra=None out=hidden nofile=99 scratch=wrote",
         cwd.display()
     );
-    let mut want = [placed.clone(), placed, plain.clone(), plain];
+    let mut want = [vec![placed; 12], vec![plain; 12]].concat();
     want.sort();
     assert_eq!(placed_lines(&dir), want);
     // Without --sandbox the same bots see it (the test above): the sandbox, not

@@ -12,6 +12,13 @@ stderr (which the referee keeps in the bot's log) one line
 
 and, for partner channels, whether the partner's message arrived by the end of
 the game. `--tag` is a token the tests use to find leftover processes.
+
+The `remember` modes play a duplicate set (`referee tournament`): the bot notes
+the hand it is dealt at each deal and place after the dealer, in its memory
+(`remember`) or in files under /tmp, /dev/shm and its scratch directory
+(`remember-files`), and from then on claims, at each deal, the hand of every opponent in a place it
+has held itself. Each claim is a stderr line `CLAIM {json}` the tests check against the
+transcripts; at the end of each game it reports `ok` if it made any.
 """
 import ctypes
 import errno
@@ -661,6 +668,55 @@ def partner_step():
                 pass
 
 
+# Duplicate sets: what this bot was dealt, by (place after the dealer, deal),
+# from earlier games. Hands go round from the dealer's left, and which seat deals
+# deal k depends on the thrown-in deals before it, so the place is what repeats.
+memory = {}
+
+
+def memory_files():
+    dirs = ["/tmp", "/dev/shm"] + [d for d in [os.environ.get("SCHMIER_SCRATCH")] if d]
+    return [os.path.join(d, f"{TAG}-memory") for d in dirs]
+
+
+def recall():
+    """What earlier games left: this process's memory, or the files."""
+    if MODE == "remember":
+        return memory
+    seen = {}
+    for path in memory_files():
+        try:
+            with open(path) as f:
+                for line in f:
+                    place, deal, hand = json.loads(line)
+                    seen[(place, deal)] = hand
+        except (OSError, ValueError):
+            pass
+    return seen
+
+
+def remember_deal(msg):
+    seat, deal, dealer, hand = state["seat"], msg["deal"], msg["dealer"], msg["hand"]
+    seen = recall()
+    for (place, k), held in sorted(seen.items()):
+        other = (dealer + place) % 6
+        if k == deal and other % 3 != seat % 3:
+            state["claims"] += 1
+            claim = {"deal": deal, "seat": other, "hand": held, "me": seat, "my_hand": hand}
+            sys.stderr.write("CLAIM " + json.dumps(claim) + "\n")
+    place = (seat - dealer) % 6
+    if MODE == "remember":
+        memory[(place, deal)] = hand
+    else:
+        for path in memory_files():
+            try:
+                with open(path, "a") as f:
+                    f.write(json.dumps([place, deal, hand]) + "\n")
+            except OSError:
+                pass
+    sys.stderr.flush()
+
+
 def token(seat):
     return (sum(map(ord, TAG)) * 131 + seat * 977) % 4095 + 1
 
@@ -700,6 +756,7 @@ def pagecache_step(seat):
 
 
 def main():
+    state["claims"] = 0
     for raw in sys.stdin.buffer:
         msg = json.loads(raw)
         kind = msg.get("type")
@@ -707,10 +764,16 @@ def main():
             send({"type": "hello", "name": "spy-" + MODE, "protocol": "schmier/1"})
         elif kind == "game_start":
             state["seat"] = msg["seat"]
+            state["game"] = msg.get("game")  # absent in the one-request fixture
+        elif kind == "deal" and MODE.startswith("remember"):
+            remember_deal(msg)
+        elif kind == "game_end" and MODE.startswith("remember"):
+            report(state["claims"] > 0, f"claims={state['claims']} game_start.game={state['game']}")
+            state["claims"] = 0
         elif kind == "request":
             if MODE.startswith("partner-"):
                 partner_step()
-            elif not state["done"]:
+            elif not state["done"] and not MODE.startswith("remember"):
                 state["done"] = True
                 attack()
             send({"type": "reply", "id": msg["id"], "action": first_legal(msg)})

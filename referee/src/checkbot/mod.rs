@@ -229,17 +229,21 @@ async fn play_on(
 }
 
 /// The checklist as printed: one line per item, the failures in detail, the
-/// decision times, and a verdict.
+/// decision times, and a verdict. Notes and problems may quote what the bot
+/// sent, so they pass through [`crate::names::printable`].
 pub fn render(report: &Report) -> String {
+    use crate::names::printable;
     let mut out = format!("check-bot: {}\n", report.command);
     for item in &report.items {
         match &item.outcome {
-            Outcome::Passed(note) => out += &format!("  [ok]   {} — {note}\n", item.name),
+            Outcome::Passed(note) => {
+                out += &format!("  [ok]   {} — {}\n", item.name, printable(note))
+            }
             Outcome::Skipped(why) => out += &format!("  [skip] {} — {why}\n", item.name),
             Outcome::Failed(f) => {
-                out += &format!("  [FAIL] {} — {}\n", item.name, f.problem);
+                out += &format!("  [FAIL] {} — {}\n", item.name, printable(&f.problem));
                 if let Some(line) = &f.line {
-                    out += &format!("           the bot sent: {line}\n");
+                    out += &format!("           the bot sent: {}\n", printable(line));
                 }
                 out += &format!("           expected:     {}\n", f.expected);
             }

@@ -94,18 +94,29 @@ impl TimeArgs {
     }
 }
 
-/// How the table talks to the bots.
+/// How the table talks to the bots: when events are written, and how soon a
+/// decision's consequences may be released (the timing channel).
 #[derive(Args, Clone, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ChannelArgs {
     #[arg(long, value_enum, help = with_default("When seats are sent game events: `live` (as they happen, so a bot can think on others' time) or `batched` (with the seat's next request: one write per decision, the fastest). Transcripts are the same either way.", choice_name(&EVENTS)))]
     pub events: Option<DeliveryName>,
+
+    /// Release each decision's consequences (its events, to every seat) no
+    /// earlier than MS milliseconds after its request was sent, so a bot's reply
+    /// delay below MS tells the other seats nothing (the timing channel: see
+    /// SECURITY.md). Set it to --decision-ms plus --grace-ms to hide every
+    /// in-time reply's delay; each decision then takes MS. Not scaled by
+    /// --time-scale. Transcripts are the same with or without it. 0 is no pace.
+    #[arg(long, value_name = "MS")]
+    pub pace_ms: Option<u64>,
 }
 
 impl Merge for ChannelArgs {
     fn merge(self, lower: Self) -> Self {
         ChannelArgs {
             events: self.events.or(lower.events),
+            pace_ms: self.pace_ms.or(lower.pace_ms),
         }
     }
 }
@@ -113,6 +124,11 @@ impl Merge for ChannelArgs {
 impl ChannelArgs {
     pub fn delivery(&self) -> Delivery {
         self.events.unwrap_or(EVENTS).into()
+    }
+
+    /// `--pace-ms`, if any (0 is none).
+    pub fn pace(&self) -> Option<Duration> {
+        self.pace_ms.filter(|&ms| ms > 0).map(Duration::from_millis)
     }
 }
 

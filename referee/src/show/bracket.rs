@@ -80,7 +80,9 @@ fn summary(t: &Transcript) -> String {
     for (_, line) in &t.lines {
         match line {
             Line::Header(h) => {
-                names = h.seats.iter().map(|s| s.name.clone()).collect();
+                names = (h.seats.iter())
+                    .map(|s| crate::names::printable(&s.name).into_owned())
+                    .collect();
             }
             Line::Result(r) => {
                 let scores: Vec<String> = r.scores.iter().map(|s| s.to_string()).collect();

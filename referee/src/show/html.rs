@@ -102,7 +102,7 @@ pub fn render(replay: &Replay) -> anyhow::Result<String> {
                     "Fault: {} {} ({}){}",
                     r.seat,
                     r.fault,
-                    r.detail,
+                    crate::names::printable(&r.detail),
                     if r.replaced {
                         "; the fallback plays this seat from now on"
                     } else {
@@ -133,7 +133,9 @@ pub fn render(replay: &Replay) -> anyhow::Result<String> {
             "Schmier game {} (match seed {}, game seed {})",
             h.game, h.match_seed, h.seed
         ),
-        players: h.seats.iter().map(|s| s.name.clone()).collect(),
+        players: (h.seats.iter())
+            .map(|s| crate::names::printable(&s.name).into_owned())
+            .collect(),
         result,
         frames,
     };

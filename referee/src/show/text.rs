@@ -106,7 +106,7 @@ pub fn render(replay: &Replay, opts: TextOptions) -> anyhow::Result<String> {
                 styled(WARN, "fault"),
                 f.seat,
                 f.fault,
-                f.detail,
+                crate::names::printable(&f.detail),
                 if f.replaced {
                     "; the fallback plays this seat from now on"
                 } else {
@@ -190,9 +190,9 @@ fn header(replay: &Replay, opts: TextOptions, out: &mut String) -> anyhow::Resul
     for t in Team::all() {
         let [a, b] = t.seats();
         let name = |s: Seat| {
-            h.seats
-                .get(s.index())
-                .map_or("?".to_string(), |i| i.name.clone())
+            h.seats.get(s.index()).map_or("?".to_string(), |i| {
+                crate::names::printable(&i.name).into_owned()
+            })
         };
         writeln!(out, "  {t}: {a} {}, {b} {}", name(a), name(b))?;
     }

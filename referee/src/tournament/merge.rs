@@ -93,8 +93,6 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> anyhow::Result<Standings> {
     if std::fs::read_dir(out).is_ok_and(|mut d| d.next().is_some()) {
         bail!("failed to merge: {} is not empty", out.display());
     }
-    std::fs::create_dir_all(out.join("games"))
-        .with_context(|| format!("failed to create {}", out.display()))?;
     // Every shard's games; a game found in several shards (a Swiss or knockout
     // shard carries the earlier rounds it started from) must be the same in each.
     let mut outcomes: BTreeMap<GameKey, GameOutcome> = BTreeMap::new();
@@ -196,6 +194,11 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> anyhow::Result<Standings> {
             k.game
         );
     }
+    // Everything is checked: only now is anything created, so a refused merge
+    // (an unfinished shard, say) leaves no folder behind and its retry after
+    // the shard is recovered starts clean.
+    std::fs::create_dir_all(out.join("games"))
+        .with_context(|| format!("failed to create {}", out.display()))?;
     for (key, o) in &outcomes {
         super::copy_game(source[key], out, &o.transcript)?;
     }

@@ -1,5 +1,7 @@
-//! The pool: up to `--jobs` tables at once, each its own [`Session`] (six bot
-//! processes kept up across the games of its matchup, restarted after a crash).
+//! The pool: up to `--jobs` tables at once, each playing its matchup's games
+//! with [`Session`]s: six bot processes started for each game under the
+//! competition policy or the sandbox, else kept up across the matchup's games
+//! (restarted after a crash); see [`fresh_per_game`].
 //! A finished game's outcome goes to the coordinator, which journals it; a table
 //! never writes shared state itself. Spawns are throttled: at most
 //! [`STARTING`] tables start their bots at the same time.
@@ -139,6 +141,20 @@ fn spawn_table(
     Ok(end)
 }
 
+/// Whether each game of a table is played by processes started for it alone.
+/// The six games of a duplicate set share their cards: a process kept from one
+/// game to the next, or a file it left, would know from game 2 on which hands
+/// its earlier seats now hold. A fresh process forgets; a scratch directory per
+/// game (and, sandboxed, a private `/tmp` per process) leaves it nothing to
+/// find. Kept processes (lenient policy, no sandbox) start once per matchup:
+/// cheaper, and fine for developing a bot, not for a competition.
+pub fn fresh_per_game(spec: &TableSpec) -> bool {
+    // The competition policy is the one whose games count for something (a
+    // fault forfeits); asked by that trait, not by equality with the constant,
+    // so that a policy adjusted by a flag stays a competition's.
+    spec.policy.forfeit || spec.isolation.sandbox.is_some()
+}
+
 async fn play_table(
     dir: &Path,
     job: TableJob,
@@ -146,88 +162,163 @@ async fn play_table(
     stop: &CancellationToken,
     done: &mpsc::Sender<GameOutcome>,
 ) -> anyhow::Result<()> {
-    let m = &job.matchup;
-    let Some(&first) = job.games.first() else {
-        return Ok(());
+    let fresh = fresh_per_game(&job.spec);
+    let sessions: Vec<&[u32]> = if fresh {
+        job.games.chunks(1).collect()
+    } else {
+        vec![&job.games]
     };
-    // A resumed table logs to a directory of its own, so no log is overwritten.
-    let stderr_dir = dir
-        .join("stderr")
-        .join(format!("r{:02}-m{:04}-from-g{first:03}", m.round, m.index));
-    let mut spec = job.spec.clone();
-    // Each matchup's bots their own scratch directories (`--scratch`).
-    if let Some(base) = &spec.isolation.scratch {
-        spec.isolation.scratch = Some(base.join(format!("r{:02}-m{:04}", m.round, m.index)));
+    for games in sessions {
+        let table = Table {
+            dir,
+            job: &job,
+            fresh,
+        };
+        if !table.play(games, starting, stop, done).await? {
+            break;
+        }
     }
-    let session = {
-        let _permit = starting.acquire().await.expect("the semaphore stays open");
-        Session::start(spec, stderr_dir, stop).await
-    };
-    let mut session = match session {
-        Ok(s) => s,
-        Err(e) if e.is::<Interrupted>() => return Ok(()),
-        Err(e) => {
-            return Err(e.context(format!(
-                "failed to start the table of round {} matchup {}",
-                m.round, m.index
-            )))
-        }
-    };
-    let mut result = Ok(());
-    for &game in &job.games {
-        let key = GameKey {
-            round: m.round,
-            matchup: m.index,
-            game,
+    Ok(())
+}
+
+/// One session of a table: its bots started, some of its matchup's games
+/// played, its bots ended.
+struct Table<'a> {
+    dir: &'a Path,
+    job: &'a TableJob,
+    /// The session plays one game (see [`fresh_per_game`]).
+    fresh: bool,
+}
+
+impl Table<'_> {
+    /// Plays `games` with one set of processes. `Ok(false)`: stop the table (the
+    /// run was interrupted or the coordinator stopped).
+    async fn play(
+        &self,
+        games: &[u32],
+        starting: &Semaphore,
+        stop: &CancellationToken,
+        done: &mpsc::Sender<GameOutcome>,
+    ) -> anyhow::Result<bool> {
+        let (dir, m) = (self.dir, &self.job.matchup);
+        let Some(&first) = games.first() else {
+            return Ok(true);
         };
-        let rel = transcript_name(key);
-        let plan = GamePlan {
-            match_seed: m.seed,
-            // The header's game number is the set: see `Matchup::game_seed`.
-            game: m.set_of(game),
-            seed: m.game_seed(game),
-            seat_slot: m.seat_slot(game),
-            transcript: dir.join(&rel),
+        let mut spec = self.job.spec.clone();
+        let stderr_dir = self.prepare(&mut spec, first)?;
+        let session = {
+            let _permit = starting.acquire().await.expect("the semaphore stays open");
+            Session::start(spec, stderr_dir, m.seat_slot(first), stop).await
         };
-        session.first_request_id(m.first_request_id(game));
-        match session.play(&plan, stop).await {
-            Ok(_) => {}
-            Err(e) if e.is::<Interrupted>() => {
-                discard_partial(&plan.transcript);
-                break;
-            }
-            // A transcript that could not be written (a full disk): only this game
-            // is lost; it is never journaled, and `--resume` plays it again.
-            Err(e) if e.is::<crate::transcript::Lost>() => {
-                eprintln!(
-                    "referee: round {} matchup {} game {game} lost: {e:#}; it is not \
-                     journaled (--resume plays it again)",
-                    m.round, m.index
-                );
-                continue;
-            }
+        let mut session = match session {
+            Ok(s) => s,
+            Err(e) if e.is::<Interrupted>() => return Ok(false),
             Err(e) => {
-                result = Err(e.context(format!(
-                    "failed to play round {} matchup {} game {game}",
+                return Err(e.context(format!(
+                    "failed to start the table of round {} matchup {}",
                     m.round, m.index
-                )));
-                break;
+                )))
             }
-        }
-        match GameOutcome::read(dir, &rel, key, m.teams(game)) {
-            Ok(o) => {
-                if done.send(o).await.is_err() {
-                    break; // the coordinator stopped
+        };
+        let mut result = Ok(true);
+        for (k, &game) in (1..).zip(games) {
+            let key = GameKey {
+                round: m.round,
+                matchup: m.index,
+                game,
+            };
+            let rel = transcript_name(key);
+            let plan = GamePlan {
+                match_seed: m.seed,
+                // The header's game number is the set: see `Matchup::game_seed`.
+                game: m.set_of(game),
+                announced: k,
+                seed: m.game_seed(game),
+                seat_slot: m.seat_slot(game),
+                transcript: dir.join(&rel),
+            };
+            // Kept processes see request ids rise through the matchup, from a
+            // base that a resumed table also uses; fresh ones start at 1, so
+            // the ids tell them nothing about the game's place in the matchup.
+            if !self.fresh {
+                session.first_request_id(m.first_request_id(game));
+            }
+            match session.play(&plan, stop).await {
+                Ok(_) => {}
+                Err(e) if e.is::<Interrupted>() => {
+                    discard_partial(&plan.transcript);
+                    result = Ok(false);
+                    break;
+                }
+                // A transcript that could not be written (a full disk): only this
+                // game is lost; it is never journaled, and `--resume` plays it again.
+                Err(e) if e.is::<crate::transcript::Lost>() => {
+                    eprintln!(
+                        "referee: round {} matchup {} game {game} lost: {e:#}; it is not \
+                         journaled (--resume plays it again)",
+                        m.round, m.index
+                    );
+                    continue;
+                }
+                Err(e) => {
+                    result = Err(e.context(format!(
+                        "failed to play round {} matchup {} game {game}",
+                        m.round, m.index
+                    )));
+                    break;
                 }
             }
-            Err(e) => {
-                result = Err(e);
-                break;
+            match GameOutcome::read(dir, &rel, key, m.teams(game)) {
+                Ok(o) => {
+                    if done.send(o).await.is_err() {
+                        result = Ok(false); // the coordinator stopped
+                        break;
+                    }
+                }
+                Err(e) => {
+                    result = Err(e);
+                    break;
+                }
             }
         }
+        session.shutdown(stop).await;
+        result
     }
-    session.shutdown(stop).await;
-    result
+
+    /// Where the session's bots log, and their scratch directories (`--scratch`)
+    /// in `spec`: the matchup's, or the game's, emptied first (a game abandoned
+    /// by an interruption and played again after `--resume` deals the same
+    /// cards: what its bots wrote the first time must be gone).
+    fn prepare(&self, spec: &mut TableSpec, first: u32) -> anyhow::Result<PathBuf> {
+        let m = &self.job.matchup;
+        let (logs, scratch) = if self.fresh {
+            let game = format!("r{:02}-m{:04}-g{first:03}", m.round, m.index);
+            (game.clone(), game)
+        } else {
+            // A resumed table logs to a directory of its own, so no log is
+            // overwritten.
+            (
+                format!("r{:02}-m{:04}-from-g{first:03}", m.round, m.index),
+                format!("r{:02}-m{:04}", m.round, m.index),
+            )
+        };
+        if let Some(base) = &spec.isolation.scratch {
+            let path = base.join(scratch);
+            if self.fresh {
+                match std::fs::remove_dir_all(&path) {
+                    Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                        return Err(anyhow::anyhow!(
+                            "failed to empty the scratch directory {}: {e}",
+                            path.display()
+                        ))
+                    }
+                    _ => {}
+                }
+            }
+            spec.isolation.scratch = Some(path);
+        }
+        Ok(self.dir.join("stderr").join(logs))
+    }
 }
 
 /// Removes what an abandoned game left: it was never recorded, and `--resume`

@@ -1,0 +1,187 @@
+//! The spy suite on duplicate sets: a set deals the same cards in all six of its
+//! games, so a bot that remembers what it was dealt at each seat knows, from
+//! game 2 on, the hands of the opponents now sitting there. `tests/spy/spy.py
+//! remember` keeps that in its memory, `remember-files` in files under `/tmp`,
+//! `/dev/shm` and its scratch directory; both claim every opponent's hand they
+//! can. Claims are checked against the transcripts: where the defence is off
+//! every claim is right, where it is on there is none.
+
+use std::path::Path;
+use std::process::Command;
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use crate::support::{root, REFEREE};
+
+/// What a duplicate set with a spy entrant left: the spies' claims and the
+/// games' deals.
+struct Set {
+    claims: Vec<serde_json::Value>,
+    /// Each `SPY` report's detail (one per spy process and game).
+    reports: Vec<String>,
+    /// Per transcript: the spies' seats and each deal's six hands.
+    games: Vec<(Vec<usize>, Vec<serde_json::Value>)>,
+}
+
+/// One duplicate set (six games, one matchup): the spy in `mode` against the
+/// heuristic and random bots (inside the referee), with the extra `args`.
+fn duplicate_set(mode: &str, args: &[&str]) -> Set {
+    static RUN: AtomicU32 = AtomicU32::new(0);
+    let tag = format!(
+        "spyset-{}-{}-{mode}",
+        std::process::id(),
+        RUN.fetch_add(1, Ordering::Relaxed)
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let output = Command::new(REFEREE)
+        .arg("tournament")
+        .arg("--entrant")
+        .arg(format!("spy=python3 tests/spy/spy.py {mode} --tag {tag}"))
+        .args([
+            "--entrant",
+            "h=inproc:heuristic",
+            "--entrant",
+            "r=inproc:random",
+        ])
+        .args(["--sets", "1", "--seed", "123456789", "--quiet"])
+        .args(["--startup-ms", "20000", "--decision-ms", "10000"])
+        .args(args)
+        .arg("--out")
+        .arg(&out)
+        .current_dir(root())
+        .output()
+        .unwrap();
+    // What an unsandboxed `remember-files` spy left on the host.
+    for d in ["/tmp", "/dev/shm"] {
+        let _ = std::fs::remove_file(Path::new(d).join(format!("{tag}-memory")));
+    }
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let mut set = Set {
+        claims: Vec::new(),
+        reports: Vec::new(),
+        games: Vec::new(),
+    };
+    for log in files(&out.join("stderr")) {
+        for line in std::fs::read_to_string(log).unwrap().lines() {
+            if let Some(claim) = line.strip_prefix("CLAIM ") {
+                set.claims.push(serde_json::from_str(claim).unwrap());
+            } else if let Some(report) = line.strip_prefix(&format!("SPY {mode} ")) {
+                set.reports.push(report.to_owned());
+            }
+        }
+    }
+    // The transcripts, not their timings (in a folder beside them).
+    for game in std::fs::read_dir(out.join("games")).unwrap().flatten() {
+        let game = game.path();
+        if game.extension().is_none_or(|e| e != "jsonl") {
+            continue;
+        }
+        let text = std::fs::read_to_string(game).unwrap();
+        let lines: Vec<serde_json::Value> = text
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        let spies = (lines[0]["seats"].as_array().unwrap().iter())
+            .filter(|s| s["name"] == format!("spy-{mode}"))
+            .map(|s| s["seat"].as_u64().unwrap() as usize)
+            .collect();
+        let deals = lines.into_iter().filter(|l| l["type"] == "deal").collect();
+        set.games.push((spies, deals));
+    }
+    assert_eq!(set.games.len(), 6, "a duplicate set is six games");
+    // Each of the spy's two processes reports at the end of every game: the
+    // spies played all six.
+    assert_eq!(set.reports.len(), 12, "{:?}", set.reports);
+    set
+}
+
+/// The files under `dir`, recursively, sorted.
+fn files(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut found = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        let path = e.path();
+        if path.is_dir() {
+            found.extend(files(&path));
+        } else {
+            found.push(path);
+        }
+    }
+    found.sort();
+    found
+}
+
+impl Set {
+    /// Asserts that there are claims and that each names an opponent's hand
+    /// exactly as dealt: in every game where a spy sat at the claimer's seat
+    /// with the claimer's hand at that deal (the set's games deal alike, so
+    /// there is one such game or more), the claimed seat held the claimed hand.
+    fn all_claims_right(&self) {
+        assert!(!self.claims.is_empty(), "no claims: {:?}", self.reports);
+        for c in &self.claims {
+            let (me, seat) = (c["me"].as_u64().unwrap(), c["seat"].as_u64().unwrap());
+            assert_ne!(me % 3, seat % 3, "an opponent's hand: {c}");
+            let mut checked = 0;
+            for (spies, deals) in &self.games {
+                let Some(deal) = deals.iter().find(|d| d["deal"] == c["deal"]) else {
+                    continue;
+                };
+                if spies.contains(&(me as usize)) && deal["hands"][me as usize] == c["my_hand"] {
+                    assert_eq!(
+                        deal["hands"][seat as usize], c["hand"],
+                        "a wrong claim: {c}"
+                    );
+                    checked += 1;
+                }
+            }
+            assert!(checked > 0, "no game in which the claim was made: {c}");
+        }
+    }
+
+    fn no_claims(&self) {
+        assert!(self.claims.is_empty(), "{:?}", &self.claims[..1]);
+        assert!(self
+            .reports
+            .iter()
+            .all(|r| r.starts_with("blocked claims=0")));
+    }
+
+    /// Every process was told it plays game 1 of its session: nothing in
+    /// `game_start` says which game of the set it is.
+    fn every_game_announced_as_the_first(&self) {
+        for r in &self.reports {
+            assert!(r.ends_with("game_start.game=1"), "{r}");
+        }
+    }
+}
+
+#[test]
+fn remembering_a_duplicate_sets_hands_works_only_with_processes_kept_across_games() {
+    // The lenient policy without the sandbox keeps each process for the set.
+    let kept = duplicate_set("remember", &["--policy", "lenient"]);
+    kept.all_claims_right();
+    // The competition policy (a tournament's default) starts each game afresh.
+    let fresh = duplicate_set("remember", &[]);
+    fresh.no_claims();
+    fresh.every_game_announced_as_the_first();
+    // So does the sandbox, under any policy.
+    let boxed = duplicate_set("remember", &["--policy", "lenient", "--sandbox"]);
+    boxed.no_claims();
+    boxed.every_game_announced_as_the_first();
+}
+
+#[test]
+fn files_left_for_the_next_game_of_a_set_survive_only_unsandboxed() {
+    // Fresh processes alone do not help: unsandboxed, /tmp is the host's.
+    let open = duplicate_set("remember-files", &[]);
+    open.all_claims_right();
+    // Sandboxed, each process has a /tmp and /dev/shm of its own, and each game
+    // a scratch directory of its own.
+    let scratch = tempfile::tempdir().unwrap();
+    let scratch = scratch.path().to_str().unwrap();
+    let boxed = duplicate_set("remember-files", &["--sandbox", "--scratch", scratch]);
+    boxed.no_claims();
+}
