@@ -18,7 +18,7 @@ use skillratings::MultiTeamOutcome;
 
 use super::manifest::Manifest;
 use super::outcome::GameOutcome;
-use super::schedule::{Format, GameKey};
+use super::schedule::{Format, GameKey, GameResult};
 
 pub const FORMAT: &str = "schmier-standings/1";
 
@@ -26,11 +26,16 @@ pub const FORMAT: &str = "schmier-standings/1";
 pub struct Standings {
     pub format: &'static str,
     pub games: u32,
-    /// Best first: by win rate, then duplicate score, then name.
+    /// Best first: by win rate, then duplicate score, then name (a knockout:
+    /// by the round reached first, the champion on top).
     pub entrants: Vec<Row>,
     /// Gauntlet only: each challenger against each opponent it met.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub head_to_head: Vec<HeadToHead>,
+    /// Swiss only: how many times a pair of entrants shared a table again
+    /// after their first (each pair counted at every table after its first).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub repeat_meetings: Option<u32>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -152,7 +157,7 @@ pub fn standings(
             ratings[o.teams[t]] = new[t][0];
         }
     }
-    let mut rows: Vec<Row> = tally
+    let rows: Vec<Row> = tally
         .into_iter()
         .enumerate()
         .map(|(i, t)| {
@@ -187,15 +192,41 @@ pub fn standings(
             }
         })
         .collect();
-    rows.sort_by(|a, b| {
-        b.win_rate
-            .total_cmp(&a.win_rate)
+    // A knockout ranks by the round reached first: the champion, then the
+    // other finalists, and so on; results order entrants within a round.
+    let reached = match format {
+        Format::Knockout => {
+            let results: Vec<GameResult> = outcomes.values().map(GameOutcome::result).collect();
+            super::knockout::reached(names.len(), &results)
+        }
+        Format::RoundRobin | Format::Balanced | Format::Gauntlet { .. } | Format::Swiss { .. } => {
+            vec![0; names.len()]
+        }
+    };
+    let mut rows: Vec<(u32, Row)> = reached.into_iter().zip(rows).collect();
+    rows.sort_by(|(ra, a), (rb, b)| {
+        rb.cmp(ra)
+            .then(b.win_rate.total_cmp(&a.win_rate))
             .then(b.duplicate_score.total_cmp(&a.duplicate_score))
             .then(a.name.cmp(&b.name))
     });
+    let mut rows: Vec<Row> = rows.into_iter().map(|(_, r)| r).collect();
     for (i, r) in rows.iter_mut().enumerate() {
         r.rank = i as u32 + 1;
     }
+    let repeat_meetings = match format {
+        Format::Swiss { .. } => {
+            let mut tables: BTreeMap<(u32, u32), [usize; 3]> = BTreeMap::new();
+            for o in outcomes.values() {
+                tables.insert((o.round, o.matchup), o.teams);
+            }
+            Some(super::swiss::repeat_meetings(
+                names.len(),
+                tables.into_values(),
+            ))
+        }
+        Format::RoundRobin | Format::Balanced | Format::Gauntlet { .. } | Format::Knockout => None,
+    };
     let head_to_head = match format {
         Format::Gauntlet { challengers } => challengers
             .iter()
@@ -215,6 +246,7 @@ pub fn standings(
         games: outcomes.len() as u32,
         entrants: rows,
         head_to_head,
+        repeat_meetings,
     }
 }
 
@@ -357,6 +389,11 @@ impl Standings {
                 .collect();
             out.push_str(cells.join("  ").trim_end());
             out.push('\n');
+        }
+        if let Some(n) = self.repeat_meetings {
+            out.push_str(&format!(
+                "repeat meetings: {n} (pairs of entrants seated together again)\n"
+            ));
         }
         for h in &self.head_to_head {
             out.push_str(&format!(
