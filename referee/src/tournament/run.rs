@@ -88,6 +88,14 @@ pub async fn run(cfg: &TournamentConfig, cancel: &CancellationToken) -> anyhow::
             match round(n, &cfg.format, cfg.sets, cfg.seed, r, &before) {
                 Some(ms) => ms,
                 None => {
+                    if let Some(want) = cfg.round.filter(|&want| want >= r) {
+                        bail!(
+                            "failed to play round {want}: the tournament was over after round {}; \
+                             to write its standings, run it without --round (with --resume in {})",
+                            r - 1,
+                            dir.display()
+                        );
+                    }
                     if let Some(line) = last_line(&names, &cfg.format, r, &before) {
                         println!("{line}");
                     }

@@ -502,6 +502,65 @@ mod tests {
         }
     }
 
+    /// A knockout of four, the best seed (0) with a bye: 3 wins the round-1
+    /// table over 1 and 2 and then the final against 0, with 1 (the best entrant
+    /// out) as the sparring third team. 1 wins more of its games than the
+    /// finalist 0, and is still listed below it.
+    #[test]
+    fn a_knockout_ranks_by_the_round_reached_then_by_results() {
+        // Team position `p` of `teams` wins game `g` of round `r` (one table).
+        let win = |r: u32, g: u32, teams: [usize; 3], p: usize| {
+            let mut o = game(
+                g,
+                teams,
+                [0; 3],
+                Some(p),
+                [p, (p + 1) % 3, (p + 2) % 3],
+                [0; 3],
+                1,
+            );
+            o.round = r;
+            o.scores[p] = 21;
+            o
+        };
+        let mut games = Vec::new();
+        // Round 1: 3 and 1 win three games each; 3 advances on duplicate
+        // points (it wins by 30, 1 by 21).
+        for g in 1..=6 {
+            let p = if g <= 3 { 2 } else { 0 };
+            let mut o = win(1, g, [1, 2, 3], p);
+            if p == 2 {
+                o.scores[2] = 30;
+            }
+            games.push(o);
+        }
+        // The final: 3 wins three, the sparring 1 two, 0 one.
+        for (g, p) in (1..=6).zip([1, 1, 1, 2, 2, 0]) {
+            games.push(win(2, g, [0, 3, 1], p));
+        }
+        let outcomes: BTreeMap<GameKey, GameOutcome> =
+            games.into_iter().map(|g| (g.key(), g)).collect();
+        let names: Vec<String> = ["zero", "one", "two", "three"].map(String::from).to_vec();
+        let s = standings(&names, &Format::Knockout, &outcomes);
+        let order: Vec<(&str, u32)> = s
+            .entrants
+            .iter()
+            .map(|r| (r.name.as_str(), r.wins))
+            .collect();
+        assert_eq!(order, [("three", 6), ("zero", 1), ("one", 5), ("two", 0)]);
+        // By win rate alone 1 (5 of 12) would be above 0 (1 of 6).
+        let one = &s.entrants[2];
+        assert!(one.win_rate > s.entrants[1].win_rate, "{one:?}");
+        assert_eq!(
+            s.repeat_meetings, None,
+            "a knockout's rematches are by design"
+        );
+        // The same games read as a round robin: by win rate.
+        let rr = standings(&names, &Format::RoundRobin, &outcomes);
+        let names_rr: Vec<&str> = rr.entrants.iter().map(|r| r.name.as_str()).collect();
+        assert_eq!(names_rr, ["three", "one", "zero", "two"]);
+    }
+
     #[test]
     fn wilson_interval_matches_published_values() {
         // 8 of 10: 0.4902–0.9433 (Wilson 1927; e.g. Newcombe 1998, method 3).
