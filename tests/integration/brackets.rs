@@ -73,6 +73,17 @@ fn a_swiss_with_byes_finishes_with_standings_and_resumes_to_the_same() {
             std::fs::read(dir.join("standings.json")).unwrap() == bytes,
             "{n} entrants: the resumed standings differ"
         );
+        // The standings page says it too.
+        let page = dir.with_extension("html");
+        let mut show = Command::new(REFEREE);
+        show.arg("show").arg(&dir).arg("--html").arg(&page);
+        ok(show);
+        let html = std::fs::read_to_string(&page).unwrap();
+        let want = format!("Repeat meetings: {}.", first["repeat_meetings"]);
+        assert!(
+            html.contains(&want),
+            "{n} entrants: no {want:?} on the page"
+        );
     }
 }
 
