@@ -48,10 +48,13 @@ impl Cli {
 pub enum Command {
     /// Play one game or a match between six bot processes.
     Play(Box<PlayArgs>),
-    /// Replay transcripts through the rules engine; exit 0 only if all are valid.
+    /// Replay transcripts through the rules engine; exit 0 only if all are valid
+    /// (1: one is not; 2: a path is not a transcript or a folder of them).
     Verify {
         /// Transcript files (*.jsonl), or folders: every *.jsonl file directly in
-        /// a folder is checked (the timings/ and stderr/ folders are not).
+        /// a `play` folder is checked (the timings/ and stderr/ folders are not);
+        /// a tournament folder's games/ are, and each line of its journal.jsonl
+        /// against its transcript.
         #[arg(required = true)]
         files: Vec<PathBuf>,
     },

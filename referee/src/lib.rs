@@ -11,8 +11,10 @@
 //!   reader, queued writes, shutdown; platform code in `bot/unix.rs`.
 //! - `fault.rs`: bot misbehaviour as data.
 //! - `outdir.rs`: the output folder — never mixes two runs' games.
-//! - `transcript.rs`: the JSONL transcript format and its atomic writer.
-//! - `verify.rs`: replaying a transcript through the rules engine.
+//! - `transcript.rs`: the JSONL transcript format and its writer.
+//! - `verify.rs`: replaying a transcript through the rules engine — the one replay
+//!   loop, also under `show` and the tournament's outcome reader; `audit.rs`:
+//!   `referee verify` on files, `play` folders and tournament folders.
 //! - `shutdown.rs`: Ctrl-C / SIGTERM cancel one token that tables and the pool
 //!   watch, so a run always stops between records.
 //! - `report.rs`: the human summary printed at the end of a run; `names.rs`:
@@ -28,10 +30,12 @@
 //! - `diff.rs`: `referee diff`, two transcripts compared in game terms.
 //! - `show/`: `referee show`, a transcript as a terminal account or a replay page.
 //! - `schema.rs`: `referee schema`, the JSON Schema of every message and line.
-//! - `safe_create.rs`: output files created without following symlinks.
+//! - `safe_create.rs`: the one atomic writer of output files (temp name, fsync,
+//!   rename, fsync of the folder), never following a planted symlink.
 //!
 //! The rules themselves live in the `schmier-protocol` crate (`rules`), pure.
 
+pub mod audit;
 pub mod bench;
 pub mod bot;
 pub mod builtin;

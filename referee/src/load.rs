@@ -1,6 +1,7 @@
-//! Reading transcripts back for the tools (`diff`, `show`): a file into typed
-//! [`Line`]s, a folder into its transcripts. Parsing goes through the transcript
-//! types, so the tools read exactly what `play` writes and `verify` checks.
+//! Reading transcripts back — the one reader, for `verify`, `show`, `diff` and
+//! the tournament's outcome reader: a file into typed [`Line`]s, a folder into its
+//! transcripts. Parsing goes through the transcript types, so the tools read
+//! exactly what `play` writes. Replaying the lines is `verify.rs`'s one loop.
 
 use std::io::BufRead;
 use std::path::{Path, PathBuf};
@@ -9,34 +10,83 @@ use anyhow::{bail, Context};
 
 use crate::transcript::Line;
 
-/// A transcript's lines, each with its 1-based line number.
+/// A transcript's lines, each with its 1-based line number, up to the first
+/// line that is not a transcript line (`damaged`).
 pub struct Transcript {
     pub path: PathBuf,
     pub lines: Vec<(usize, Line)>,
+    /// The first line that could not be read as a transcript line, and why;
+    /// nothing after it is read. A file cut off mid-line ends in one.
+    pub damaged: Option<(usize, String)>,
+}
+
+/// A file that could not be read: which, at which line (0: the file itself),
+/// and why.
+#[derive(Debug, thiserror::Error)]
+#[error("failed to read {}{}: {reason}", path.display(), at(*line))]
+pub struct LoadError {
+    pub path: PathBuf,
+    pub line: usize,
+    pub reason: String,
+}
+
+fn at(line: usize) -> String {
+    match line {
+        0 => String::new(),
+        n => format!(":{n}"),
+    }
 }
 
 impl Transcript {
-    pub fn read(path: &Path) -> anyhow::Result<Transcript> {
-        let file = std::fs::File::open(path)
-            .with_context(|| format!("failed to open {}", path.display()))?;
+    /// Reads a whole, readable transcript: a damaged line is an error naming the
+    /// file and the line (what `show`, `diff` and the tournament need).
+    pub fn read(path: &Path) -> Result<Transcript, LoadError> {
+        let t = Transcript::load(path)?;
+        match &t.damaged {
+            Some((line, reason)) => Err(LoadError {
+                path: path.to_owned(),
+                line: *line,
+                reason: reason.clone(),
+            }),
+            None => Ok(t),
+        }
+    }
+
+    /// Reads the lines up to the first damaged one, which is kept in `damaged`
+    /// (what `verify` needs: an earlier inconsistency is reported first).
+    pub fn load(path: &Path) -> Result<Transcript, LoadError> {
+        let fail = |line, e: &dyn std::fmt::Display| LoadError {
+            path: path.to_owned(),
+            line,
+            reason: e.to_string(),
+        };
+        let bytes = std::fs::read(path).map_err(|e| fail(0, &e))?;
         let mut lines = Vec::new();
-        for (i, raw) in std::io::BufReader::new(file).lines().enumerate() {
-            let raw = raw.with_context(|| format!("failed to read {}", path.display()))?;
-            if raw.trim().is_empty() {
+        let mut damaged = None;
+        let count = bytes.split(|&b| b == b'\n').count();
+        for (i, raw) in bytes.split(|&b| b == b'\n').enumerate() {
+            let n = i + 1;
+            if raw.iter().all(u8::is_ascii_whitespace) {
                 continue;
             }
-            let line: Line = serde_json::from_str(&raw).with_context(|| {
-                format!(
-                    "failed to read {}:{}: not a transcript line",
-                    path.display(),
-                    i + 1
-                )
-            })?;
-            lines.push((i + 1, line));
+            match serde_json::from_slice::<Line>(raw) {
+                Ok(line) => lines.push((n, line)),
+                Err(e) => {
+                    // The last line without its newline: the file was cut off.
+                    let torn = n == count && !bytes.ends_with(b"\n");
+                    let why = match torn {
+                        true => format!("the file ends inside a line (cut off?): {e}"),
+                        false => format!("not a transcript line: {e}"),
+                    };
+                    damaged = Some((n, why));
+                    break;
+                }
+            }
         }
         Ok(Transcript {
             path: path.to_owned(),
             lines,
+            damaged,
         })
     }
 

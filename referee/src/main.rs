@@ -15,7 +15,7 @@ fn main() -> ExitCode {
         .init();
     let result = match cli.command() {
         Command::Bot { name } => referee::builtin::run(&name).map(|()| ExitCode::SUCCESS),
-        Command::Verify { files } => referee::verify::transcripts(&files).map(|f| verify(&f)),
+        Command::Verify { files } => referee::audit::run(&files),
         Command::Play(args) => args.validate().and_then(play),
         Command::Bench(args) => args.validate().and_then(|cfg| bench(&cfg, args.json)),
         Command::Landlock(args) => Err(referee::bot::landlock_exec(&args)),
@@ -72,6 +72,16 @@ fn play(cfg: PlayConfig) -> anyhow::Result<ExitCode> {
     if cfg.secret_seed && !cfg.quiet {
         eprintln!("referee: the match seed was {}", cfg.seed);
     }
+    if !summary.lost.is_empty() {
+        eprintln!(
+            "referee: {} of {} game(s) lost (their transcripts could not be written, see \
+             above); the {} other transcript(s) are kept",
+            summary.lost.len(),
+            cfg.games,
+            summary.games.len()
+        );
+        return Ok(ExitCode::from(2));
+    }
     Ok(ExitCode::SUCCESS)
 }
 
@@ -102,11 +112,17 @@ fn tournament(cfg: referee::tournament::TournamentConfig) -> anyhow::Result<Exit
         .enable_all()
         .build()?;
     let cancel = tokio_util::sync::CancellationToken::new();
+    let fresh = !std::fs::read_dir(&cfg.out).is_ok_and(|mut d| d.next().is_some());
     let ended = runtime.block_on(async {
         referee::bot::install_cleanup();
         referee::shutdown::cancel_on_signals(cancel.clone());
         referee::tournament::run(&cfg, &cancel).await
-    })?;
+    });
+    if ended.is_err() && fresh {
+        // Nothing half-done blocks the corrected rerun.
+        referee::tournament::discard_unplayed(&cfg.out);
+    }
+    let ended = ended?;
     match ended {
         Ended::Complete(standings) => {
             print!("{}", standings.table());
@@ -170,41 +186,6 @@ fn bench(cfg: &referee::bench::BenchConfig, json: bool) -> anyhow::Result<ExitCo
         print!("{}", report.text());
     }
     Ok(ExitCode::SUCCESS)
-}
-
-fn verify(files: &[std::path::PathBuf]) -> ExitCode {
-    let mut bad = 0;
-    for f in files {
-        match referee::verify::verify_file(f) {
-            Ok(v) => {
-                let players: Vec<&str> = v.header.seats.iter().map(|s| s.name.as_str()).collect();
-                let teams = referee::names::team_names(&players);
-                let r = &v.result;
-                let forfeited: Vec<usize> = r.forfeited.iter().map(|t| t.index()).collect();
-                println!(
-                    "ok {} ({} lines): {}",
-                    f.display(),
-                    v.lines,
-                    referee::report::outcome_text(
-                        &teams,
-                        r.winner.map(|t| t.index()),
-                        r.scores,
-                        &forfeited
-                    )
-                );
-            }
-            Err(e) => {
-                bad += 1;
-                println!("INVALID {}:{}: {}", f.display(), e.line, e.message);
-            }
-        }
-    }
-    if bad == 0 {
-        ExitCode::SUCCESS
-    } else {
-        eprintln!("referee: {bad} of {} transcript(s) invalid", files.len());
-        ExitCode::FAILURE
-    }
 }
 
 fn diff(args: &referee::cli::DiffArgs) -> anyhow::Result<ExitCode> {

@@ -1,6 +1,12 @@
 //! The output folder of a run: refuse to mix a new run's games with an old run's
-//! (unless the user opts in with `--overwrite`), then create the folders the run
-//! writes into.
+//! (unless the user opts in with `--overwrite`), check there is room, create the
+//! folders the run writes into — and, when the run played no game, take back what
+//! it made, so a corrected rerun into the same folder is not refused.
+//!
+//! A folder "holds another run" when it holds games: transcripts (finished or
+//! `.partial`) or their timings. Bot stderr logs alone are not games: they are
+//! what a run that never started its first game leaves (why a bot failed), and
+//! the next run replaces them.
 
 use std::path::{Path, PathBuf};
 
@@ -8,9 +14,22 @@ use anyhow::{bail, Context};
 
 use crate::config::Output;
 
+/// Free space below which a run is refused before it starts: a transcript is a
+/// few hundred KiB at most, so this leaves room for a long match or a bracket's
+/// next games while telling a user early that the disk is (nearly) full.
+pub const MIN_FREE_BYTES: u64 = 16 << 20;
+
+/// What [`prepare`] made, to take back after a run that played no game.
+pub struct Prepared {
+    stderr_dir: PathBuf,
+    /// Folders that did not exist before, innermost last.
+    created: Vec<PathBuf>,
+}
+
 /// Checks that `output` holds no games of an earlier run — or, with `overwrite`,
-/// deletes them — and creates the transcript, timings and stderr folders.
-pub fn prepare(output: &Output, overwrite: bool) -> anyhow::Result<()> {
+/// deletes them — creates the transcript, timings and stderr folders, and
+/// checks the free space there ([`MIN_FREE_BYTES`]).
+pub fn prepare(output: &Output, overwrite: bool) -> anyhow::Result<Prepared> {
     let old = earlier_run(output)?;
     if !old.is_empty() {
         if !overwrite {
@@ -29,33 +48,87 @@ pub fn prepare(output: &Output, overwrite: bool) -> anyhow::Result<()> {
             std::fs::remove_file(f).with_context(|| format!("failed to delete {}", f.display()))?;
         }
     }
+    // Logs of a run that played no game (or of the deleted one): replaced.
+    for f in list(&output.stderr_dir(), is_log)? {
+        std::fs::remove_file(&f).with_context(|| format!("failed to delete {}", f.display()))?;
+    }
     let parent = match output {
         Output::File(p) => p.parent().map(Path::to_path_buf).unwrap_or_default(),
         Output::Dir(d) => d.clone(),
     };
-    for dir in [parent, output.stderr_dir(), output.timings_dir()] {
-        if !dir.as_os_str().is_empty() {
+    let mut prepared = Prepared {
+        stderr_dir: output.stderr_dir(),
+        created: Vec::new(),
+    };
+    for dir in [parent.clone(), output.stderr_dir(), output.timings_dir()] {
+        if !dir.as_os_str().is_empty() && !dir.exists() {
             std::fs::create_dir_all(&dir)
                 .with_context(|| format!("failed to create {}", dir.display()))?;
+            prepared.created.push(dir);
         }
+    }
+    let parent = if parent.as_os_str().is_empty() {
+        PathBuf::from(".")
+    } else {
+        parent
+    };
+    if let Err(e) = check_free_space(&parent) {
+        prepared.tidy_unplayed();
+        return Err(e);
+    }
+    Ok(prepared)
+}
+
+impl Prepared {
+    /// After a run that played no game: removes the empty stderr logs and the
+    /// folders this run created if they are empty, so that nothing left makes
+    /// the folder hold another run and no message names a file that is gone.
+    /// A non-empty log (a bot's own words on why it failed) stays.
+    pub fn tidy_unplayed(&self) {
+        if let Ok(logs) = list(&self.stderr_dir, is_log) {
+            for log in logs {
+                if std::fs::metadata(&log).is_ok_and(|m| m.len() == 0) {
+                    let _ = std::fs::remove_file(log);
+                }
+            }
+        }
+        // remove_dir only removes an empty folder: anything kept keeps its folder.
+        for dir in self.created.iter().rev() {
+            let _ = std::fs::remove_dir(dir);
+        }
+    }
+}
+
+/// Refuses to start when the filesystem holding `dir` has less than
+/// [`MIN_FREE_BYTES`] available to the referee.
+pub fn check_free_space(dir: &Path) -> anyhow::Result<()> {
+    let stat = nix::sys::statvfs::statvfs(dir)
+        .with_context(|| format!("failed to check the free space of {}", dir.display()))?;
+    // The field types are the platform's (32 bits on some); widened for all.
+    #[allow(clippy::useless_conversion)]
+    let free = u64::from(stat.blocks_available()) * u64::from(stat.fragment_size());
+    if free < MIN_FREE_BYTES {
+        bail!(
+            "failed to start: only {} KiB free on the filesystem holding {}; the referee \
+             needs at least {} MiB there for transcripts (free some space, or write elsewhere)",
+            free >> 10,
+            dir.display(),
+            MIN_FREE_BYTES >> 20
+        );
     }
     Ok(())
 }
 
-/// The files a run writes that are already there: transcripts (finished or
-/// `.partial`), timings sidecars and stderr logs. Nothing else is touched.
+/// The games a run writes that are already there: transcripts (finished or
+/// `.partial`) and timings sidecars. With any of them, stderr logs too (deleted
+/// with them by `--overwrite`). Nothing else is touched.
 fn earlier_run(output: &Output) -> anyhow::Result<Vec<PathBuf>> {
     let mut found = Vec::new();
     match output {
         Output::File(p) => {
             for f in [p.clone(), Output::timings(p)] {
-                let mut partial = f.as_os_str().to_owned();
-                partial.push(".partial");
-                found.extend(
-                    [f, PathBuf::from(partial)]
-                        .into_iter()
-                        .filter(|f| f.is_file()),
-                );
+                let partial = crate::safe_create::partial_name(&f);
+                found.extend([f, partial].into_iter().filter(|f| f.is_file()));
             }
         }
         Output::Dir(d) => {
@@ -63,15 +136,19 @@ fn earlier_run(output: &Output) -> anyhow::Result<Vec<PathBuf>> {
             found.extend(list(&output.timings_dir(), is_game)?);
         }
     }
-    found.extend(list(&output.stderr_dir(), |n| {
-        n.starts_with("player") && n.ends_with(".log")
-    })?);
+    if !found.is_empty() {
+        found.extend(list(&output.stderr_dir(), is_log)?);
+    }
     found.sort();
     Ok(found)
 }
 
 fn is_game(name: &str) -> bool {
     name.starts_with("game-") && (name.ends_with(".jsonl") || name.ends_with(".jsonl.partial"))
+}
+
+fn is_log(name: &str) -> bool {
+    name.starts_with("player") && name.ends_with(".log")
 }
 
 /// Files directly in `dir` whose name passes `keep`; none if `dir` does not exist.

@@ -35,6 +35,10 @@ pub struct MatchSummary {
     /// Games won per lineup team (slots `k` and `k + 3`).
     pub wins: [u32; 3],
     pub no_winner: u32,
+    /// Games whose transcript could not be written (a full disk): reported as
+    /// they happened, not counted; the match went on without them.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub lost: Vec<u32>,
 }
 
 #[derive(Debug, Serialize)]
@@ -63,15 +67,29 @@ pub struct GameSummary {
 /// [`Interrupted`]) when `cancel` fires. The game in flight is then abandoned: its
 /// transcript stays `*.partial`, every finished one is kept.
 pub async fn run(cfg: &PlayConfig, cancel: &CancellationToken) -> anyhow::Result<MatchSummary> {
-    crate::outdir::prepare(&cfg.output, cfg.overwrite)?;
-    let mut session = Session::start(cfg.table.clone(), cfg.output.stderr_dir(), cancel).await?;
+    let out = crate::outdir::prepare(&cfg.output, cfg.overwrite)?;
+    let started = Session::start(cfg.table.clone(), cfg.output.stderr_dir(), cancel).await;
+    let mut session = started.inspect_err(|_| out.tidy_unplayed())?;
     let failed = session.failed_to_start();
     if !failed.is_empty() && !cfg.keep_going {
         session.shutdown(cancel).await;
+        out.tidy_unplayed();
+        // Named now that the bots are gone and their stderr is drained: only the
+        // logs that hold something (and so were kept).
+        let logs: Vec<String> = failed
+            .iter()
+            .map(|&i| cfg.output.stderr_dir().join(log_name(i, 0)))
+            .filter(|p| std::fs::metadata(p).is_ok_and(|m| m.len() > 0))
+            .map(|p| p.display().to_string())
+            .collect();
         anyhow::bail!(
-            "failed to start {} of the six bots (see above); fix the command, or pass \
+            "failed to start {} of the six bots (see above{}); fix the command, or pass \
              --keep-going to play with the referee's fallback in their seats",
-            failed.len()
+            failed.len(),
+            match logs.is_empty() {
+                true => String::new(),
+                false => format!("; what they wrote to stderr is in {}", logs.join(", ")),
+            }
         );
     }
     let names: Vec<&str> = session.slots.iter().map(|s| s.name.as_str()).collect();
@@ -81,6 +99,7 @@ pub async fn run(cfg: &PlayConfig, cancel: &CancellationToken) -> anyhow::Result
         games: Vec::new(),
         wins: [0; 3],
         no_winner: 0,
+        lost: Vec::new(),
     };
     let mut failure = None;
     for g in 0..cfg.games {
@@ -136,6 +155,16 @@ pub async fn run(cfg: &PlayConfig, cancel: &CancellationToken) -> anyhow::Result
                 });
                 crate::report::note_finished(&summary);
             }
+            // Only this game is lost: the table played it out, so the bots are
+            // ready for the next one, and every finished transcript stays.
+            Err(e) if e.is::<crate::transcript::Lost>() => {
+                eprintln!(
+                    "referee: game {}/{} lost: {e:#}; it is not counted",
+                    g + 1,
+                    cfg.games
+                );
+                summary.lost.push(g + 1);
+            }
             Err(e) => {
                 failure = Some(match e.downcast::<Interrupted>() {
                     Ok(i) => anyhow::Error::new(i),
@@ -146,6 +175,9 @@ pub async fn run(cfg: &PlayConfig, cancel: &CancellationToken) -> anyhow::Result
         }
     }
     session.shutdown(cancel).await;
+    if summary.games.is_empty() {
+        out.tidy_unplayed();
+    }
     match failure {
         Some(e) => Err(e),
         None => Ok(summary),
@@ -417,11 +449,16 @@ async fn start(
             1 => format!("seat {i}"),
             _ => format!("player {i}, restarted,"),
         };
+        // Only a log with something in it is named: a program that could not be
+        // run has none, and an empty one is removed if no game is played.
+        let stderr = match std::fs::metadata(&log) {
+            Ok(m) if m.len() > 0 => format!("; its stderr is in {}", log.display()),
+            _ => String::new(),
+        };
         eprintln!(
-            "referee: {who} ({}) failed to start: {}; its stderr is in {}",
+            "referee: {who} ({}) failed to start: {}{stderr}",
             slot.spec.display(),
             f.detail,
-            log.display()
         );
     }
     Ok(failed)

@@ -198,8 +198,21 @@ pub async fn play_game(
         ranking,
     };
     table.transcript.write(&Line::Result(result.clone()))?;
-    table.timings.finish()?;
-    let transcript = table.transcript.finish()?;
+    // The transcript is the record; timings are informative, so a game whose
+    // timings could not be written is still kept.
+    let transcript = match table.transcript.finish() {
+        Ok(path) => path,
+        Err(lost) => {
+            table.timings.discard();
+            return Err(lost.into());
+        }
+    };
+    if let Err(e) = table.timings.finish() {
+        eprintln!(
+            "referee: warning: game {} kept without its timings: {e}",
+            plan.game
+        );
+    }
     Ok(GameRecord {
         seed,
         transcript,

@@ -4,10 +4,9 @@
 //! timings go to a sidecar file in a folder of its own (`timings/`).
 //!
 //! Files are written under a `.partial` name and renamed when the game is complete,
-//! so a file with the final name is always a whole game.
+//! so a file with the final name is always a whole game (`safe_create.rs`, the
+//! one atomic writer, also fsyncs it and its folder).
 
-use std::fs::File;
-use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
@@ -18,6 +17,8 @@ use schmier_protocol::{Seat, Team};
 
 use schmier_protocol::wire::Clock;
 use schmier_protocol::FaultKind;
+
+use crate::safe_create::{AtomicFile, WriteError};
 
 pub const FORMAT: &str = "schmier-transcript/1";
 
@@ -157,47 +158,59 @@ pub enum Line {
     Event(Event),
 }
 
-/// Writes JSON lines to `PATH.partial`, renamed to `PATH` by [`JsonlWriter::finish`].
+/// Writes JSON lines to `PATH.partial` through the one atomic writer
+/// ([`AtomicFile`]), renamed to `PATH` by [`JsonlWriter::finish`].
+///
+/// A write that fails (a full disk) does not stop the game: the writer keeps the
+/// first error, drops the rest of the lines, and [`JsonlWriter::finish`] returns
+/// it as [`Lost`]. The table plays the game out, so the bots stay in step for the
+/// next one, and only this game is lost.
 pub struct JsonlWriter {
-    path: PathBuf,
-    partial: PathBuf,
-    out: BufWriter<File>,
+    file: Result<AtomicFile, WriteError>,
+    line: Vec<u8>,
 }
 
+/// A game whose transcript (or timings) could not be written: the file and the
+/// OS's reason. The game is not counted; a tournament's `--resume` plays it again.
+#[derive(Debug, thiserror::Error)]
+#[error(transparent)]
+pub struct Lost(#[from] pub WriteError);
+
 impl JsonlWriter {
-    pub fn create(path: &Path) -> anyhow::Result<JsonlWriter> {
-        let mut partial = path.as_os_str().to_owned();
-        partial.push(".partial");
-        let partial = PathBuf::from(partial);
-        let file = crate::safe_create::create_new(&partial)
-            .with_context(|| format!("failed to create {}", partial.display()))?;
+    /// Creates `PATH.partial`. Failing to create it is an error before the game
+    /// starts (the game is [`Lost`] before any bot heard of it).
+    pub fn create(path: &Path) -> Result<JsonlWriter, Lost> {
         Ok(JsonlWriter {
-            path: path.to_owned(),
-            partial,
-            out: BufWriter::new(file),
+            file: Ok(AtomicFile::create(path)?),
+            line: Vec::with_capacity(256),
         })
     }
 
     pub fn write<T: Serialize>(&mut self, line: &T) -> anyhow::Result<()> {
-        serde_json::to_writer(&mut self.out, line).context("failed to encode a transcript line")?;
-        self.out
-            .write_all(b"\n")
-            .with_context(|| format!("failed to write {}", self.partial.display()))
+        let Ok(file) = self.file.as_mut() else {
+            return Ok(()); // already lost: finish() reports it
+        };
+        self.line.clear();
+        serde_json::to_writer(&mut self.line, line)
+            .context("failed to encode a transcript line")?;
+        self.line.push(b'\n');
+        if let Err(e) = file.write_all(&self.line) {
+            self.file = Err(e);
+        }
+        Ok(())
     }
 
-    /// Flushes and gives the file its final name.
-    pub fn finish(mut self) -> anyhow::Result<PathBuf> {
-        self.out
-            .flush()
-            .with_context(|| format!("failed to write {}", self.partial.display()))?;
-        std::fs::rename(&self.partial, &self.path).with_context(|| {
-            format!(
-                "failed to rename {} to {}",
-                self.partial.display(),
-                self.path.display()
-            )
-        })?;
-        Ok(self.path)
+    /// Makes the file durable under its final name ([`AtomicFile::commit`]), or
+    /// reports the first write that failed.
+    pub fn finish(self) -> Result<PathBuf, Lost> {
+        Ok(self.file?.commit()?)
+    }
+
+    /// Removes the `.partial`: the game it belongs to was lost.
+    pub fn discard(self) {
+        if let Ok(file) = self.file {
+            file.discard();
+        }
     }
 }
 

@@ -7,15 +7,19 @@
 //! fault's `replaced` flag follows the header's policy; every decision the
 //! fallback made (after a fault, or for a replaced seat) is exactly the documented
 //! fallback's; fault counts, forfeits and the ranking follow from the fault lines.
+//!
+//! [`replay`] is the referee's one replay loop: `show` draws each step from it and
+//! the tournament reads a game's figures through it, so all three agree on what a
+//! transcript says. `audit.rs` is the `referee verify` command around it.
 
 use std::collections::VecDeque;
-use std::io::BufRead;
 use std::path::Path;
 
 use schmier_protocol::rules::{first_legal, Event, Game};
 use schmier_protocol::shuffle::derive_seed;
 use schmier_protocol::{FaultKind, Team};
 
+use crate::load::Transcript;
 use crate::transcript::{credited_winner, FaultPolicy, Header, Line, ResultRecord, FORMAT};
 
 /// A transcript that does not check out: where and why.
@@ -34,15 +38,81 @@ pub struct Verified {
     pub result: ResultRecord,
 }
 
-pub fn verify_file(path: &Path) -> Result<Verified, Inconsistency> {
-    let file = std::fs::File::open(path).map_err(|e| Inconsistency {
-        line: 0,
-        message: format!("failed to open {}: {e}", path.display()),
-    })?;
-    verify(std::io::BufReader::new(file))
+/// What a replay got through: the header, and the result line if the
+/// transcript has one (a `.partial` game in progress has none).
+#[derive(Debug)]
+pub struct Replayed {
+    pub lines: usize,
+    pub header: Header,
+    pub result: Option<ResultRecord>,
 }
 
-pub fn verify(input: impl BufRead) -> Result<Verified, Inconsistency> {
+/// Why `verify` gives up on a file.
+#[derive(Debug, thiserror::Error)]
+pub enum Failure {
+    /// Not a transcript at all (unreadable, or no transcript header first): the
+    /// user pointed at the wrong file.
+    #[error("{0}")]
+    NotTranscript(crate::load::LoadError),
+    /// A transcript that does not check out.
+    #[error("{0}")]
+    Invalid(Inconsistency),
+}
+
+/// Verifies the transcript at `path`.
+pub fn verify_file(path: &Path) -> Result<Verified, Failure> {
+    let t = Transcript::load(path).map_err(Failure::NotTranscript)?;
+    match t.lines.first() {
+        Some((_, Line::Header(_))) => {}
+        _ => {
+            let (line, mut reason) = match (&t.damaged, t.lines.first()) {
+                (_, Some((n, _))) => (*n, "not a transcript: its first line is no header".into()),
+                (Some((n, why)), None) => (*n, why.clone()),
+                (None, None) => (0, "not a transcript: the file is empty".to_owned()),
+            };
+            if crate::tournament::audit::is_journal(path) {
+                reason += " (a tournament's journal: verify the tournament's folder)";
+            }
+            return Err(Failure::NotTranscript(crate::load::LoadError {
+                path: path.to_owned(),
+                line,
+                reason,
+            }));
+        }
+    }
+    verify(&t, |_, _, _| {}).map_err(Failure::Invalid)
+}
+
+/// Replays `t` and requires it to be a whole game (a result line). `visit` sees
+/// each line with the game after it, as [`replay`] gives it.
+pub fn verify(
+    t: &Transcript,
+    visit: impl FnMut(usize, &Line, &Game),
+) -> Result<Verified, Inconsistency> {
+    let r = replay(t, visit)?;
+    match r.result {
+        Some(result) => Ok(Verified {
+            lines: r.lines,
+            header: r.header,
+            result,
+        }),
+        None => Err(Inconsistency {
+            line: r.lines,
+            message: "the transcript ends without a result line (an incomplete game?)".into(),
+        }),
+    }
+}
+
+/// The one replay loop, shared by `verify`, `show` and the tournament's outcome
+/// reader: replays `t` through the rules engine with every check above, and
+/// calls `visit` with each line (its number, the line, the game after it — for
+/// an event the engine derived, the state after the whole batch). Stops at the
+/// first inconsistency. A transcript that simply ends (a game in progress) is
+/// not one: the result is then `None`.
+pub fn replay(
+    t: &Transcript,
+    mut visit: impl FnMut(usize, &Line, &Game),
+) -> Result<Replayed, Inconsistency> {
     let mut game: Option<Game> = None;
     let mut header: Option<Header> = None;
     let mut policy: Option<FaultPolicy> = None;
@@ -54,35 +124,20 @@ pub fn verify(input: impl BufRead) -> Result<Verified, Inconsistency> {
     let mut fallback_next = [false; 6];
     let mut result: Option<(usize, ResultRecord)> = None;
     let mut n = 0;
-    for (i, raw) in input.lines().enumerate() {
-        n = i + 1;
+    for (at, line) in &t.lines {
+        n = *at;
         let fail = |message: String| Inconsistency { line: n, message };
-        let raw = raw.map_err(|e| fail(format!("failed to read: {e}")))?;
         if let Some((at, _)) = &result {
             return Err(fail(format!("a line after the result line (line {at})")));
         }
-        let line: Line =
-            serde_json::from_str(&raw).map_err(|e| fail(format!("not a transcript line: {e}")))?;
         match (line, game.as_mut()) {
             (Line::Header(h), None) => {
-                if h.format != FORMAT {
-                    return Err(fail(format!("format {:?} is not {FORMAT:?}", h.format)));
-                }
-                if h.seats.len() != 6 {
-                    return Err(fail(format!("{} seats listed, not 6", h.seats.len())));
-                }
-                let want = derive_seed(h.match_seed, u64::from(h.game.saturating_sub(1)));
-                if h.game == 0 || h.seed != want {
-                    return Err(fail(format!(
-                        "seed {} is not the one derived from match seed {} for game {} ({want})",
-                        h.seed, h.match_seed, h.game
-                    )));
-                }
+                check_header(h).map_err(fail)?;
                 policy = Some(h.fault_policy);
                 let (g, events) = Game::new(h.seed, h.rules);
                 game = Some(g);
                 expected.extend(events);
-                header = Some(h);
+                header = Some(h.clone());
             }
             (_, None) => return Err(fail("the first line must be the header".into())),
             (Line::Header(_), Some(_)) => return Err(fail("a second header".into())),
@@ -114,109 +169,153 @@ pub fn verify(input: impl BufRead) -> Result<Verified, Inconsistency> {
             }
             (Line::Event(event), Some(g)) => {
                 if let Some(want) = expected.pop_front() {
-                    if event != want {
+                    if *event != want {
                         return Err(fail(format!(
                             "the transcript says {} but the rules give {}",
-                            json(&event),
+                            json(event),
                             json(&want)
                         )));
                     }
-                    continue;
+                } else {
+                    expected = decide(g, event, &mut replaced, &mut fallback_next).map_err(fail)?;
                 }
-                let Some((seat, action)) = event.decision() else {
-                    return Err(fail(format!(
-                        "unexpected {}: a decision is due",
-                        json(&event)
-                    )));
-                };
-                match g.to_act() {
-                    None => return Err(fail("an action after the game ended".into())),
-                    Some(due) if due != seat => {
-                        return Err(fail(format!("{seat} acts but it is {due}'s turn")));
-                    }
-                    Some(_) => {}
-                }
-                let i = seat.index();
-                if replaced[i] || fallback_next[i] {
-                    let want = first_legal(g);
-                    if action != want {
-                        return Err(fail(format!(
-                            "{seat}'s decision was the fallback's, which is {want:?}, not {action:?}"
-                        )));
-                    }
-                    fallback_next[i] = false;
-                }
-                let mut out = Vec::new();
-                g.apply_into(action, &mut out)
-                    .map_err(|e| fail(format!("illegal action by {seat}: {e}")))?;
-                let mut out = VecDeque::from(out);
-                let echo = out.pop_front().expect("an applied action yields its event");
-                if echo != event {
-                    return Err(fail(format!(
-                        "the transcript says {} but the rules give {}",
-                        json(&event),
-                        json(&echo)
-                    )));
-                }
-                expected = out;
             }
             (Line::Result(r), Some(g)) => {
                 if let Some(missing) = expected.front() {
                     return Err(fail(format!("result before the rules' {}", json(missing))));
                 }
-                if !g.is_over() {
-                    return Err(fail("result line but the game is not over".into()));
-                }
-                if r.scores != g.scores() || r.deals != g.deals() {
-                    return Err(fail(format!(
-                        "result says scores {:?} after {} deals; the rules give {:?} after {}",
-                        r.scores,
-                        r.deals,
-                        g.scores(),
-                        g.deals()
-                    )));
-                }
-                if r.faults != faults {
-                    return Err(fail(format!(
-                        "result counts faults {:?} but the fault lines say {faults:?}",
-                        r.faults
-                    )));
-                }
-                let forfeit = policy.is_some_and(|p| p.forfeit);
-                let forfeited: Vec<Team> = Team::all()
-                    .filter(|t| forfeit && t.seats().iter().any(|s| faults[s.index()] > 0))
-                    .collect();
-                if r.forfeited != forfeited {
-                    return Err(fail(format!(
-                        "result says teams {:?} forfeited; the fault lines and policy give {forfeited:?}",
-                        r.forfeited
-                    )));
-                }
-                if let Some(why) = misranked(&r.ranking, g.winner(), r.scores, &forfeited) {
-                    return Err(fail(format!("result ranks teams {:?}: {why}", r.ranking)));
-                }
-                let credited = credited_winner(g.winner(), &forfeited, r.ranking);
-                if r.winner != credited {
-                    return Err(fail(format!(
-                        "result credits {:?} with the game; the rules and forfeits give {credited:?}",
-                        r.winner
-                    )));
-                }
-                result = Some((n, r));
+                check_result(r, g, faults, policy).map_err(fail)?;
+                result = Some((n, r.clone()));
             }
         }
+        visit(n, line, game.as_ref().expect("set by the header"));
     }
-    match result {
-        Some((_, result)) => Ok(Verified {
+    if let Some((line, why)) = &t.damaged {
+        return Err(Inconsistency {
+            line: *line,
+            message: why.clone(),
+        });
+    }
+    match header {
+        Some(header) => Ok(Replayed {
             lines: n,
-            header: header.expect("a result follows a header"),
-            result,
+            header,
+            result: result.map(|(_, r)| r),
         }),
         None => Err(Inconsistency {
-            line: n,
-            message: "the transcript ends without a result line (an incomplete game?)".into(),
+            line: 0,
+            message: "the file holds no line".into(),
         }),
     }
+}
+
+/// A header the referee could have written: this format, six seats, and the
+/// game's seed derived from the match seed and game number.
+fn check_header(h: &Header) -> Result<(), String> {
+    if h.format != FORMAT {
+        return Err(format!("format {:?} is not {FORMAT:?}", h.format));
+    }
+    if h.seats.len() != 6 {
+        return Err(format!("{} seats listed, not 6", h.seats.len()));
+    }
+    let want = derive_seed(h.match_seed, u64::from(h.game.saturating_sub(1)));
+    if h.game == 0 || h.seed != want {
+        return Err(format!(
+            "seed {} is not the one derived from match seed {} for game {} ({want})",
+            h.seed, h.match_seed, h.game
+        ));
+    }
+    Ok(())
+}
+
+/// A decision line: the seat whose turn it is, the fallback's action where the
+/// fallback decides, legal, and echoed by the rules as the transcript says.
+/// Returns the events the rules derive from it, which the next lines must be.
+fn decide(
+    g: &mut Game,
+    event: &Event,
+    replaced: &mut [bool; 6],
+    fallback_next: &mut [bool; 6],
+) -> Result<VecDeque<Event>, String> {
+    let Some((seat, action)) = event.decision() else {
+        return Err(format!("unexpected {}: a decision is due", json(event)));
+    };
+    match g.to_act() {
+        None => return Err("an action after the game ended".into()),
+        Some(due) if due != seat => return Err(format!("{seat} acts but it is {due}'s turn")),
+        Some(_) => {}
+    }
+    let i = seat.index();
+    if replaced[i] || fallback_next[i] {
+        let want = first_legal(g);
+        if action != want {
+            return Err(format!(
+                "{seat}'s decision was the fallback's, which is {want:?}, not {action:?}"
+            ));
+        }
+        fallback_next[i] = false;
+    }
+    let mut out = Vec::new();
+    g.apply_into(action, &mut out)
+        .map_err(|e| format!("illegal action by {seat}: {e}"))?;
+    let mut out = VecDeque::from(out);
+    let echo = out.pop_front().expect("an applied action yields its event");
+    if echo != *event {
+        return Err(format!(
+            "the transcript says {} but the rules give {}",
+            json(event),
+            json(&echo)
+        ));
+    }
+    Ok(out)
+}
+
+/// The result line against the finished game, the fault lines and the policy.
+fn check_result(
+    r: &ResultRecord,
+    g: &Game,
+    faults: [u32; 6],
+    policy: Option<FaultPolicy>,
+) -> Result<(), String> {
+    if !g.is_over() {
+        return Err("result line but the game is not over".into());
+    }
+    if r.scores != g.scores() || r.deals != g.deals() {
+        return Err(format!(
+            "result says scores {:?} after {} deals; the rules give {:?} after {}",
+            r.scores,
+            r.deals,
+            g.scores(),
+            g.deals()
+        ));
+    }
+    if r.faults != faults {
+        return Err(format!(
+            "result counts faults {:?} but the fault lines say {faults:?}",
+            r.faults
+        ));
+    }
+    let forfeit = policy.is_some_and(|p| p.forfeit);
+    let forfeited: Vec<Team> = Team::all()
+        .filter(|t| forfeit && t.seats().iter().any(|s| faults[s.index()] > 0))
+        .collect();
+    if r.forfeited != forfeited {
+        return Err(format!(
+            "result says teams {:?} forfeited; the fault lines and policy give {forfeited:?}",
+            r.forfeited
+        ));
+    }
+    if let Some(why) = misranked(&r.ranking, g.winner(), r.scores, &forfeited) {
+        return Err(format!("result ranks teams {:?}: {why}", r.ranking));
+    }
+    let credited = credited_winner(g.winner(), &forfeited, r.ranking);
+    if r.winner != credited {
+        return Err(format!(
+            "result credits {:?} with the game; the rules and forfeits give {credited:?}",
+            r.winner
+        ));
+    }
+    Ok(())
 }
 
 /// Checks a ranking against the rule, stated pairwise (independently of
@@ -259,34 +358,6 @@ fn misranked(
 
 fn json<T: serde::Serialize>(v: &T) -> String {
     serde_json::to_string(v).unwrap_or_default()
-}
-
-/// The transcripts named by `paths`: a file stands for itself, a directory for
-/// every `*.jsonl` file directly in it, in name order (its `timings/` and
-/// `stderr/` folders are not transcripts and are not looked at).
-pub fn transcripts(paths: &[std::path::PathBuf]) -> anyhow::Result<Vec<std::path::PathBuf>> {
-    use anyhow::Context;
-    let mut out = Vec::new();
-    for p in paths {
-        if !p.is_dir() {
-            out.push(p.clone());
-            continue;
-        }
-        let mut found: Vec<_> = std::fs::read_dir(p)
-            .with_context(|| format!("failed to list {}", p.display()))?
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|f| f.is_file() && f.extension().is_some_and(|e| e == "jsonl"))
-            .collect();
-        if found.is_empty() {
-            anyhow::bail!(
-                "failed to find transcripts: {} holds no *.jsonl file",
-                p.display()
-            );
-        }
-        found.sort();
-        out.extend(found);
-    }
-    Ok(out)
 }
 
 #[cfg(test)]

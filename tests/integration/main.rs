@@ -13,6 +13,7 @@ mod human;
 mod leaks;
 mod lifetime;
 mod limits;
+mod outputs;
 mod play;
 mod replay_page;
 mod sample_bots;

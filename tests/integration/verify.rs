@@ -84,10 +84,17 @@ fn tampered_transcripts_are_rejected_at_the_right_line() {
     assert!(!ok);
     assert!(msg.contains("without a result line"), "{msg}");
 
-    // 6. Not JSON at all.
-    let (ok, msg) = check("hello\n", dir.path());
-    assert!(!ok);
-    assert!(msg.contains(":1: not a transcript line"), "{msg}");
+    // 6. Not JSON at all: not a transcript, a user error (exit 2) naming the
+    //    file and the line.
+    let path = dir.path().join("edited.jsonl");
+    std::fs::write(&path, "hello\n").unwrap();
+    let out = verify(&[&path]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("edited.jsonl:1: not a transcript line"),
+        "{err}"
+    );
 }
 
 /// A transcript with faults: seat 1 plays illegal cards until, after its third

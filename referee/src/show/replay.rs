@@ -1,11 +1,8 @@
-//! A transcript replayed through the rules engine, step by step: each line with
-//! the game state it leads to. `show` renders from this, and every seat's view of a
+//! A transcript replayed through the rules engine (the one replay loop,
+//! [`crate::verify::replay`]), step by step: each line with the game state it
+//! leads to. `show` renders from this, and every seat's view of a
 //! step comes from the engine's own view logic (`Game::view`, `Event::seen_by`),
 //! the one place that decides what a seat sees.
-
-use std::collections::VecDeque;
-
-use anyhow::bail;
 
 use schmier_protocol::rules::{Event, Game};
 
@@ -38,41 +35,18 @@ pub struct Replay {
 }
 
 impl Replay {
-    /// Replays `t`; a line that does not follow from the rules is an error naming
-    /// it (`referee verify` gives the full check).
+    /// Replays `t` through the one replay loop ([`crate::verify::replay`]); a
+    /// line that does not check out is an error naming the file and the line. A
+    /// game cut short (no result line) replays up to where it stops.
     pub fn new(t: &Transcript) -> anyhow::Result<Replay> {
-        let header = t.header()?.clone();
-        let file = t.path.display();
-        let (mut game, first) = Game::new(header.seed, header.rules);
-        let mut expected: VecDeque<Event> = first.into();
         let mut steps = Vec::new();
         let mut deal = 0;
-        for (n, line) in &t.lines[1..] {
+        let replayed = crate::verify::replay(t, |n, line, game| {
             let what = match line {
-                Line::Header(_) => bail!("failed to replay {file}:{n}: a second header"),
+                Line::Header(_) => return,
                 Line::Fault(f) => What::Fault(f.clone()),
                 Line::Result(r) => What::Result(r.clone()),
                 Line::Event(e) => {
-                    if let Some(want) = expected.pop_front() {
-                        if *e != want {
-                            bail!(
-                                "failed to replay {file}:{n}: the rules give another event here \
-                                 (run `referee verify` on it)"
-                            );
-                        }
-                    } else {
-                        let Some((_, action)) = e.decision() else {
-                            bail!("failed to replay {file}:{n}: a decision is due here");
-                        };
-                        let mut out = Vec::new();
-                        game.apply_into(action, &mut out)
-                            .map_err(|err| anyhow::anyhow!("failed to replay {file}:{n}: {err}"))?;
-                        let mut out = VecDeque::from(out);
-                        if out.pop_front().as_ref() != Some(e) {
-                            bail!("failed to replay {file}:{n}: the rules give another event here");
-                        }
-                        expected = out;
-                    }
                     if let Event::Deal { deal: d, .. } = e {
                         deal = *d;
                     }
@@ -80,13 +54,24 @@ impl Replay {
                 }
             };
             steps.push(Step {
-                line: *n,
+                line: n,
                 deal,
                 what,
                 game: game.clone(),
             });
-        }
-        Ok(Replay { header, steps })
+        })
+        .map_err(|e| {
+            anyhow::anyhow!(
+                "failed to replay {}:{}: {} (`referee verify` checks the whole file)",
+                t.path.display(),
+                e.line,
+                e.message
+            )
+        })?;
+        Ok(Replay {
+            header: replayed.header,
+            steps,
+        })
     }
 
     /// The deals the game had, thrown-in ones included.

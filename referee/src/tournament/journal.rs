@@ -10,6 +10,7 @@
 use std::collections::BTreeMap;
 use std::fs::{File, OpenOptions};
 use std::io::Write;
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context};
@@ -58,11 +59,18 @@ impl Journal {
             },
             Err(e) => bail!("failed to read {}: {e}", path.display()),
         };
+        let created = !path.exists();
+        // Never through a symlink planted in place of the journal.
         let file = OpenOptions::new()
             .create(true)
             .append(true)
+            .custom_flags(nix::libc::O_NOFOLLOW)
             .open(&path)
             .with_context(|| format!("failed to open {}", path.display()))?;
+        if created {
+            // The new file's name is on disk before any line in it counts.
+            crate::safe_create::sync_dir(&path)?;
+        }
         Ok((Journal { path, file }, loaded))
     }
 
@@ -73,7 +81,13 @@ impl Journal {
         self.file
             .write_all(&line)
             .and_then(|()| self.file.sync_data())
-            .with_context(|| format!("failed to append to {}", self.path.display()))
+            .with_context(|| format!("failed to append to {}", self.path.display()))?;
+        #[cfg(test)]
+        if let Some(dir) = self.path.parent() {
+            use crate::safe_create::faults;
+            faults::note(faults::Step::Journaled, &dir.join(&outcome.transcript));
+        }
+        Ok(())
     }
 }
 
@@ -130,6 +144,39 @@ fn parse(bytes: &[u8], path: &Path) -> anyhow::Result<(Loaded, usize)> {
 
 fn is_last(bytes: &[u8], end: Option<usize>) -> bool {
     end.is_none_or(|e| e + 1 == bytes.len())
+}
+
+/// After a run into the new folder `dir` failed before any game was journaled:
+/// removes what it made — the manifest, the empty journal, empty logs and the
+/// empty folders — so the folder does not hold a tournament a corrected rerun
+/// would have to match. Anything else (a game's transcript, a log with content,
+/// a stranger's file) stays, and with it the folders that hold it.
+pub fn discard_unplayed(dir: &Path) {
+    let journal = dir.join(FILE);
+    if std::fs::metadata(&journal).is_ok_and(|m| m.len() > 0) {
+        return;
+    }
+    let _ = std::fs::remove_file(journal);
+    let _ = std::fs::remove_file(dir.join(super::manifest::FILE));
+    remove_empty(dir);
+}
+
+/// Removes empty files and then empty folders under `dir`, and `dir` if empty.
+fn remove_empty(dir: &Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let path = e.path();
+        match e.file_type() {
+            Ok(t) if t.is_dir() => remove_empty(&path),
+            Ok(t) if t.is_file() && e.metadata().is_ok_and(|m| m.len() == 0) => {
+                let _ = std::fs::remove_file(path);
+            }
+            _ => {}
+        }
+    }
+    let _ = std::fs::remove_dir(dir);
 }
 
 /// Replaces the journal with its lines in schedule order (atomically).
@@ -257,5 +304,91 @@ mod tests {
             })
             .collect();
         assert_eq!(order, [(0, 1), (0, 3), (1, 1), (1, 2)]);
+    }
+
+    /// A small tournament of in-process bots (six games, one table).
+    fn small_tournament(out: &Path) -> crate::tournament::TournamentConfig {
+        use clap::Parser;
+        let cli = crate::cli::Cli::try_parse_from([
+            "referee",
+            "tournament",
+            "--entrant",
+            "a=inproc:random",
+            "--entrant",
+            "b=inproc:heuristic",
+            "--entrant",
+            "c=inproc:random",
+            "--seed",
+            "77",
+            "--jobs",
+            "1",
+            "--quiet",
+            "--out",
+            out.to_str().unwrap(),
+        ])
+        .unwrap();
+        match cli.command() {
+            crate::cli::Command::Tournament(args) => args.validate().unwrap(),
+            _ => unreachable!("a tournament command line"),
+        }
+    }
+
+    fn run(cfg: &crate::tournament::TournamentConfig) -> anyhow::Result<crate::tournament::Ended> {
+        let cancel = tokio_util::sync::CancellationToken::new();
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap()
+            .block_on(crate::tournament::run(cfg, &cancel))
+    }
+
+    #[test]
+    fn a_game_is_journaled_only_after_its_transcript_is_durable_and_a_lost_one_never() {
+        use crate::safe_create::faults::{fill_disk_at, steps_under, Step};
+        let tmp = tempfile::tempdir().unwrap();
+        let out = tmp.path().join("t");
+        let cfg = small_tournament(&out);
+        // Game 3's transcript meets a full disk after its first kilobyte.
+        let lost = out.join("games/r00-m0000-g003.jsonl");
+        fill_disk_at(&lost, 1024);
+        let err = match run(&cfg) {
+            Err(e) => format!("{e:#}"),
+            Ok(_) => panic!("a tournament with a lost game cannot be complete"),
+        };
+        assert!(err.contains("game 3 was not played"), "{err}");
+        let steps = steps_under(&out);
+        let journaled: Vec<&PathBuf> = steps
+            .iter()
+            .filter(|(s, _)| *s == Step::Journaled)
+            .map(|(_, p)| p)
+            .collect();
+        assert_eq!(journaled.len(), 5, "every game but the lost one: {steps:?}");
+        assert!(!journaled.contains(&&lost));
+        for game in journaled {
+            let at = |step| steps.iter().position(|(s, p)| *s == step && p == game);
+            let (durable, counted) = (at(Step::Durable), at(Step::Journaled));
+            assert!(
+                durable.is_some() && durable < counted,
+                "{} journaled before its transcript was durable: {steps:?}",
+                game.display()
+            );
+        }
+        // What the journal holds is exactly the five durable games, and no
+        // temporary file is left of the lost one.
+        let loaded = read(&out).unwrap();
+        assert_eq!(loaded.outcomes.len(), 5);
+        assert!(!crate::safe_create::partial_name(&lost).exists());
+        assert!(!lost.exists());
+
+        // --resume plays the lost game (the disk has room again) and completes.
+        let resumed = crate::tournament::TournamentConfig {
+            resume: true,
+            ..cfg
+        };
+        assert!(matches!(
+            run(&resumed).unwrap(),
+            crate::tournament::Ended::Complete(_)
+        ));
+        assert_eq!(read(&out).unwrap().outcomes.len(), 6);
     }
 }

@@ -16,7 +16,10 @@
 //!   round from the results so far (and, for a knockout, who advanced).
 //! - `bracket.rs`: a knockout or Swiss round's tables and who advanced, printed.
 //! - `merge.rs`: `referee merge` — shards back into one tournament.
+//! - `audit.rs`: `referee verify` on a tournament folder — each journal line
+//!   against its transcript.
 
+pub mod audit;
 mod bracket;
 mod config;
 mod journal;
@@ -39,19 +42,16 @@ use std::path::Path;
 use anyhow::Context;
 
 pub use config::{TournamentArgs, TournamentConfig};
+pub use journal::discard_unplayed;
 pub use merge::merge;
 pub use run::{run, Ended};
 pub use standings::Standings;
 
-/// Writes a whole file under a temporary name and renames it into place, so a
-/// reader (or a crash) never sees half of it.
+/// Writes a whole file through the referee's one atomic writer
+/// ([`crate::safe_create::write_atomic`]: `NAME.partial`, fsync, rename, fsync of
+/// the folder), so a reader (or a crash) never sees half of it.
 fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
-    let mut tmp = path.as_os_str().to_owned();
-    tmp.push(".tmp");
-    let tmp = std::path::PathBuf::from(tmp);
-    std::fs::write(&tmp, bytes)
-        .and_then(|()| std::fs::rename(&tmp, path))
-        .with_context(|| format!("failed to write {}", path.display()))
+    Ok(crate::safe_create::write_atomic(path, bytes)?)
 }
 
 /// Copies a game's transcript (and its timings, if kept) between tournament
@@ -69,8 +69,11 @@ fn copy_game(from: &Path, to: &Path, transcript: &str) -> anyhow::Result<()> {
             std::fs::create_dir_all(dir)
                 .with_context(|| format!("failed to create {}", dir.display()))?;
         }
-        std::fs::copy(&src, &dst)
-            .with_context(|| format!("failed to copy {} to {}", src.display(), to.display()))?;
+        // Through the atomic writer: the copy is durable before the journal
+        // line that counts it is appended.
+        let bytes =
+            std::fs::read(&src).with_context(|| format!("failed to read {}", src.display()))?;
+        write_atomic(&dst, &bytes)?;
     }
     Ok(())
 }

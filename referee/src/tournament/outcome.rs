@@ -1,17 +1,19 @@
 //! What a tournament keeps of one finished game: the figures standings need,
-//! read back from the game's transcript (the authoritative record), so that the
-//! journal, a resumed run and a merge of shards all derive them the same way.
+//! read back from the game's transcript (the authoritative record) through the
+//! one replay loop (`verify.rs`), so that the journal, a resumed run, a merge of
+//! shards and `referee verify` all derive them the same way.
 
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use anyhow::{bail, Context};
 use serde::{Deserialize, Serialize};
 
 use schmier_protocol::rules::Event;
 
 use super::schedule::GameKey;
+use crate::load::Transcript;
 use crate::transcript::Line;
+use crate::verify::Inconsistency;
 
 /// One journal line. Per-team arrays are indexed by team position (seat % 3).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -53,7 +55,6 @@ impl GameOutcome {
         }
     }
 
-    /// Reads the outcome of game `key` from its transcript at `dir/rel`.
     /// What pairing the next round needs of it.
     pub fn result(&self) -> super::schedule::GameResult {
         super::schedule::GameResult {
@@ -64,10 +65,29 @@ impl GameOutcome {
         }
     }
 
+    /// Reads the outcome of game `key` from its transcript at `dir/rel`, through
+    /// the one reader and replay loop: the figures come from a transcript that
+    /// checks out, or the error names the line that does not.
     pub fn read(dir: &Path, rel: &str, key: GameKey, teams: [usize; 3]) -> anyhow::Result<Self> {
         let path = dir.join(rel);
-        let text = std::fs::read_to_string(&path)
-            .with_context(|| format!("failed to read {}", path.display()))?;
+        let t = Transcript::read(&path)?;
+        Self::of(&t, rel, key, teams).map_err(|e| {
+            anyhow::anyhow!(
+                "failed to read {}:{}: {}",
+                path.display(),
+                e.line,
+                e.message
+            )
+        })
+    }
+
+    /// The outcome the transcript `t` (at `rel`) records for game `key`.
+    pub fn of(
+        t: &Transcript,
+        rel: &str,
+        key: GameKey,
+        teams: [usize; 3],
+    ) -> Result<Self, Inconsistency> {
         let mut out = GameOutcome {
             round: key.round,
             matchup: key.matchup,
@@ -86,43 +106,33 @@ impl GameOutcome {
             hands: 0,
             faults: Default::default(),
         };
-        let mut finished = false;
-        for (n, raw) in text.lines().enumerate() {
-            let line: Line = serde_json::from_str(raw)
-                .with_context(|| format!("failed to read line {} of {}", n + 1, path.display()))?;
-            match line {
-                Line::Header(h) => out.seed = h.seed,
-                Line::Fault(f) => {
-                    *out.faults[f.seat.team().index()]
-                        .entry(f.fault.name().to_owned())
-                        .or_default() += 1;
-                }
-                Line::Event(Event::HandEnd(h)) => {
-                    let bidder = h.bidder.team().index();
-                    if h.made {
-                        out.made[bidder] += 1;
-                    } else {
-                        out.set[bidder] += 1;
-                    }
-                    for t in 0..3 {
-                        out.won[t] += h.won[t];
-                    }
-                    out.hands += 1;
-                }
-                Line::Event(_) => {}
-                Line::Result(r) => {
-                    out.scores = r.scores;
-                    out.deals = r.deals;
-                    out.ranking = r.ranking.map(|t| t.index());
-                    out.forfeited = r.forfeited.iter().map(|t| t.index()).collect();
-                    out.winner = crate::session::credited_winner(&r).map(|t| t.index());
-                    finished = true;
-                }
+        let verified = crate::verify::verify(t, |_, line, _| match line {
+            Line::Fault(f) => {
+                *out.faults[f.seat.team().index()]
+                    .entry(f.fault.name().to_owned())
+                    .or_default() += 1;
             }
-        }
-        if !finished {
-            bail!("failed to read {}: it has no result line", path.display());
-        }
+            Line::Event(Event::HandEnd(h)) => {
+                let bidder = h.bidder.team().index();
+                if h.made {
+                    out.made[bidder] += 1;
+                } else {
+                    out.set[bidder] += 1;
+                }
+                for t in 0..3 {
+                    out.won[t] += h.won[t];
+                }
+                out.hands += 1;
+            }
+            _ => {}
+        })?;
+        let r = verified.result;
+        out.seed = verified.header.seed;
+        out.scores = r.scores;
+        out.deals = r.deals;
+        out.ranking = r.ranking.map(|t| t.index());
+        out.forfeited = r.forfeited.iter().map(|t| t.index()).collect();
+        out.winner = crate::session::credited_winner(&r).map(|t| t.index());
         Ok(out)
     }
 }

@@ -196,6 +196,16 @@ async fn play_table(
                 discard_partial(&plan.transcript);
                 break;
             }
+            // A transcript that could not be written (a full disk): only this game
+            // is lost; it is never journaled, and `--resume` plays it again.
+            Err(e) if e.is::<crate::transcript::Lost>() => {
+                eprintln!(
+                    "referee: round {} matchup {} game {game} lost: {e:#}; it is not \
+                     journaled (--resume plays it again)",
+                    m.round, m.index
+                );
+                continue;
+            }
             Err(e) => {
                 result = Err(e.context(format!(
                     "failed to play round {} matchup {} game {game}",

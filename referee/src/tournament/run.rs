@@ -60,6 +60,7 @@ pub async fn run(cfg: &TournamentConfig, cancel: &CancellationToken) -> anyhow::
     let manifest = manifest(cfg, &one_round);
     let dir = &cfg.out;
     prepare(dir, &manifest, cfg.resume)?;
+    crate::outdir::check_free_space(dir)?;
     let (mut journal, loaded) = Journal::open(dir)?;
     if loaded.torn > 0 {
         eprintln!(

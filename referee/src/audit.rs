@@ -1,0 +1,160 @@
+//! The `referee verify` command around `verify.rs`'s replay: what each path is
+//! (a transcript file, a `play` folder, a tournament folder), what is printed,
+//! and the exit status.
+//!
+//! - A file is one transcript.
+//! - A folder is every `*.jsonl` file directly in it (a `play` folder; its
+//!   `timings/` and `stderr/` are not looked at).
+//! - A tournament folder (it has `tournament.json`) is every transcript in its
+//!   `games/`, and then its `journal.jsonl`, each line against its transcript.
+//!
+//! Exit status: 0 when everything checks out; 1 when a transcript or a journal
+//! line does not; 2 when a path is not what `verify` reads (no such file, not a
+//! transcript at all, a folder without transcripts).
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{bail, Context};
+
+use crate::verify::{verify_file, Failure};
+
+/// Tallies of one `verify` run.
+#[derive(Default)]
+struct Tally {
+    checked: usize,
+    invalid: usize,
+    not_transcripts: usize,
+    journal_lines: usize,
+    journal_bad: usize,
+}
+
+/// Runs `referee verify PATH...`, printing one line per transcript (and per
+/// journal problem) to stdout.
+pub fn run(paths: &[PathBuf]) -> anyhow::Result<ExitCode> {
+    let mut tally = Tally::default();
+    for p in paths {
+        if p.is_dir() && crate::tournament::audit::is_tournament(p) {
+            tournament(p, &mut tally)?;
+        } else if p.is_dir() {
+            for f in jsonl_in(p)? {
+                file(&f, &mut tally);
+            }
+        } else {
+            file(p, &mut tally);
+        }
+    }
+    let mut problems = Vec::new();
+    if tally.invalid > 0 {
+        problems.push(format!(
+            "{} of {} transcript(s) invalid",
+            tally.invalid, tally.checked
+        ));
+    }
+    if tally.journal_bad > 0 {
+        problems.push(format!(
+            "{} of {} journal line(s) do not match their transcripts",
+            tally.journal_bad, tally.journal_lines
+        ));
+    }
+    if tally.not_transcripts > 0 {
+        problems.push(format!(
+            "{} path(s) are not transcripts (or cannot be read)",
+            tally.not_transcripts
+        ));
+    }
+    if problems.is_empty() {
+        return Ok(ExitCode::SUCCESS);
+    }
+    eprintln!("referee: {}", problems.join("; "));
+    Ok(ExitCode::from(if tally.not_transcripts > 0 {
+        2
+    } else {
+        1
+    }))
+}
+
+/// Verifies one transcript file and prints its line.
+fn file(f: &Path, tally: &mut Tally) {
+    tally.checked += 1;
+    match verify_file(f) {
+        Ok(v) => {
+            let players: Vec<&str> = v.header.seats.iter().map(|s| s.name.as_str()).collect();
+            let teams = crate::names::team_names(&players);
+            let r = &v.result;
+            let forfeited: Vec<usize> = r.forfeited.iter().map(|t| t.index()).collect();
+            println!(
+                "ok {} ({} lines): {}",
+                f.display(),
+                v.lines,
+                crate::report::outcome_text(
+                    &teams,
+                    r.winner.map(|t| t.index()),
+                    r.scores,
+                    &forfeited
+                )
+            );
+        }
+        Err(Failure::Invalid(e)) => {
+            tally.invalid += 1;
+            println!("INVALID {}:{}: {}", f.display(), e.line, e.message);
+        }
+        Err(Failure::NotTranscript(e)) => {
+            tally.checked -= 1;
+            tally.not_transcripts += 1;
+            eprintln!("referee: {e}");
+        }
+    }
+}
+
+/// A tournament folder: its games, then its journal against them.
+fn tournament(dir: &Path, tally: &mut Tally) -> anyhow::Result<()> {
+    let games_dir = dir.join("games");
+    let games: Vec<String> = match games_dir.is_dir() {
+        true => crate::load::transcripts_in(&games_dir)?
+            .into_iter()
+            .map(|rel| Path::new("games").join(rel).to_string_lossy().into_owned())
+            .collect(),
+        false => Vec::new(),
+    };
+    for g in &games {
+        file(&dir.join(g), tally);
+    }
+    let audit = crate::tournament::audit::journal(dir, &games)?;
+    let journal = audit.path.display();
+    tally.journal_lines += audit.lines;
+    tally.journal_bad += audit.mismatches.len();
+    for (line, why) in &audit.mismatches {
+        println!("INVALID {journal}:{line}: {why}");
+    }
+    for g in &audit.unjournaled {
+        println!(
+            "note {}: a finished game the journal does not count (--resume plays it again)",
+            dir.join(g).display()
+        );
+    }
+    if audit.mismatches.is_empty() {
+        println!(
+            "ok {journal} ({} games, each as its transcript records it)",
+            audit.lines
+        );
+    }
+    Ok(())
+}
+
+/// Every `*.jsonl` file directly in `dir`, in name order.
+fn jsonl_in(dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
+    let mut found: Vec<_> = std::fs::read_dir(dir)
+        .with_context(|| format!("failed to list {}", dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|f| f.is_file() && f.extension().is_some_and(|e| e == "jsonl"))
+        .collect();
+    if found.is_empty() {
+        bail!(
+            "failed to find transcripts: {} holds no *.jsonl file (nor tournament.json)",
+            dir.display()
+        );
+    }
+    found.sort();
+    Ok(found)
+}
