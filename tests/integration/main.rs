@@ -2,6 +2,7 @@
 //! binary, a module per feature; `support.rs` has the small builder they share.
 
 mod bench;
+mod brackets;
 mod check_bot;
 mod determinism;
 mod diff;

@@ -154,7 +154,7 @@ li {{ margin: 2px 0; }}
 <body><main>
 <h1>Standings</h1>
 <p>{} games. Win rate with its 95% interval (the bar spans 0–100%; the blue part is
-the interval, the dark line the win rate).</p>
+the interval, the dark line the win rate).{}</p>
 <table id="standings"><tr><th>rank</th><th class="name">entrant</th><th>games</th><th>wins</th>
 <th>win rate</th><th>95% interval</th><th>duplicate score</th><th>rating</th><th>forfeits</th></tr>
 {rows}</table>
@@ -164,7 +164,11 @@ the interval, the dark line the win rate).</p>
 {games}</ol>
 </main></body></html>
 "#,
-        standings["games"]
+        standings["games"],
+        // A Swiss's count of pairs seated together again.
+        standings["repeat_meetings"]
+            .as_u64()
+            .map_or(String::new(), |n| format!(" Repeat meetings: {n}."))
     ))
 }
 

@@ -13,7 +13,9 @@
 //! - `run.rs`: `referee tournament` — directory, rounds, the coordinator that
 //!   journals what the pool finishes.
 //! - `progress.rs`: the live bar or periodic progress lines.
-//! - `bracket.rs`: a knockout or Swiss round's tables and who advanced.
+//! - `knockout.rs`, `swiss.rs`: how each format played by rounds seats its next
+//!   round from the results so far (and, for a knockout, who advanced).
+//! - `bracket.rs`: a knockout or Swiss round's tables and who advanced, printed.
 //! - `merge.rs`: `referee merge` — shards back into one tournament.
 //! - `audit.rs`: `referee verify` on a tournament folder — each journal line
 //!   against its transcript.
@@ -22,15 +24,19 @@ pub mod audit;
 mod bracket;
 mod config;
 mod journal;
+mod knockout;
 mod manifest;
 mod merge;
 mod outcome;
 mod pool;
 mod progress;
+#[cfg(test)]
+mod properties;
 mod run;
 pub mod schedule;
 mod standings;
 mod startcheck;
+mod swiss;
 
 use std::collections::BTreeMap;
 use std::path::Path;

@@ -10,14 +10,14 @@ use anyhow::{bail, Context};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use super::bracket::bracket_round;
+use super::bracket::{bracket_round, last_line};
 use super::config::TournamentConfig;
 use super::journal::Journal;
 use super::manifest::{EntrantRecord, Manifest};
 use super::outcome::GameOutcome;
 use super::pool::{self, TableJob};
 use super::progress::{leader, Progress};
-use super::schedule::{knockout_alive, matchups, round, Format, GameKey, GameResult, Matchup};
+use super::schedule::{matchups, round, Format, GameKey, GameResult, Matchup};
 use super::standings::Standings;
 
 /// Open files a table needs: three pipes and a log per bot, two transcripts, slack.
@@ -85,6 +85,7 @@ pub async fn run(cfg: &TournamentConfig, cancel: &CancellationToken) -> anyhow::
         }
     }
     let by_rounds = cfg.format.by_rounds();
+    let names: Vec<String> = cfg.entrants.iter().map(|e| e.name.clone()).collect();
     let mut known: BTreeSet<GameKey> = BTreeSet::new();
     let mut r = u32::from(by_rounds);
     loop {
@@ -97,11 +98,16 @@ pub async fn run(cfg: &TournamentConfig, cancel: &CancellationToken) -> anyhow::
             match round(n, &cfg.format, cfg.sets, cfg.seed, r, &before) {
                 Some(ms) => ms,
                 None => {
-                    if cfg.format == Format::Knockout {
-                        let alive = knockout_alive(n, cfg.sets, cfg.seed, r, &before);
-                        if let [champion] = alive[..] {
-                            println!("champion: {}", cfg.entrants[champion].name);
-                        }
+                    if let Some(want) = cfg.round.filter(|&want| want >= r) {
+                        bail!(
+                            "failed to play round {want}: the tournament was over after round {}; \
+                             to write its standings, run it without --round (with --resume in {})",
+                            r - 1,
+                            dir.display()
+                        );
+                    }
+                    if let Some(line) = last_line(&names, &cfg.format, r, &before) {
+                        println!("{line}");
                     }
                     break;
                 }
@@ -137,7 +143,7 @@ pub async fn run(cfg: &TournamentConfig, cancel: &CancellationToken) -> anyhow::
             return Ok(Ended::Interrupted(so_far));
         }
         if by_rounds {
-            print!("{}", bracket_round(cfg, r, &ms, &outcomes));
+            print!("{}", bracket_round(&names, &cfg.format, r, &ms, &outcomes));
         }
         if !by_rounds || cfg.round == Some(r) {
             break;

@@ -25,10 +25,10 @@ pub enum Format {
         /// Entrant indices of the challengers.
         challengers: Vec<usize>,
     },
-    /// Rounds of tables of three; each table's winner advances (see [`advances`]).
+    /// Rounds of tables of three; each table's winner advances (see `knockout.rs`).
     Knockout,
     /// `rounds` rounds; each round's tables group entrants of similar standing
-    /// (see [`swiss_tables`]).
+    /// (see `swiss.rs`).
     Swiss { rounds: u32 },
 }
 
@@ -180,7 +180,9 @@ pub struct GameResult {
 
 /// Round `r` (from 1) of a knockout or Swiss tournament, from the results of
 /// rounds `1..r` (all complete). `None` when the tournament is over (a knockout
-/// with one entrant left, a Swiss after its last round).
+/// with one entrant left, a Swiss after its last round) or has no rounds (the
+/// one-round formats, or `r` = 0). Each format seats its own rounds: see
+/// `knockout.rs` and `swiss.rs`.
 pub fn round(
     entrants: usize,
     format: &Format,
@@ -189,152 +191,17 @@ pub fn round(
     r: u32,
     before: &[GameResult],
 ) -> Option<Vec<Matchup>> {
-    assert!(r >= 1, "rounds count from 1");
     let tables = match format {
+        _ if r == 0 => return None,
         Format::RoundRobin | Format::Balanced | Format::Gauntlet { .. } => return None,
-        Format::Knockout => {
-            let alive = knockout_alive(entrants, sets, seed, r, before);
-            if alive.len() < 2 {
-                return None;
-            }
-            knockout_tables(&alive, &knockout_eliminated_order(entrants, before, &alive))
-        }
-        Format::Swiss { rounds } => {
-            if r > *rounds {
-                return None;
-            }
-            swiss_tables(entrants, before)
-        }
+        Format::Knockout => super::knockout::round(entrants, before, r)?.tables,
+        Format::Swiss { rounds } if r > *rounds => return None,
+        Format::Swiss { .. } => super::swiss::tables(entrants, before),
     };
+    if tables.is_empty() {
+        return None;
+    }
     Some(numbered(tables, r, sets, seed))
-}
-
-/// Per entrant over `games`: game wins, then duplicate points (own score minus
-/// the mean of the other two teams', doubled to stay integral).
-fn tally(entrants: usize, games: &[&GameResult]) -> Vec<(u32, i64)> {
-    let mut t = vec![(0u32, 0i64); entrants];
-    for g in games {
-        for p in 0..3 {
-            let e = g.teams[p];
-            t[e].0 += u32::from(g.winner == Some(p));
-            t[e].1 += 2 * i64::from(g.scores[p])
-                - i64::from(g.scores[(p + 1) % 3])
-                - i64::from(g.scores[(p + 2) % 3]);
-        }
-    }
-    t
-}
-
-/// Who advances from a knockout table: the entrant with the most game wins at it,
-/// ties broken by duplicate points at it, then by the lower entrant number (the
-/// earlier-listed, i.e. better-seeded, entrant). In a final of two the third seat
-/// is a sparring entrant who cannot advance.
-pub fn advances(m: &Matchup, games: &[&GameResult], contenders: &[usize]) -> usize {
-    let mine: Vec<&GameResult> = games
-        .iter()
-        .copied()
-        .filter(|g| g.key.round == m.round && g.key.matchup == m.index)
-        .collect();
-    let t = tally(m.entrants.iter().max().map_or(0, |&e| e + 1), &mine);
-    *m.entrants
-        .iter()
-        .filter(|e| contenders.contains(e))
-        .max_by_key(|&&e| (t[e].0, t[e].1, std::cmp::Reverse(e)))
-        .expect("a table has a contender")
-}
-
-/// The entrants still in a knockout before round `r`, best seed first.
-pub fn knockout_alive(
-    entrants: usize,
-    sets: u32,
-    seed: u64,
-    r: u32,
-    before: &[GameResult],
-) -> Vec<usize> {
-    let mut alive: Vec<usize> = (0..entrants).collect();
-    for earlier in 1..r {
-        let elim = knockout_eliminated_order(entrants, before, &alive);
-        let tables = knockout_tables(&alive, &elim);
-        let ms = numbered(tables, earlier, sets, seed);
-        let games: Vec<&GameResult> = before.iter().filter(|g| g.key.round == earlier).collect();
-        let byes: Vec<usize> = alive
-            .iter()
-            .copied()
-            .filter(|e| ms.iter().all(|m| !m.entrants.contains(e)))
-            .collect();
-        let mut next: Vec<usize> = byes;
-        next.extend(ms.iter().map(|m| advances(m, &games, &alive)));
-        next.sort();
-        alive = next;
-    }
-    alive
-}
-
-/// Entrants already out, best first (most wins overall, then duplicate points,
-/// then entrant number): the sparring partner of a final of two is the first.
-fn knockout_eliminated_order(
-    entrants: usize,
-    before: &[GameResult],
-    alive: &[usize],
-) -> Vec<usize> {
-    let all: Vec<&GameResult> = before.iter().collect();
-    let t = tally(entrants, &all);
-    let mut out: Vec<usize> = (0..entrants).filter(|e| !alive.contains(e)).collect();
-    out.sort_by_key(|&e| (std::cmp::Reverse(t[e].0), std::cmp::Reverse(t[e].1), e));
-    out
-}
-
-/// A knockout round's tables: the alive entrants in seed order, in threes; when
-/// the count does not divide by three, the best seeds get byes (one or two). Two
-/// left: a final, with the best eliminated entrant as the third team.
-fn knockout_tables(alive: &[usize], eliminated: &[usize]) -> Vec<[usize; 3]> {
-    match alive.len() {
-        0 | 1 => Vec::new(),
-        2 => vec![[alive[0], alive[1], eliminated[0]]],
-        n => alive[n % 3..]
-            .chunks(3)
-            .map(|c| [c[0], c[1], c[2]])
-            .collect(),
-    }
-}
-
-/// A Swiss round's tables: entrants ordered by standing so far (game wins, then
-/// duplicate points, then entrant number); the best unplaced entrant is seated
-/// with the next two in that order it has not met, who have not met each other,
-/// falling back to the next two in order when that is impossible. When the count
-/// does not divide by three, the lowest-ranked one or two sit the round out
-/// (a bye scores nothing).
-pub fn swiss_tables(entrants: usize, before: &[GameResult]) -> Vec<[usize; 3]> {
-    let all: Vec<&GameResult> = before.iter().collect();
-    let t = tally(entrants, &all);
-    let mut order: Vec<usize> = (0..entrants).collect();
-    order.sort_by_key(|&e| (std::cmp::Reverse(t[e].0), std::cmp::Reverse(t[e].1), e));
-    order.truncate(entrants - entrants % 3);
-    let met = |a: usize, b: usize| {
-        before
-            .iter()
-            .any(|g| g.teams.contains(&a) && g.teams.contains(&b))
-    };
-    let mut tables = Vec::new();
-    let mut left = order;
-    while !left.is_empty() {
-        let a = left.remove(0);
-        let mut pick: Option<(usize, usize)> = None;
-        'search: for i in 0..left.len() {
-            for j in i + 1..left.len() {
-                let (b, c) = (left[i], left[j]);
-                if !met(a, b) && !met(a, c) && !met(b, c) {
-                    pick = Some((i, j));
-                    break 'search;
-                }
-            }
-        }
-        let (i, j) = pick.unwrap_or((0, 1));
-        let c = left.remove(j);
-        let b = left.remove(i);
-        tables.push([a, b, c]);
-    }
-    tables
 }
 
 /// Every 3-element subset of `items`, in lexicographic order.
@@ -614,136 +481,6 @@ mod tests {
         for g in 1..m.games() {
             assert!(m.first_request_id(g + 1) > m.first_request_id(g) + 100_000);
         }
-    }
-
-    /// Results in which, at every table, the lowest-numbered entrant wins every game.
-    fn lowest_wins(ms: &[Matchup]) -> Vec<GameResult> {
-        ms.iter()
-            .flat_map(|m| {
-                m.keys().map(move |key| {
-                    let teams = m.teams(key.game);
-                    let best = (0..3).min_by_key(|&p| teams[p]).unwrap();
-                    let mut scores = [0; 3];
-                    scores[best] = 21;
-                    GameResult {
-                        key,
-                        teams,
-                        winner: Some(best),
-                        scores,
-                    }
-                })
-            })
-            .collect()
-    }
-
-    #[test]
-    fn a_knockout_advances_table_winners_with_byes_for_the_best_seeds() {
-        // 11 entrants: round 1 has 3 tables and 2 byes (entrants 0 and 1).
-        let f = Format::Knockout;
-        let mut results = Vec::new();
-        let r1 = round(11, &f, 1, 5, 1, &results).unwrap();
-        let seated: Vec<[usize; 3]> = r1.iter().map(|m| m.entrants).collect();
-        assert_eq!(seated, [[2, 3, 4], [5, 6, 7], [8, 9, 10]]);
-        results.extend(lowest_wins(&r1));
-        // Round 2: 0, 1 (byes) and the winners 2, 5, 8: five left, byes for 0 and 1.
-        let r2 = round(11, &f, 1, 5, 2, &results).unwrap();
-        assert_eq!(
-            r2.iter().map(|m| m.entrants).collect::<Vec<_>>(),
-            [[2, 5, 8]]
-        );
-        assert!(r2.iter().all(|m| m.round == 2));
-        results.extend(lowest_wins(&r2));
-        // Round 3: 0, 1, 2 — one table.
-        let r3 = round(11, &f, 1, 5, 3, &results).unwrap();
-        assert_eq!(
-            r3.iter().map(|m| m.entrants).collect::<Vec<_>>(),
-            [[0, 1, 2]]
-        );
-        results.extend(lowest_wins(&r3));
-        assert_eq!(round(11, &f, 1, 5, 4, &results), None, "0 is the champion");
-    }
-
-    #[test]
-    fn a_knockout_final_of_two_seats_the_best_eliminated_entrant_who_cannot_win() {
-        // 5 entrants: round 1 seats 2, 3, 4 with byes for 0 and 1.
-        let f = Format::Knockout;
-        let r1 = round(5, &f, 1, 1, 1, &[]).unwrap();
-        assert_eq!(r1[0].entrants, [2, 3, 4]);
-        let results = lowest_wins(&r1);
-        // Round 2: 0, 1, 2 alive: a table of three.
-        let r2 = round(5, &f, 1, 1, 2, &results).unwrap();
-        assert_eq!(r2[0].entrants, [0, 1, 2]);
-        // Four entrants: 1 bye, a table of 1, 2, 3; then a final 0 v winner.
-        let r1 = round(4, &f, 1, 1, 1, &[]).unwrap();
-        assert_eq!(r1[0].entrants, [1, 2, 3]);
-        // Let 3 win everything at that table.
-        let results: Vec<GameResult> = lowest_wins(&r1)
-            .into_iter()
-            .map(|mut g| {
-                let p = g.teams.iter().position(|&e| e == 3).unwrap();
-                g.winner = Some(p);
-                g.scores = [0; 3];
-                g.scores[p] = 21;
-                g
-            })
-            .collect();
-        let fin = round(4, &f, 1, 1, 2, &results).unwrap();
-        // Best eliminated by wins: 1 and 2 have none; duplicate points tie; 1 first.
-        assert_eq!(fin[0].entrants, [0, 3, 1]);
-        // Even if the sparring entrant 1 wins every game, 0 or 3 advances.
-        let spar: Vec<GameResult> = fin[0]
-            .keys()
-            .map(|key| {
-                let teams = fin[0].teams(key.game);
-                let p = teams.iter().position(|&e| e == 1).unwrap();
-                let mut scores = [0; 3];
-                scores[p] = 21;
-                GameResult {
-                    key,
-                    teams,
-                    winner: Some(p),
-                    scores,
-                }
-            })
-            .collect();
-        let games: Vec<&GameResult> = spar.iter().collect();
-        assert_eq!(
-            advances(&fin[0], &games, &[0, 3]),
-            0,
-            "tie: the better seed"
-        );
-    }
-
-    #[test]
-    fn swiss_avoids_rematches_while_it_can_and_groups_by_standing() {
-        let f = Format::Swiss { rounds: 3 };
-        let mut results = Vec::new();
-        let r1 = round(9, &f, 1, 2, 1, &results).unwrap();
-        assert_eq!(
-            r1.iter().map(|m| m.entrants).collect::<Vec<_>>(),
-            [[0, 1, 2], [3, 4, 5], [6, 7, 8]]
-        );
-        results.extend(lowest_wins(&r1));
-        let r2 = round(9, &f, 1, 2, 2, &results).unwrap();
-        // Winners 0, 3, 6 (6 wins each) meet; nobody meets an opponent twice.
-        assert_eq!(r2[0].entrants, [0, 3, 6]);
-        for m in &r2 {
-            for (a, b) in [(0, 1), (0, 2), (1, 2)] {
-                let (x, y) = (m.entrants[a], m.entrants[b]);
-                assert!(
-                    !results
-                        .iter()
-                        .any(|g| g.teams.contains(&x) && g.teams.contains(&y)),
-                    "{x} and {y} meet again"
-                );
-            }
-        }
-        results.extend(lowest_wins(&r2));
-        assert!(round(9, &f, 1, 2, 3, &results).is_some());
-        assert_eq!(round(9, &f, 1, 2, 4, &results), None, "three rounds");
-        // Ten entrants: the lowest-ranked one sits out.
-        let r1 = round(10, &f, 1, 2, 1, &[]).unwrap();
-        assert!(r1.iter().all(|m| !m.entrants.contains(&9)));
     }
 
     #[test]

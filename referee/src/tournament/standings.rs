@@ -18,7 +18,7 @@ use skillratings::MultiTeamOutcome;
 
 use super::manifest::Manifest;
 use super::outcome::GameOutcome;
-use super::schedule::{Format, GameKey};
+use super::schedule::{Format, GameKey, GameResult};
 use crate::fault::FaultKind;
 
 pub const FORMAT: &str = "schmier-standings/1";
@@ -30,12 +30,17 @@ const SEATS_PER_TEAM: u32 = 2;
 pub struct Standings {
     pub format: &'static str,
     pub games: u32,
-    /// Best first: by win rate, then duplicate score, then name; an entrant
-    /// that never started last.
+    /// Best first: by win rate, then duplicate score, then name (a knockout:
+    /// by the round reached first, the champion on top); an entrant that never
+    /// started last.
     pub entrants: Vec<Row>,
     /// Gauntlet only: each challenger against each opponent it met.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub head_to_head: Vec<HeadToHead>,
+    /// Swiss only: how many times a pair of entrants shared a table again
+    /// after their first (each pair counted at every table after its first).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub repeat_meetings: Option<u32>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -162,7 +167,7 @@ pub fn standings(
             ratings[o.teams[t]] = new[t][0];
         }
     }
-    let mut rows: Vec<Row> = tally
+    let rows: Vec<Row> = tally
         .into_iter()
         .enumerate()
         .map(|(i, t)| {
@@ -200,17 +205,43 @@ pub fn standings(
             }
         })
         .collect();
-    rows.sort_by(|a, b| {
-        b.win_rate
-            .total_cmp(&a.win_rate)
+    // A knockout ranks by the round reached first: the champion, then the
+    // other finalists, and so on; results order entrants within a round.
+    let reached = match format {
+        Format::Knockout => {
+            let results: Vec<GameResult> = outcomes.values().map(GameOutcome::result).collect();
+            super::knockout::reached(names.len(), &results)
+        }
+        Format::RoundRobin | Format::Balanced | Format::Gauntlet { .. } | Format::Swiss { .. } => {
+            vec![0; names.len()]
+        }
+    };
+    let mut rows: Vec<(u32, Row)> = reached.into_iter().zip(rows).collect();
+    rows.sort_by(|(ra, a), (rb, b)| {
+        rb.cmp(ra)
+            .then(b.win_rate.total_cmp(&a.win_rate))
             .then(b.duplicate_score.total_cmp(&a.duplicate_score))
             .then(a.name.cmp(&b.name))
     });
+    let mut rows: Vec<Row> = rows.into_iter().map(|(_, r)| r).collect();
     // Whatever the order above: the fallback's score is not the entrant's.
     rows.sort_by_key(|r| r.never_started);
     for (i, r) in rows.iter_mut().enumerate() {
         r.rank = i as u32 + 1;
     }
+    let repeat_meetings = match format {
+        Format::Swiss { .. } => {
+            let mut tables: BTreeMap<(u32, u32), [usize; 3]> = BTreeMap::new();
+            for o in outcomes.values() {
+                tables.insert((o.round, o.matchup), o.teams);
+            }
+            Some(super::swiss::repeat_meetings(
+                names.len(),
+                tables.into_values(),
+            ))
+        }
+        Format::RoundRobin | Format::Balanced | Format::Gauntlet { .. } | Format::Knockout => None,
+    };
     let head_to_head = match format {
         Format::Gauntlet { challengers } => challengers
             .iter()
@@ -230,6 +261,7 @@ pub fn standings(
         games: outcomes.len() as u32,
         entrants: rows,
         head_to_head,
+        repeat_meetings,
     }
 }
 
@@ -373,6 +405,11 @@ impl Standings {
             out.push_str(cells.join("  ").trim_end());
             out.push('\n');
         }
+        if let Some(n) = self.repeat_meetings {
+            out.push_str(&format!(
+                "repeat meetings: {n} (pairs of entrants seated together again)\n"
+            ));
+        }
         for h in &self.head_to_head {
             out.push_str(&format!(
                 "{} vs {}: {:+.2} points a game over {} games (95% CI {:+.2} to {:+.2})\n",
@@ -478,6 +515,65 @@ mod tests {
         for r in &s.entrants {
             assert!(r.rating_uncertainty < 25.0 / 3.0, "{r:?}");
         }
+    }
+
+    /// A knockout of four, the best seed (0) with a bye: 3 wins the round-1
+    /// table over 1 and 2 and then the final against 0, with 1 (the best entrant
+    /// out) as the sparring third team. 1 wins more of its games than the
+    /// finalist 0, and is still listed below it.
+    #[test]
+    fn a_knockout_ranks_by_the_round_reached_then_by_results() {
+        // Team position `p` of `teams` wins game `g` of round `r` (one table).
+        let win = |r: u32, g: u32, teams: [usize; 3], p: usize| {
+            let mut o = game(
+                g,
+                teams,
+                [0; 3],
+                Some(p),
+                [p, (p + 1) % 3, (p + 2) % 3],
+                [0; 3],
+                1,
+            );
+            o.round = r;
+            o.scores[p] = 21;
+            o
+        };
+        let mut games = Vec::new();
+        // Round 1: 3 and 1 win three games each; 3 advances on duplicate
+        // points (it wins by 30, 1 by 21).
+        for g in 1..=6 {
+            let p = if g <= 3 { 2 } else { 0 };
+            let mut o = win(1, g, [1, 2, 3], p);
+            if p == 2 {
+                o.scores[2] = 30;
+            }
+            games.push(o);
+        }
+        // The final: 3 wins three, the sparring 1 two, 0 one.
+        for (g, p) in (1..=6).zip([1, 1, 1, 2, 2, 0]) {
+            games.push(win(2, g, [0, 3, 1], p));
+        }
+        let outcomes: BTreeMap<GameKey, GameOutcome> =
+            games.into_iter().map(|g| (g.key(), g)).collect();
+        let names: Vec<String> = ["zero", "one", "two", "three"].map(String::from).to_vec();
+        let s = standings(&names, &Format::Knockout, &outcomes);
+        let order: Vec<(&str, u32)> = s
+            .entrants
+            .iter()
+            .map(|r| (r.name.as_str(), r.wins))
+            .collect();
+        assert_eq!(order, [("three", 6), ("zero", 1), ("one", 5), ("two", 0)]);
+        // By win rate alone 1 (5 of 12) would be above 0 (1 of 6).
+        let one = &s.entrants[2];
+        assert!(one.win_rate > s.entrants[1].win_rate, "{one:?}");
+        assert_eq!(
+            s.repeat_meetings, None,
+            "a knockout's rematches are by design"
+        );
+        // The same games read as a round robin: by win rate.
+        let rr = standings(&names, &Format::RoundRobin, &outcomes);
+        let names_rr: Vec<&str> = rr.entrants.iter().map(|r| r.name.as_str()).collect();
+        assert_eq!(names_rr, ["three", "one", "zero", "two"]);
     }
 
     #[test]
