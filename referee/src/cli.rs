@@ -9,8 +9,8 @@ use clap::{Args, Parser, Subcommand};
 
 use crate::config::{BotSpec, Isolation, Output, PlayConfig, TableSpec};
 use crate::settings::{
-    fresh_seed, parse_bot, sandbox_for, scratch_folder, ChannelArgs, DeliveryName, IsolationArgs,
-    LimitArgs, OutputArgs, PolicyArgs, PolicyName, RulesArgs, TimeArgs, SMALL_SEED,
+    fresh_seed, parse_bot, sandbox_for, scratch_folder, DeliveryName, PolicyName, TableArgs,
+    SMALL_SEED,
 };
 
 #[derive(Parser, Debug)]
@@ -321,19 +321,7 @@ pub struct PlayArgs {
     pub no_rotate: bool,
 
     #[command(flatten)]
-    pub time: TimeArgs,
-    #[command(flatten)]
-    pub channel: ChannelArgs,
-    #[command(flatten)]
-    pub policy: PolicyArgs,
-    #[command(flatten)]
-    pub rules: RulesArgs,
-    #[command(flatten)]
-    pub isolation: IsolationArgs,
-    #[command(flatten)]
-    pub limits: LimitArgs,
-    #[command(flatten)]
-    pub output: OutputArgs,
+    pub table: TableArgs,
 }
 
 fn parse_seed(text: &str) -> Result<u64, String> {
@@ -409,12 +397,12 @@ impl PlayArgs {
         if self.games == 0 {
             bail!("--games must be at least 1");
         }
-        let time = self.time.resolve(self.limits.max_line()?)?;
+        let time = self.table.time.resolve(self.table.limits.max_line()?)?;
         let seed = match self.seed {
             Some(seed) => seed,
             None => fresh_seed()?,
         };
-        if self.policy.name() == PolicyName::Competition
+        if self.table.policy.name() == PolicyName::Competition
             && self.seed.is_some_and(|s| s < SMALL_SEED)
         {
             eprintln!(
@@ -423,17 +411,17 @@ impl PlayArgs {
             );
         }
         let output = self.output(seed)?;
-        let limits = self.limits.resolve()?;
-        let env = self.isolation.env()?;
+        let limits = self.table.limits.resolve()?;
+        let env = self.table.isolation.env()?;
         // Where transcripts, timings and logs go: never shown to a bot.
         let out_dir = match &output {
             Output::File(p) => p.parent().unwrap_or(Path::new("")).to_path_buf(),
             Output::Dir(d) => d.clone(),
         };
-        let scratch = (self.isolation.scratch.as_deref())
+        let scratch = (self.table.isolation.scratch.as_deref())
             .map(|s| scratch_folder(s, &[&out_dir, &output.stderr_dir()]))
             .transpose()?;
-        let sandbox = if self.isolation.sandbox() {
+        let sandbox = if self.table.isolation.sandbox() {
             let bots =
                 (lineup.iter().enumerate()).map(|(seat, spec)| (format!("seat {seat}"), spec));
             let mut hidden = vec![out_dir.as_path()];
@@ -448,27 +436,27 @@ impl PlayArgs {
         Ok(PlayConfig {
             table: TableSpec {
                 lineup,
-                rules: self.rules.resolve(),
+                rules: self.table.rules.resolve(),
                 time,
-                policy: self.policy.resolve(),
+                policy: self.table.policy.resolve(),
                 limits,
-                events: self.channel.delivery(),
+                events: self.table.channel.delivery(),
                 isolation: Isolation {
                     env,
                     sandbox,
                     scratch,
                 },
-                stderr_cap: self.limits.stderr_cap(),
-                pace: self.channel.pace(),
+                stderr_cap: self.table.limits.stderr_cap(),
+                pace: self.table.channel.pace(),
             },
             games: self.games,
             seed,
             secret_seed: self.seed.is_none(),
             rotate: !self.no_rotate,
             output,
-            quiet: self.output.quiet,
-            overwrite: self.output.overwrite(),
-            keep_going: self.policy.keep_going(),
+            quiet: self.table.output.quiet,
+            overwrite: self.table.output.overwrite(),
+            keep_going: self.table.policy.keep_going(),
         })
     }
 }

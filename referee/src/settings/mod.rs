@@ -12,6 +12,7 @@
 //!   `--stderr-cap`).
 //! - `output.rs`: what happens to an output folder that holds a run
 //!   (`--overwrite`) and how much is printed.
+//! - `table.rs`: all the groups together, flattened by both commands.
 //! - `bots.rs`: a bot command as the user writes it, and the run's seed.
 //!
 //! Every field is an `Option` (or a list): absent means "not given here". A run's
@@ -23,6 +24,7 @@ mod bots;
 mod isolation;
 mod output;
 mod policy;
+mod table;
 mod time;
 
 pub use bots::{fresh_seed, parse_bot, SMALL_SEED};
@@ -32,6 +34,7 @@ pub use isolation::{
 };
 pub use output::OutputArgs;
 pub use policy::{PolicyArgs, PolicyName, RulesArgs};
+pub use table::TableArgs;
 pub use time::{ChannelArgs, ClockName, DeliveryName, TimeArgs, DECISION_MS, STARTUP_MS};
 
 /// A settings group merged with a lower-priority one (the tournament file's),

@@ -15,8 +15,8 @@ use super::schedule::{Format, Shard};
 use crate::config::{BotSpec, Isolation, TableSpec};
 use crate::settings::{
     choice_name, fresh_seed, parse_bot, sandbox_for, scratch_folder, with_default, ChannelArgs,
-    IsolationArgs, LimitArgs, Merge, OutputArgs, PolicyArgs, PolicyName, RulesArgs, TimeArgs,
-    SMALL_SEED,
+    IsolationArgs, LimitArgs, Merge, OutputArgs, PolicyArgs, PolicyName, RulesArgs, TableArgs,
+    TimeArgs, SMALL_SEED,
 };
 
 const FORMAT: FormatName = FormatName::RoundRobin;
@@ -122,40 +122,6 @@ pub struct TournamentArgs {
 
     #[command(flatten)]
     pub table: TableArgs,
-}
-
-/// The settings every table of the tournament shares: `play`'s groups, on the
-/// command line and in the file alike.
-#[derive(Args, Clone, Debug, Default)]
-pub struct TableArgs {
-    #[command(flatten)]
-    pub time: TimeArgs,
-    #[command(flatten)]
-    pub channel: ChannelArgs,
-    #[command(flatten)]
-    pub policy: PolicyArgs,
-    #[command(flatten)]
-    pub rules: RulesArgs,
-    #[command(flatten)]
-    pub isolation: IsolationArgs,
-    #[command(flatten)]
-    pub limits: LimitArgs,
-    #[command(flatten)]
-    pub output: OutputArgs,
-}
-
-impl Merge for TableArgs {
-    fn merge(self, lower: Self) -> Self {
-        TableArgs {
-            time: self.time.merge(lower.time),
-            channel: self.channel.merge(lower.channel),
-            policy: self.policy.merge(lower.policy),
-            rules: self.rules.merge(lower.rules),
-            isolation: self.isolation.merge(lower.isolation),
-            limits: self.limits.merge(lower.limits),
-            output: self.output.merge(lower.output),
-        }
-    }
 }
 
 /// The tournament file: the tournament's own fields, the table's settings (as

@@ -171,12 +171,12 @@ fn tally(entrants: usize, games: &[&GameResult]) -> Vec<(u32, i64)> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::super::schedule::{round as schedule_round, Format, Matchup};
     use super::*;
 
     /// Results in which, at every table, the lowest-numbered entrant wins every game.
-    fn lowest_wins(ms: &[Matchup]) -> Vec<GameResult> {
+    pub(in crate::tournament) fn lowest_wins(ms: &[Matchup]) -> Vec<GameResult> {
         ms.iter()
             .flat_map(|m| {
                 m.keys().map(move |key| {

@@ -517,23 +517,7 @@ mod tests {
         let f = Format::Swiss { rounds: 3 };
         let r1 = round(9, &f, 1, 2, 1, &[]).unwrap();
         // The lowest-numbered wins every game at its table.
-        let results: Vec<GameResult> = r1
-            .iter()
-            .flat_map(|m| {
-                m.keys().map(move |key| {
-                    let teams = m.teams(key.game);
-                    let best = (0..3).min_by_key(|&p| teams[p]).unwrap();
-                    let mut scores = [0; 3];
-                    scores[best] = 21;
-                    GameResult {
-                        key,
-                        teams,
-                        winner: Some(best),
-                        scores,
-                    }
-                })
-            })
-            .collect();
+        let results = super::super::knockout::tests::lowest_wins(&r1);
         let r2 = round(9, &f, 1, 2, 2, &results).unwrap();
         assert_eq!(r2[0].entrants, [0, 3, 6]);
         assert_eq!(
