@@ -27,14 +27,14 @@ mod journal;
 mod knockout;
 mod manifest;
 mod merge;
-mod outcome;
+pub mod outcome;
 mod pool;
 mod progress;
 #[cfg(test)]
 mod properties;
 mod run;
 pub mod schedule;
-mod standings;
+pub mod standings;
 mod startcheck;
 mod swiss;
 

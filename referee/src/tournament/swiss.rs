@@ -18,7 +18,7 @@
 //! nobody sits out twice while another has not sat out.
 
 use std::cmp::Reverse;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use super::schedule::GameResult;
 
@@ -92,10 +92,13 @@ fn byes(entrants: usize, before: &[GameResult], order: &[usize]) -> Vec<usize> {
         .collect()
 }
 
-/// How many times each pair of entrants has shared a table.
+/// How many times each pair of entrants has shared a table. A map of the pairs
+/// that met rather than an entrants × entrants matrix: 10,000 entrants would
+/// need 400 MB for the matrix, while a Swiss seats each entrant with only two
+/// others a round.
 pub struct Met {
     n: usize,
-    times: Vec<u32>,
+    times: HashMap<(usize, usize), u32>,
 }
 
 impl Met {
@@ -106,7 +109,7 @@ impl Met {
         }
         let mut met = Met {
             n: entrants,
-            times: vec![0; entrants * entrants],
+            times: HashMap::new(),
         };
         for t in tables.values() {
             met.seat(*t);
@@ -115,11 +118,7 @@ impl Met {
     }
 
     pub fn times(&self, a: usize, b: usize) -> u32 {
-        if a < self.n && b < self.n {
-            self.times[a * self.n + b]
-        } else {
-            0
-        }
+        self.times.get(&(a.min(b), a.max(b))).copied().unwrap_or(0)
     }
 
     /// Records a table; returns how many of its pairs had met before.
@@ -127,9 +126,9 @@ impl Met {
         let mut repeats = 0;
         for (a, b) in [(t[0], t[1]), (t[0], t[2]), (t[1], t[2])] {
             if a < self.n && b < self.n && a != b {
-                repeats += u32::from(self.times[a * self.n + b] > 0);
-                self.times[a * self.n + b] += 1;
-                self.times[b * self.n + a] += 1;
+                let times = self.times.entry((a.min(b), a.max(b))).or_default();
+                repeats += u32::from(*times > 0);
+                *times += 1;
             }
         }
         repeats
@@ -160,6 +159,17 @@ impl Cost<'_> {
         let repeats = again(a, b) + again(a, c) + again(b, c);
         let (lo, hi) = (t[0].min(t[1]).min(t[2]), t[0].max(t[1]).max(t[2]));
         repeats * self.weight + (hi - lo) as u64
+    }
+
+    /// A lower bound on the cost of any two tables made of the six entrants of
+    /// `x` and `y`: no repeats, and the spreads of the six positions `p1 < … < p6`
+    /// split as `{p1, p2, p3}` and `{p4, p5, p6}`. (Whichever table holds `p1`
+    /// reaches at least `p3`; if the other holds `p6` it starts at most at `p4`;
+    /// if one table holds both, its spread alone is `p6 - p1`, no less.)
+    fn at_least(&self, x: [usize; 3], y: [usize; 3]) -> u64 {
+        let mut p = [x[0], x[1], x[2], y[0], y[1], y[2]];
+        p.sort_unstable();
+        (p[2] - p[0] + p[5] - p[3]) as u64
     }
 
     fn split(&self, tables: &[[usize; 3]]) -> u64 {
@@ -206,8 +216,18 @@ fn greedy(m: usize, cost: &Cost) -> Vec<[usize; 3]> {
         let a = free[0];
         let mut pick = (1, 2);
         let mut pick_cost = u64::MAX;
-        for i in 1..free.len() {
-            for j in i + 1..free.len() {
+        // `free` ascends and `a` is its first, so a table's spread is
+        // `free[j] - a` for its later entrant `j`: every pair with that `j` or a
+        // later one costs at least that, and once it reaches the best cost so
+        // far nothing further can beat it. Scanning by `j` then `i` finds the
+        // pair a full scan by `i` then `j` would (equal costs mean equal
+        // repeats and spread, hence the same `j`; the lowest `i` wins either
+        // way), without looking at the whole field for every table.
+        'scan: for j in 2..free.len() {
+            if (free[j] - a) as u64 >= pick_cost {
+                break 'scan;
+            }
+            for i in 1..j {
                 let c = cost.table([a, free[i], free[j]]);
                 if c < pick_cost {
                     (pick, pick_cost) = ((i, j), c);
@@ -235,6 +255,10 @@ fn improve(mut tables: Vec<[usize; 3]>, cost: &Cost) -> Vec<[usize; 3]> {
         let mut better = false;
         for i in 0..tables.len() {
             for j in i + 1..tables.len() {
+                if cost.at_least(tables[i], tables[j]) == costs[i] + costs[j] {
+                    // No swap can lower a pair of tables already at the bound.
+                    continue;
+                }
                 'swap: for x in 0..3 {
                     for y in 0..3 {
                         let (mut a, mut b) = (tables[i], tables[j]);
