@@ -54,9 +54,6 @@ def main():
         # One byte per write, before hello: each write could wake the referee.
         for _ in range(int(SETTINGS.get("WRITES", "1000000"))):
             os.write(2, b"x")
-    if MODE == "hog":
-        hog = bytearray(300 << 20)  # fails under --limit-memory-mb below 300
-        hog[-1] = 1
     requests = 0
     games = 0
     for raw in sys.stdin.buffer:
@@ -97,6 +94,11 @@ def main():
         if kind != "request":
             continue
         requests += 1
+        if MODE == "hog" and requests == 1:
+            # In play, after hello: a bot that started and then grew (one that
+            # cannot even start is a `start` fault, tested elsewhere).
+            hog = bytearray(300 << 20)  # fails under --limit-memory-mb below 300
+            hog[-1] = 1
         if MODE == "silent" or (MODE == "silent-from-game-2" and games >= 2):
             continue
         if MODE == "late" and requests == 1:

@@ -291,6 +291,34 @@ fn a_scratch_folder_that_is_not_empty_is_refused() {
     }
 }
 
+/// A scratch folder has no per-bot size limit (unlike the sandbox's `/tmp`), and
+/// the referee says so rather than fall silent; when it shares the filesystem of
+/// the transcripts, the warning says what a bot filling it would cost.
+#[test]
+fn a_scratch_folder_says_it_has_no_size_limit() {
+    use std::os::unix::fs::MetadataExt;
+    let scratch = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let done = play()
+        .seed(3)
+        .arg("--scratch")
+        .arg(scratch.path().to_str().unwrap())
+        .ok();
+    let err = String::from_utf8_lossy(&done.output.stderr);
+    assert!(
+        err.contains(&format!("--scratch {}", scratch.path().display()))
+            && err.contains("no size limit of their own"),
+        "{err}"
+    );
+    let out = done.transcript(1);
+    let same_disk =
+        std::fs::metadata(&out).unwrap().dev() == std::fs::metadata(scratch.path()).unwrap().dev();
+    assert_eq!(
+        err.contains("fills the disk the transcripts need"),
+        same_disk,
+        "{err}"
+    );
+}
+
 /// Honest bots are not hurt by any of it: the Python and JavaScript sample
 /// bots play two games under `--sandbox` (the competition policy) without a
 /// fault, and say goodbye normally.

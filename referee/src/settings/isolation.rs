@@ -257,8 +257,48 @@ pub fn scratch_folder(dir: &Path, outputs: &[&Path]) -> anyhow::Result<PathBuf> 
                     dir.display()
                 );
             }
+            warn_unbounded(&scratch, outputs);
             Ok(scratch)
         })
+}
+
+/// No per-bot bound exists for a scratch folder (it is the operator's, on the
+/// operator's filesystem, unlike the sandbox's tmpfs `/tmp`), so the referee says
+/// so rather than imply one: louder when a bot filling it would fill the disk the
+/// transcripts are written to.
+fn warn_unbounded(scratch: &Path, outputs: &[&Path]) {
+    use std::os::unix::fs::MetadataExt;
+    let device = |p: &Path| {
+        // An output folder may not exist yet: its nearest existing parent is
+        // where it will be.
+        p.ancestors()
+            .find_map(|a| std::fs::metadata(a).ok())
+            .map(|m| m.dev())
+    };
+    let shared = outputs
+        .iter()
+        .find(|out| device(out).is_some() && device(out) == device(scratch));
+    let free = nix::sys::statvfs::statvfs(scratch)
+        .map(|s| {
+            #[allow(clippy::useless_conversion)]
+            let bytes = u64::from(s.blocks_available()) * u64::from(s.fragment_size());
+            format!("{} MiB free now", bytes >> 20)
+        })
+        .unwrap_or_else(|_| "free space unknown".into());
+    eprintln!(
+        "referee: warning: --scratch {}: the bots' scratch folders have no size limit of \
+         their own, only their filesystem's ({free}){}",
+        scratch.display(),
+        match shared {
+            Some(out) => format!(
+                "; it is also the filesystem of {}, so a bot that fills its scratch \
+                 fills the disk the transcripts need (the game being written is then \
+                 lost). Put --scratch on a filesystem of its own, e.g. a size-limited tmpfs",
+                out.display()
+            ),
+            None => String::new(),
+        }
+    );
 }
 
 /// Checks that the host can sandbox and that every bot of `bots` (each named as
