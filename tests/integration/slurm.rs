@@ -390,7 +390,21 @@ fn assert_merged_equals(merged: &Path, reference: &Path) {
     assert_eq!(r.len(), 4 + 24, "{:?}", r.keys());
     assert_eq!(m.keys().collect::<Vec<_>>(), r.keys().collect::<Vec<_>>());
     for (name, bytes) in &r {
-        assert!(&m[name] == bytes, "{name} differs from the unsharded run");
+        if &m[name] != bytes {
+            // The first line that differs says what happened (a fault, a seat).
+            let (ours, theirs) = (
+                String::from_utf8_lossy(&m[name]),
+                String::from_utf8_lossy(bytes),
+            );
+            let first = ours
+                .lines()
+                .zip(theirs.lines())
+                .enumerate()
+                .find(|(_, (a, b))| a != b)
+                .map(|(i, (a, b))| format!("line {}:\n  merged:    {a}\n  unsharded: {b}", i + 1))
+                .unwrap_or_else(|| "one is a prefix of the other".into());
+            panic!("{name} differs from the unsharded run, {first}");
+        }
     }
     let transcripts: Vec<PathBuf> = m
         .keys()

@@ -268,7 +268,18 @@ impl Table<'_> {
                     break;
                 }
             }
-            match GameOutcome::read(dir, &rel, key, m.teams(game)) {
+            let outcome = GameOutcome::read(dir, &rel, key, m.teams(game));
+            if stop.is_cancelled() {
+                // Finished while the run was being stopped. The signal that
+                // stops it may have reached the bots first (a cluster cancelling
+                // a task signals every process in it), and a bot killed so
+                // would be recorded as faulting: not journaled, and `--resume`
+                // plays the game again.
+                discard_game(&plan.transcript);
+                result = Ok(false);
+                break;
+            }
+            match outcome {
                 Ok(o) => {
                     if done.send(o).await.is_err() {
                         result = Ok(false); // the coordinator stopped
@@ -323,6 +334,17 @@ impl Table<'_> {
 
 /// Removes what an abandoned game left: it was never recorded, and `--resume`
 /// plays it again from the start.
+/// Removes a finished game's transcript and timings (and any `.partial` left).
+fn discard_game(transcript: &Path) {
+    discard_partial(transcript);
+    for path in [
+        transcript.to_path_buf(),
+        crate::config::Output::timings(transcript),
+    ] {
+        let _ = std::fs::remove_file(path);
+    }
+}
+
 fn discard_partial(transcript: &Path) {
     for path in [
         transcript.to_path_buf(),
