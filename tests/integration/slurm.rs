@@ -476,6 +476,13 @@ fn slurm_lost_task_recovers_with_the_documented_command() {
     let k = String::from_utf8_lossy(&running.stdout).trim().to_owned();
     assert!(k.parse::<u32>().is_ok(), "one running task, not {k:?}");
     run_ok(cluster.command("scancel").arg(format!("{array}_{k}")));
+    // The gate opens for the tasks still queued only once the lost task's
+    // referee has stopped (it prints how to resume): opened earlier, its bot
+    // could begin a game that the cancellation then cuts short.
+    let task_log = r.join(format!("results/slurm-{array}_{k}.out"));
+    cluster.wait("the cancelled task's referee to stop", || {
+        std::fs::read_to_string(&task_log).is_ok_and(|t| t.contains("Resume with:"))
+    });
     std::fs::remove_file(&gate).unwrap();
     cluster.wait_idle();
     assert_eq!(cluster.state(&format!("{array}_{k}")), "CANCELLED");
@@ -493,8 +500,7 @@ fn slurm_lost_task_recovers_with_the_documented_command() {
         "{merge_text}"
     );
     // The cancelled task said how to resume it by hand: its shard explicitly.
-    let task_log =
-        std::fs::read_to_string(r.join(format!("results/slurm-{array}_{k}.out"))).unwrap();
+    let task_log = std::fs::read_to_string(&task_log).unwrap();
     assert!(
         task_log.contains("Resume with:") && task_log.contains(&format!("--shard {k}/8")),
         "{task_log}"
