@@ -322,13 +322,8 @@ async fn restart_gone(
 /// reported on the console with its reason; the failed slots are returned.
 /// `seat_slot`: where the slots sit in the session's first game (`None`: they
 /// are restarted for a later one).
-async fn start(
-    cfg: &TableSpec,
-    stderr_dir: &std::path::Path,
-    slots: &mut [Slot],
-    which: &[usize],
-    seat_slot: Option<[usize; 6]>,
-) -> anyhow::Result<Vec<usize>> {
+/// The `hello` a bot of this table gets first: the protocol and its limits.
+pub(crate) fn hello(cfg: &TableSpec) -> Vec<u8> {
     let hello = ToBot::Hello {
         protocol: PROTOCOL.to_owned(),
         referee: REFEREE.to_owned(),
@@ -340,7 +335,17 @@ async fn start(
             max_line_bytes: cfg.time.max_line,
         },
     };
-    let hello = serde_json::to_vec(&hello).expect("messages serialize");
+    serde_json::to_vec(&hello).expect("messages serialize")
+}
+
+async fn start(
+    cfg: &TableSpec,
+    stderr_dir: &std::path::Path,
+    slots: &mut [Slot],
+    which: &[usize],
+    seat_slot: Option<[usize; 6]>,
+) -> anyhow::Result<Vec<usize>> {
+    let hello = hello(cfg);
     for &i in which {
         let slot = &mut slots[i];
         if slot.spec == BotSpec::Human {

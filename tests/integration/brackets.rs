@@ -30,15 +30,7 @@ fn tournament(n: usize, out: &Path, args: &[&str]) -> Command {
 }
 
 fn ok(mut cmd: Command) -> Output {
-    let out = cmd.output().expect("the referee runs");
-    assert!(
-        out.status.success(),
-        "referee failed: {}\nstdout:\n{}\nstderr:\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
+    crate::support::succeeds(&mut cmd)
 }
 
 fn standings(dir: &Path) -> serde_json::Value {

@@ -13,10 +13,10 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
-use crate::support::{copy_dir, root, verify, REFEREE};
+use crate::support::{copy_dir, root, succeeds as run_ok, verify, REFEREE};
 
 /// The bracket both tests play, in place of examples/sample-bracket.toml in
 /// the copy: in-process bots and one Python bot behind a gate (absent unless a
@@ -107,20 +107,6 @@ fn free_port() -> u16 {
         .local_addr()
         .unwrap()
         .port()
-}
-
-fn run_ok(cmd: &mut Command) -> Output {
-    let out = cmd
-        .output()
-        .unwrap_or_else(|e| panic!("{cmd:?} did not start: {e}"));
-    assert!(
-        out.status.success(),
-        "{cmd:?} failed: {}\nstdout:\n{}\nstderr:\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
 }
 
 impl Cluster {

@@ -168,3 +168,18 @@ pub fn copy_dir(from: &Path, to: &Path) {
         }
     }
 }
+
+/// Runs a command to its end and asserts it succeeded, showing its output if not.
+pub fn succeeds(cmd: &mut Command) -> Output {
+    let out = cmd
+        .output()
+        .unwrap_or_else(|e| panic!("{cmd:?} did not start: {e}"));
+    assert!(
+        out.status.success(),
+        "{cmd:?} failed: {}\nstdout:\n{}\nstderr:\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}

@@ -11,7 +11,7 @@ use std::time::Duration;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-use schmier_protocol::wire::{FromBot, Limits, ToBot, PROTOCOL};
+use schmier_protocol::wire::{FromBot, PROTOCOL};
 
 use super::config::TournamentConfig;
 use crate::bot::{BotProcess, Incoming, Spawn};
@@ -40,7 +40,7 @@ pub async fn check(cfg: &TournamentConfig, cancel: &CancellationToken) -> Option
         }
     };
     let spec = &cfg.table;
-    let hello = hello(spec);
+    let hello = crate::session::hello(spec);
     let mut started: Vec<(usize, Result<BotProcess, String>)> = Vec::new();
     for (i, e) in cfg.entrants.iter().enumerate() {
         if matches!(e.bot, BotSpec::InProcess(_) | BotSpec::Human) {
@@ -85,21 +85,6 @@ pub async fn check(cfg: &TournamentConfig, cancel: &CancellationToken) -> Option
         }
     }
     Some(failures)
-}
-
-fn hello(spec: &TableSpec) -> Vec<u8> {
-    let hello = ToBot::Hello {
-        protocol: PROTOCOL.to_owned(),
-        referee: crate::REFEREE.to_owned(),
-        limits: Limits {
-            startup_ms: spec.time.startup.map(|d| d.as_millis() as u64),
-            decision_ms: spec.time.decision.map(|d| d.as_millis() as u64),
-            time_bank_ms: spec.time.bank.as_millis() as u64,
-            clock: spec.time.clock,
-            max_line_bytes: spec.time.max_line,
-        },
-    };
-    serde_json::to_vec(&hello).expect("messages serialize")
 }
 
 fn spawn(spec: &TableSpec, bot: &BotSpec, log: std::path::PathBuf) -> Result<BotProcess, String> {
