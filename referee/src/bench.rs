@@ -28,6 +28,7 @@ use schmier_protocol::wire::{Request, ToBot};
 
 use crate::config::{BotSpec, Delivery, Output, PlayConfig};
 use crate::stats::TableStats;
+use crate::summary::MatchSummary;
 
 /// What `referee bench` runs.
 #[derive(Clone, Debug)]
@@ -247,77 +248,16 @@ fn baseline(request_bytes: usize, trips: usize) -> anyhow::Result<Baseline> {
 fn phase(cfg: &BenchConfig, jobs: usize) -> anyhow::Result<Phase> {
     anyhow::ensure!(jobs >= 1, "--jobs must be at least 1");
     let dir = tempfile::tempdir().context("failed to create a scratch directory")?;
-    // Each table plays its share; the first tables take the remainder.
-    let share =
-        |k: usize| cfg.games / jobs as u32 + u32::from((k as u32) < cfg.games % jobs as u32);
-    let configs: Vec<PlayConfig> = (0..jobs)
-        .filter(|&k| share(k) > 0)
-        .map(|k| {
-            let mut play = cfg.play.clone();
-            play.table.lineup = std::array::from_fn(|_| BotSpec::Builtin(cfg.bot.clone()));
-            play.games = share(k);
-            play.seed = derive_seed(cfg.seed, k as u64);
-            play.table.events = cfg.events;
-            play.output = Output::Dir(dir.path().join(format!("table-{k}")));
-            play.quiet = true;
-            play
-        })
-        .collect();
+    let configs = table_configs(cfg, jobs, dir.path());
     let rss_before = proc_status_kib("VmRSS");
     // Resets VmHWM to the current RSS (Linux 4.0+), so the peak is this phase's.
     let reset = std::fs::write("/proc/self/clear_refs", "5").is_ok();
     let start = Instant::now();
-    let results: Vec<anyhow::Result<crate::session::MatchSummary>> = std::thread::scope(|s| {
-        let handles: Vec<_> = configs
-            .iter()
-            .map(|play| {
-                s.spawn(move || {
-                    tokio::runtime::Builder::new_current_thread()
-                        .enable_all()
-                        .build()
-                        .context("failed to start a runtime")?
-                        .block_on(crate::session::run(play, &CancellationToken::new()))
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().expect("a table thread panicked"))
-            .collect()
-    });
+    let summaries = play_tables(&configs);
     let wall = start.elapsed();
     let peak = proc_status_kib("VmHWM");
-    let mut stats = TableStats::default();
-    let mut games = 0;
-    for r in results {
-        let summary = r.context("failed to play the benchmark games")?;
-        for g in &summary.games {
-            anyhow::ensure!(
-                g.faults == 0,
-                "failed to benchmark cleanly: game {} had {} fault(s) (transcripts in {})",
-                g.game,
-                g.faults,
-                g.transcript
-            );
-            stats += &g.stats;
-            games += 1;
-        }
-    }
-    anyhow::ensure!(stats.decisions > 0, "failed to play any decision");
+    let (stats, games) = totals(summaries)?;
     let d = stats.decisions as f64;
-    let us = |x: Duration| x.as_secs_f64() * 1e6 / d;
-    let rest = stats.total().saturating_sub(stats.attributed());
-    let breakdown = Breakdown {
-        request_us: us(stats.request),
-        write_us: us(stats.write),
-        wait_us: us(stats.wait),
-        handoff_us: us(stats.handoff),
-        reply_us: us(stats.reply),
-        apply_us: us(stats.apply),
-        fanout_us: us(stats.fanout),
-        transcript_us: us(stats.transcript),
-        rest_us: us(rest),
-    };
     let bytes = (stats.bytes_out + stats.bytes_in) as f64;
     let secs = wall.as_secs_f64();
     Ok(Phase {
@@ -339,7 +279,7 @@ fn phase(cfg: &BenchConfig, jobs: usize) -> anyhow::Result<Phase> {
         bytes_per_decision: bytes / d,
         per_decision: Spread::of(stats.cycle_ns.iter().map(|&n| u64::from(n)).collect()),
         ratio: 0.0,
-        breakdown,
+        breakdown: Breakdown::of(&stats),
         peak_rss_kib: peak.filter(|_| reset),
         rss_growth_per_table_kib: match (reset, peak, rss_before) {
             (true, Some(p), Some(b)) => Some(p.saturating_sub(b) as f64 / jobs as f64),
@@ -347,6 +287,97 @@ fn phase(cfg: &BenchConfig, jobs: usize) -> anyhow::Result<Phase> {
         },
         scaling: None,
     })
+}
+
+/// Each table's play configuration: its share of the games (the first tables
+/// take the remainder), a seed of its own, a folder under `dir`.
+fn table_configs(cfg: &BenchConfig, jobs: usize, dir: &std::path::Path) -> Vec<PlayConfig> {
+    let share =
+        |k: usize| cfg.games / jobs as u32 + u32::from((k as u32) < cfg.games % jobs as u32);
+    (0..jobs)
+        .filter(|&k| share(k) > 0)
+        .map(|k| {
+            let mut play = cfg.play.clone();
+            play.table.lineup = std::array::from_fn(|_| BotSpec::Builtin(cfg.bot.clone()));
+            play.games = share(k);
+            play.seed = derive_seed(cfg.seed, k as u64);
+            play.table.events = cfg.events;
+            play.output = Output::Dir(dir.join(format!("table-{k}")));
+            play.quiet = true;
+            play
+        })
+        .collect()
+}
+
+/// Plays each configuration's match at once, each on a thread of its own with a
+/// single-threaded runtime. Only what goes wrong at a table is printed (a bot
+/// that fails to start, a lost game); the results come back here.
+fn play_tables(configs: &[PlayConfig]) -> Vec<anyhow::Result<MatchSummary>> {
+    let table = |play: &PlayConfig| -> anyhow::Result<MatchSummary> {
+        let console = std::sync::Arc::new(crate::report::Troubles);
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .context("failed to start a runtime")?;
+        // Never cancelled: a benchmark runs to its end (or is killed).
+        match runtime.block_on(crate::play::run(play, &CancellationToken::new(), console))? {
+            crate::play::Ended::Complete(summary) => Ok(summary),
+            crate::play::Ended::Interrupted(_) => anyhow::bail!("interrupted"),
+        }
+    };
+    std::thread::scope(|s| {
+        let handles: Vec<_> = configs
+            .iter()
+            .map(|play| s.spawn(move || table(play)))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("a table thread panicked"))
+            .collect()
+    })
+}
+
+/// The tables' timers added up, and the games they played; a game with a fault
+/// spoils the measurement.
+fn totals(summaries: Vec<anyhow::Result<MatchSummary>>) -> anyhow::Result<(TableStats, u32)> {
+    let mut stats = TableStats::default();
+    let mut games = 0;
+    for r in summaries {
+        let summary = r.context("failed to play the benchmark games")?;
+        for g in &summary.games {
+            anyhow::ensure!(
+                g.faults == 0,
+                "failed to benchmark cleanly: game {} had {} fault(s) (transcripts in {})",
+                g.game,
+                g.faults,
+                g.transcript
+            );
+            stats += &g.stats;
+            games += 1;
+        }
+    }
+    anyhow::ensure!(stats.decisions > 0, "failed to play any decision");
+    Ok((stats, games))
+}
+
+impl Breakdown {
+    /// Mean microseconds per decision of each of the table's timers.
+    fn of(stats: &TableStats) -> Breakdown {
+        let d = stats.decisions as f64;
+        let us = |x: Duration| x.as_secs_f64() * 1e6 / d;
+        let rest = stats.total().saturating_sub(stats.attributed());
+        Breakdown {
+            request_us: us(stats.request),
+            write_us: us(stats.write),
+            wait_us: us(stats.wait),
+            handoff_us: us(stats.handoff),
+            reply_us: us(stats.reply),
+            apply_us: us(stats.apply),
+            fanout_us: us(stats.fanout),
+            transcript_us: us(stats.transcript),
+            rest_us: us(rest),
+        }
+    }
 }
 
 /// A field of `/proc/self/status` in KiB (Linux).

@@ -4,8 +4,10 @@
 //!   `settings/`: the groups of settings `play` and `tournament` share (flags
 //!   and tournament file alike).
 //! - `slot.rs`: a lineup position — its bot spec, name and process.
-//! - `session.rs`: starts the six bot processes, the handshake, the games of a
-//!   match, shutdown.
+//! - `session.rs`: starts the six bot processes, the handshake, one game at a
+//!   time, shutdown; `play.rs`: `referee play`, a session's match.
+//! - `events.rs`: what a run does, as events for a reporter (the core never
+//!   prints); `summary.rs`: a match's games and tally.
 //! - `table.rs`: one game — the dispatcher that asks, waits, judges and records;
 //!   `clock.rs` times one decision (and keeps the time bank), `reply.rs` reads
 //!   the asked bot's line.
@@ -19,7 +21,7 @@
 //!   `referee verify` on files, `play` folders and tournament folders.
 //! - `shutdown.rs`: Ctrl-C / SIGTERM cancel one token that tables and the pool
 //!   watch, so a run always stops between records.
-//! - `report.rs`: the human summary printed at the end of a run; `names.rs`:
+//! - `report.rs`: `play`'s console, the reporter that prints; `names.rs`:
 //!   teams named by their entrants, in every console line.
 //! - `checkbot/`: `referee check-bot`, a bot's conformance checklist.
 //! - `human.rs`: `--seat N=human`, a person playing a seat from the terminal.
@@ -46,11 +48,13 @@ pub mod cli;
 pub mod clock;
 pub mod config;
 pub mod diff;
+pub mod events;
 pub mod fault;
 pub mod human;
 pub mod load;
 pub mod names;
 pub mod outdir;
+pub mod play;
 pub mod reply;
 pub mod report;
 pub mod safe_create;
@@ -61,6 +65,7 @@ pub mod show;
 pub mod shutdown;
 pub mod slot;
 pub mod stats;
+pub mod summary;
 pub mod table;
 pub mod tournament;
 pub mod transcript;

@@ -38,51 +38,25 @@ fn main() -> ExitCode {
 }
 
 fn play(cfg: PlayConfig) -> anyhow::Result<ExitCode> {
+    use referee::play::Ended;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
     let cancel = tokio_util::sync::CancellationToken::new();
-    let summary = runtime.block_on(async {
+    let console = std::sync::Arc::new(referee::report::Console::new(&cfg));
+    let ended = runtime.block_on(async {
         referee::bot::install_cleanup();
         referee::shutdown::cancel_on_signals(cancel.clone());
-        if !cfg.quiet {
-            // A drawn seed stays secret until the run ends: bots share the terminal.
-            let seed = match cfg.secret_seed {
-                true => "secret (printed at the end)".to_owned(),
-                false => cfg.seed.to_string(),
-            };
-            eprintln!(
-                "referee: seed {seed} — {} game(s), transcripts in {}",
-                cfg.games,
-                cfg.output.describe()
-            );
+        referee::play::run(&cfg, &cancel, console).await
+    })?;
+    Ok(match ended {
+        Ended::Interrupted(_) => {
+            ExitCode::from(referee::shutdown::signal_exit_code().unwrap_or(130))
         }
-        referee::session::run(&cfg, &cancel).await
-    });
-    let summary = match summary {
-        Err(e) if e.is::<referee::session::Interrupted>() => {
-            eprintln!("referee: interrupted; every bot process was ended. Completed games' transcripts are kept; the game in progress was left as *.partial.");
-            referee::report::print_interrupted_tally();
-            let code = referee::shutdown::signal_exit_code().unwrap_or(130);
-            return Ok(ExitCode::from(code));
-        }
-        other => other?,
-    };
-    referee::report::print(&cfg, &summary);
-    if cfg.secret_seed && !cfg.quiet {
-        eprintln!("referee: the match seed was {}", cfg.seed);
-    }
-    if !summary.lost.is_empty() {
-        eprintln!(
-            "referee: {} of {} game(s) lost (their transcripts could not be written, see \
-             above); the {} other transcript(s) are kept",
-            summary.lost.len(),
-            cfg.games,
-            summary.games.len()
-        );
-        return Ok(ExitCode::from(2));
-    }
-    Ok(ExitCode::SUCCESS)
+        // The console named the lost games; the run is not a success.
+        Ended::Complete(summary) if !summary.lost.is_empty() => ExitCode::from(2),
+        Ended::Complete(_) => ExitCode::SUCCESS,
+    })
 }
 
 fn check_bot(
@@ -105,7 +79,8 @@ fn check_bot(
 }
 
 fn tournament(cfg: referee::tournament::TournamentConfig) -> anyhow::Result<ExitCode> {
-    use referee::tournament::Ended;
+    use referee::tournament::events::Reporters;
+    use referee::tournament::{Console, Ended, Progress};
     // The coordinator's runtime: each table runs on a thread of its own
     // (tournament/pool.rs).
     let runtime = tokio::runtime::Builder::new_current_thread()
@@ -113,46 +88,26 @@ fn tournament(cfg: referee::tournament::TournamentConfig) -> anyhow::Result<Exit
         .build()?;
     let cancel = tokio_util::sync::CancellationToken::new();
     let fresh = !std::fs::read_dir(&cfg.out).is_ok_and(|mut d| d.next().is_some());
+    let reporter = std::sync::Arc::new(Reporters(vec![
+        Box::new(Console::new(&cfg, resume_command(&cfg))),
+        Box::new(Progress::new(&cfg)),
+    ]));
     let ended = runtime.block_on(async {
         referee::bot::install_cleanup();
         referee::shutdown::cancel_on_signals(cancel.clone());
-        referee::tournament::run(&cfg, &cancel).await
+        referee::tournament::run(&cfg, &cancel, reporter).await
     });
     if ended.is_err() && fresh {
         // Nothing half-done blocks the corrected rerun.
         referee::tournament::discard_unplayed(&cfg.out);
     }
-    let ended = ended?;
-    match ended {
-        Ended::Complete(standings) => {
-            print!("{}", standings.table());
-            println!(
-                "{} games; standings in {}/standings.json and standings.csv",
-                standings.games,
-                cfg.out.display()
-            );
-            Ok(ExitCode::SUCCESS)
+    // The console has told the standings (or how far the run got).
+    Ok(match ended? {
+        Ended::Complete(_) => ExitCode::SUCCESS,
+        Ended::Interrupted(_) => {
+            ExitCode::from(referee::shutdown::signal_exit_code().unwrap_or(130))
         }
-        Ended::Interrupted(standings) => {
-            let partial = cfg.out.join(referee::tournament::PARTIAL);
-            if standings.games > 0 {
-                println!(
-                    "PARTIAL standings after {} games (in {}):",
-                    standings.games,
-                    partial.display()
-                );
-                print!("{}", standings.table());
-            }
-            eprintln!(
-                "referee: interrupted after {} recorded games; games in flight were discarded. Resume with:\n  {}",
-                standings.games,
-                resume_command(&cfg)
-            );
-            Ok(ExitCode::from(
-                referee::shutdown::signal_exit_code().unwrap_or(130),
-            ))
-        }
-    }
+    })
 }
 
 /// This very command line with `--resume`, and the seed, directory and shard

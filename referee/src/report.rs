@@ -1,17 +1,143 @@
-//! The short human summary at the end of `referee play` (stdout). Teams are named
-//! by their entrants ([`crate::names`]) everywhere, never by number.
+//! The console of `referee play`: a [`Reporter`] that turns the run's events into
+//! the lines a person reads (stderr as it goes, the summary on stdout at the
+//! end). Teams are named by their entrants ([`crate::names`]) everywhere, never
+//! by number.
 
 use schmier_protocol::rules::HandScore;
 
 use crate::config::PlayConfig;
+use crate::events::{Event, Reporter, StartFailure, Who};
 use crate::names::scores_text;
-use crate::session::MatchSummary;
+use crate::summary::MatchSummary;
 
-pub fn print(cfg: &PlayConfig, summary: &MatchSummary) {
+/// What the console needs to know of the match besides its events.
+pub struct Console {
+    quiet: bool,
+    games: u32,
+    seed: u64,
+    secret_seed: bool,
+    output: String,
+}
+
+impl Console {
+    pub fn new(cfg: &PlayConfig) -> Console {
+        Console {
+            quiet: cfg.quiet,
+            games: cfg.games,
+            seed: cfg.seed,
+            secret_seed: cfg.secret_seed,
+            output: cfg.output.describe(),
+        }
+    }
+
+    fn starting(&self) {
+        if self.quiet {
+            return;
+        }
+        // A drawn seed stays secret until the run ends: bots share the terminal.
+        let seed = match self.secret_seed {
+            true => "secret (printed at the end)".to_owned(),
+            false => self.seed.to_string(),
+        };
+        eprintln!(
+            "referee: seed {seed} — {} game(s), transcripts in {}",
+            self.games, self.output
+        );
+    }
+
+    fn finished(&self, summary: &MatchSummary) {
+        print(self.quiet, summary);
+        if self.secret_seed && !self.quiet {
+            eprintln!("referee: the match seed was {}", self.seed);
+        }
+        if !summary.lost.is_empty() {
+            eprintln!(
+                "referee: {} of {} game(s) lost (their transcripts could not be written, see \
+                 above); the {} other transcript(s) are kept",
+                summary.lost.len(),
+                self.games,
+                summary.games.len()
+            );
+        }
+    }
+}
+
+impl Reporter for Console {
+    fn report(&self, event: &Event<'_>) {
+        match event {
+            Event::MatchStarting => self.starting(),
+            Event::GameFinished { game, of, teams } => {
+                if !self.quiet && *of > 1 {
+                    eprintln!(
+                        "game {}/{of}: {} -> {}",
+                        game.game,
+                        outcome_text(teams, game.winner, game.scores, &game.forfeited),
+                        game.transcript
+                    );
+                }
+            }
+            Event::GameLost { .. } => Troubles.report(event),
+            Event::MatchInterrupted(summary) => {
+                eprintln!("referee: interrupted; every bot process was ended. Completed games' transcripts are kept; the game in progress was left as *.partial.");
+                eprint!("{}", interrupted_tally(summary));
+            }
+            Event::MatchFinished(summary) => self.finished(summary),
+            Event::BotFailedToStart(_) | Event::Warning(_) => Troubles.report(event),
+        }
+    }
+}
+
+/// The console of a match whose results the caller reads (a benchmark's
+/// tables): only what went wrong at the table is printed, never a summary.
+pub struct Troubles;
+
+impl Reporter for Troubles {
+    fn report(&self, event: &Event<'_>) {
+        match event {
+            Event::GameLost { game, of, error } => {
+                eprintln!("referee: game {game}/{of} lost: {error:#}; it is not counted");
+            }
+            _ => {
+                if let Some(line) = table_line(event) {
+                    eprintln!("{line}");
+                }
+            }
+        }
+    }
+}
+
+/// The console line of a table's own events, the same in `play` and in a
+/// tournament: a bot that failed to start, a warning.
+pub fn table_line(event: &Event<'_>) -> Option<String> {
+    match event {
+        Event::BotFailedToStart(f) => Some(start_failure_line(f)),
+        Event::Warning(text) => Some(format!("referee: warning: {text}")),
+        _ => None,
+    }
+}
+
+fn start_failure_line(f: &StartFailure) -> String {
+    let who = match f.who {
+        Who::Seat(seat) => format!("seat {seat}"),
+        Who::Restarted(i) => format!("player {i}, restarted,"),
+    };
+    let stderr = match &f.stderr_log {
+        Some(log) => format!("; its stderr is in {}", log.display()),
+        None => String::new(),
+    };
+    format!(
+        "referee: {who} ({}) failed to start: {}{stderr}",
+        f.command, f.reason
+    )
+}
+
+/// The summary at the end of a match (stdout): one game's deals and result, or
+/// the match's tally.
+fn print(quiet: bool, summary: &MatchSummary) {
     let teams = &summary.teams;
     if summary.games.len() == 1 {
         let game = &summary.games[0];
-        if !cfg.quiet {
+        if !quiet {
             // One game: seat team k is lineup team k.
             for h in &game.hands {
                 println!("{}", hand_line(teams, h));
@@ -37,27 +163,16 @@ pub fn print(cfg: &PlayConfig, summary: &MatchSummary) {
     }
 }
 
-/// The tally of the games finished so far, kept for [`print_interrupted_tally`].
-static FINISHED: std::sync::Mutex<String> = std::sync::Mutex::new(String::new());
-
-/// Records the tally after each finished game of a match.
-pub fn note_finished(summary: &MatchSummary) {
-    let text = format!(
-        "{} of the match's games finished:\n{}",
+/// The tally of the games finished when a match was interrupted (stderr).
+fn interrupted_tally(summary: &MatchSummary) -> String {
+    if summary.games.is_empty() {
+        return "referee: no game had finished\n".to_owned();
+    }
+    format!(
+        "referee: {} of the match's games finished:\n{}",
         summary.games.len(),
         tally_text(summary)
-    );
-    *FINISHED.lock().unwrap_or_else(|e| e.into_inner()) = text;
-}
-
-/// Prints the tally of the finished games (stderr) when a run is interrupted.
-pub fn print_interrupted_tally() {
-    let text = FINISHED.lock().unwrap_or_else(|e| e.into_inner()).clone();
-    if text.is_empty() {
-        eprintln!("referee: no game had finished");
-    } else {
-        eprint!("referee: {text}");
-    }
+    )
 }
 
 /// Games won per team, one line each (also printed when a match is interrupted).

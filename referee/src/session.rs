@@ -2,199 +2,41 @@
 //!
 //! A bot process lives for the whole session and may sit at a different seat in
 //! each game. The session owns the [`Slot`]s; `table.rs` borrows them for one game
-//! at a time. `referee play` is one session; a tournament table is one per
-//! matchup, or one per game where its bots must not remember the duplicate set
-//! (`tournament::pool::fresh_per_game`).
+//! at a time. `referee play` is one session (`play.rs`); a tournament table is one
+//! per matchup, or one per game where its bots must not remember the duplicate set
+//! (`tournament::pool::fresh_per_game`). What a person should hear of (a bot that
+//! failed to start) goes to the session's [`Reporter`].
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context;
-use serde::Serialize;
 use tokio::time::Instant;
 
-use schmier_protocol::rules::EndReason;
 use schmier_protocol::wire::{FromBot, Limits, ToBot, PROTOCOL};
 use schmier_protocol::Team;
 
 use crate::bot::{BotProcess, Incoming, Spawn};
-use schmier_protocol::shuffle::derive_seed;
 use tokio_util::sync::CancellationToken;
 
-use crate::config::{BotSpec, Isolation, PlayConfig, TableSpec};
+use crate::config::{BotSpec, Isolation, TableSpec};
+use crate::events::{Event, Reporter, StartFailure, Who};
 use crate::fault::{quote, Fault, FaultKind};
 use crate::slot::Slot;
 use crate::table::{self, GamePlan, GameRecord};
 use crate::REFEREE;
 
-/// What a finished session reports.
-#[derive(Debug, Serialize)]
-pub struct MatchSummary {
-    pub seed: u64,
-    /// The lineup teams' names (slots `k` and `k + 3`), from their bots' names.
-    pub teams: [String; 3],
-    pub games: Vec<GameSummary>,
-    /// Games won per lineup team (slots `k` and `k + 3`).
-    pub wins: [u32; 3],
-    pub no_winner: u32,
-    /// Games whose transcript could not be written (a full disk): reported as
-    /// they happened, not counted; the match went on without them.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub lost: Vec<u32>,
+/// How [`Session::play`] ended a game.
+pub enum Played {
+    /// Played to its end; the transcript is written.
+    Finished(GameRecord),
+    /// Played to its end, but its transcript could not be written (a full
+    /// disk): only this game is lost, and the bots are ready for the next one.
+    Lost(anyhow::Error),
+    /// Abandoned when the run was cancelled; its transcript stays `*.partial`.
+    Interrupted,
 }
-
-#[derive(Debug, Serialize)]
-pub struct GameSummary {
-    pub game: u32,
-    pub seed: u64,
-    pub transcript: String,
-    /// The lineup team credited with the game after forfeits (not the seat
-    /// team: seats rotate).
-    pub winner: Option<usize>,
-    /// Final scores by lineup team.
-    pub scores: [i32; 3],
-    /// Lineup teams that forfeited the game.
-    pub forfeited: Vec<usize>,
-    pub deals: u32,
-    pub reason: EndReason,
-    pub faults: u32,
-    #[serde(skip)]
-    pub hands: Vec<schmier_protocol::rules::HandScore>,
-    /// Where the table's time went in this game (for `referee bench`).
-    #[serde(skip)]
-    pub stats: crate::stats::TableStats,
-}
-
-/// `referee play`: one table, `cfg.games` games, stopped early (with
-/// [`Interrupted`]) when `cancel` fires. The game in flight is then abandoned: its
-/// transcript stays `*.partial`, every finished one is kept.
-pub async fn run(cfg: &PlayConfig, cancel: &CancellationToken) -> anyhow::Result<MatchSummary> {
-    let out = crate::outdir::prepare(&cfg.output, cfg.overwrite)?;
-    let seats = std::array::from_fn(|s| cfg.slot_at(s, 0));
-    let started = Session::start(cfg.table.clone(), cfg.output.stderr_dir(), seats, cancel).await;
-    let mut session = started.inspect_err(|_| out.tidy_unplayed())?;
-    let failed = session.failed_to_start();
-    if !failed.is_empty() && !cfg.keep_going {
-        session.shutdown(cancel).await;
-        out.tidy_unplayed();
-        // Named now that the bots are gone and their stderr is drained: only the
-        // logs that hold something (and so were kept).
-        let logs: Vec<String> = failed
-            .iter()
-            .map(|&i| cfg.output.stderr_dir().join(log_name(i, 0)))
-            .filter(|p| std::fs::metadata(p).is_ok_and(|m| m.len() > 0))
-            .map(|p| p.display().to_string())
-            .collect();
-        anyhow::bail!(
-            "failed to start {} of the six bots (see above{}); fix the command, or pass \
-             --keep-going to play with the referee's fallback in their seats",
-            failed.len(),
-            match logs.is_empty() {
-                true => String::new(),
-                false => format!("; what they wrote to stderr is in {}", logs.join(", ")),
-            }
-        );
-    }
-    let names: Vec<&str> = session.slots.iter().map(|s| s.name.as_str()).collect();
-    let mut summary = MatchSummary {
-        seed: cfg.seed,
-        teams: crate::names::team_names(&names),
-        games: Vec::new(),
-        wins: [0; 3],
-        no_winner: 0,
-        lost: Vec::new(),
-    };
-    let mut failure = None;
-    for g in 0..cfg.games {
-        let plan = GamePlan {
-            match_seed: cfg.seed,
-            game: g + 1,
-            // Every game of a match has a seed of its own: a bot that remembers
-            // the cards of earlier games learns nothing about this one's.
-            announced: g + 1,
-            seed: derive_seed(cfg.seed, u64::from(g)),
-            seat_slot: std::array::from_fn(|s| cfg.slot_at(s, g)),
-            transcript: cfg.output.transcript(g + 1),
-        };
-        match session.play(&plan, cancel).await {
-            Ok(record) => {
-                let GameRecord {
-                    seed,
-                    transcript,
-                    result,
-                    hands,
-                    stats,
-                } = record;
-                // Seat team t holds lineup team slot_at(t, g) % 3 this game.
-                let lineup = |t: Team| cfg.slot_at(t.index(), g) % 3;
-                let winner = result.winner.map(lineup);
-                let mut scores = [0; 3];
-                for t in Team::all() {
-                    scores[lineup(t)] = result.scores[t.index()];
-                }
-                let forfeited: Vec<usize> = result.forfeited.iter().map(|&t| lineup(t)).collect();
-                match winner {
-                    Some(w) => summary.wins[w] += 1,
-                    None => summary.no_winner += 1,
-                }
-                if !cfg.quiet && cfg.games > 1 {
-                    eprintln!(
-                        "game {}/{}: {} -> {}",
-                        g + 1,
-                        cfg.games,
-                        crate::report::outcome_text(&summary.teams, winner, scores, &forfeited),
-                        transcript.display()
-                    );
-                }
-                summary.games.push(GameSummary {
-                    game: g + 1,
-                    seed,
-                    transcript: transcript.display().to_string(),
-                    winner,
-                    scores,
-                    forfeited,
-                    deals: result.deals,
-                    reason: result.reason,
-                    faults: result.faults.iter().sum(),
-                    hands,
-                    stats,
-                });
-                crate::report::note_finished(&summary);
-            }
-            // Only this game is lost: the table played it out, so the bots are
-            // ready for the next one, and every finished transcript stays.
-            Err(e) if e.is::<crate::transcript::Lost>() => {
-                eprintln!(
-                    "referee: game {}/{} lost: {e:#}; it is not counted",
-                    g + 1,
-                    cfg.games
-                );
-                summary.lost.push(g + 1);
-            }
-            Err(e) => {
-                failure = Some(match e.downcast::<Interrupted>() {
-                    Ok(i) => anyhow::Error::new(i),
-                    Err(e) => e.context(format!("failed to play game {}", g + 1)),
-                });
-                break;
-            }
-        }
-    }
-    session.shutdown(cancel).await;
-    if summary.games.is_empty() {
-        out.tidy_unplayed();
-    }
-    match failure {
-        Some(e) => Err(e),
-        None => Ok(summary),
-    }
-}
-
-/// The run was stopped by its cancellation token (Ctrl-C, SIGTERM) before it
-/// finished; what was finished is kept.
-#[derive(Debug, thiserror::Error)]
-#[error("interrupted")]
-pub struct Interrupted;
 
 /// One table's six bot processes, kept up across the games it plays (one game,
 /// where each game has processes of its own).
@@ -204,31 +46,40 @@ pub struct Session {
     slots: Vec<Slot>,
     next_id: u64,
     played: u32,
+    reporter: Arc<dyn Reporter>,
 }
 
 impl Session {
     /// Starts the six processes of `spec.lineup` and runs their handshake. Bots'
     /// stderr goes to `stderr_dir`; `seat_slot` is the lineup slot at each seat
     /// in the first game (for the console's words on a bot that fails to start).
+    /// `None`: `cancel` fired before the bots were up (they are ended).
     pub async fn start(
         spec: TableSpec,
         stderr_dir: PathBuf,
         seat_slot: [usize; 6],
         cancel: &CancellationToken,
-    ) -> anyhow::Result<Session> {
+        reporter: Arc<dyn Reporter>,
+    ) -> anyhow::Result<Option<Session>> {
         std::fs::create_dir_all(&stderr_dir)
             .with_context(|| format!("failed to create {}", stderr_dir.display()))?;
         let slots = tokio::select! {
-            slots = start_bots(&spec, &stderr_dir, seat_slot) => slots?,
-            () = cancel.cancelled() => return Err(Interrupted.into()),
+            slots = start_bots(&spec, &stderr_dir, seat_slot, &*reporter) => slots?,
+            () = cancel.cancelled() => return Ok(None),
         };
-        Ok(Session {
+        Ok(Some(Session {
             spec,
             stderr_dir,
             slots,
             next_id: 1,
             played: 0,
-        })
+            reporter,
+        }))
+    }
+
+    /// The bots' names, by lineup slot (each as it said in its hello).
+    pub fn names(&self) -> Vec<&str> {
+        self.slots.iter().map(|s| s.name.as_str()).collect()
     }
 
     /// The lineup slots whose bot failed to start or to say hello (each already
@@ -250,22 +101,35 @@ impl Session {
 
     /// Plays one game. Bots that crashed in an earlier game are restarted first
     /// (if the policy says so). When `cancel` fires the game is abandoned (its
-    /// transcript stays `*.partial`) and [`Interrupted`] is returned.
+    /// transcript stays `*.partial`). `Err`: the referee failed, not a bot.
     pub async fn play(
         &mut self,
         plan: &GamePlan,
         cancel: &CancellationToken,
-    ) -> anyhow::Result<GameRecord> {
+    ) -> anyhow::Result<Played> {
         if self.played > 0 {
+            let reporter = &*self.reporter;
             tokio::select! {
-                r = restart_gone(&self.spec, &self.stderr_dir, &mut self.slots) => r?,
-                () = cancel.cancelled() => return Err(Interrupted.into()),
+                r = restart_gone(&self.spec, &self.stderr_dir, &mut self.slots, reporter) => r?,
+                () = cancel.cancelled() => return Ok(Played::Interrupted),
             }
         }
         self.played += 1;
-        tokio::select! {
+        let record = tokio::select! {
             r = table::play_game(&self.spec, plan, &mut self.slots, &mut self.next_id) => r,
-            () = cancel.cancelled() => Err(Interrupted.into()),
+            () = cancel.cancelled() => return Ok(Played::Interrupted),
+        };
+        match record {
+            Ok(record) => {
+                if let Some(e) = &record.timings_lost {
+                    let text = format!("game {} kept without its timings: {e}", plan.game);
+                    self.reporter.report(&Event::Warning(&text));
+                }
+                Ok(Played::Finished(record))
+            }
+            // The one error a table returns that is not the referee failing.
+            Err(e) if e.is::<crate::transcript::Lost>() => Ok(Played::Lost(e)),
+            Err(e) => Err(e),
         }
     }
 
@@ -285,6 +149,7 @@ async fn start_bots(
     cfg: &TableSpec,
     stderr_dir: &std::path::Path,
     seat_slot: [usize; 6],
+    reporter: &dyn Reporter,
 ) -> anyhow::Result<Vec<Slot>> {
     let mut slots: Vec<Slot> = cfg
         .lineup
@@ -292,7 +157,8 @@ async fn start_bots(
         .map(|spec| Slot::new(spec.clone(), default_name(spec)))
         .collect();
     let all: Vec<usize> = (0..slots.len()).collect();
-    start(cfg, stderr_dir, &mut slots, &all, Some(seat_slot)).await?;
+    let failed = start(cfg, stderr_dir, &mut slots, &all).await?;
+    report_failed(&slots, stderr_dir, &failed, Some(seat_slot), reporter);
     Ok(slots)
 }
 
@@ -301,6 +167,7 @@ async fn restart_gone(
     cfg: &TableSpec,
     stderr_dir: &std::path::Path,
     slots: &mut [Slot],
+    reporter: &dyn Reporter,
 ) -> anyhow::Result<()> {
     if !cfg.policy.restart {
         return Ok(());
@@ -314,14 +181,11 @@ async fn restart_gone(
         }
         slots[i].gone = None;
     }
-    start(cfg, stderr_dir, slots, &gone, None).await.map(drop)
+    let failed = start(cfg, stderr_dir, slots, &gone).await?;
+    report_failed(slots, stderr_dir, &failed, None, reporter);
+    Ok(())
 }
 
-/// Spawns the processes of `which` slots and runs their handshake against one
-/// deadline. A bot that fails is marked gone (the fallback plays for it) and
-/// reported on the console with its reason; the failed slots are returned.
-/// `seat_slot`: where the slots sit in the session's first game (`None`: they
-/// are restarted for a later one).
 /// The `hello` a bot of this table gets first: the protocol and its limits.
 pub(crate) fn hello(cfg: &TableSpec) -> Vec<u8> {
     let hello = ToBot::Hello {
@@ -338,12 +202,14 @@ pub(crate) fn hello(cfg: &TableSpec) -> Vec<u8> {
     serde_json::to_vec(&hello).expect("messages serialize")
 }
 
+/// Spawns the processes of `which` slots and runs their handshake against one
+/// deadline. A bot that fails is marked gone (the fallback plays for it); the
+/// failed slots are returned.
 async fn start(
     cfg: &TableSpec,
     stderr_dir: &std::path::Path,
     slots: &mut [Slot],
     which: &[usize],
-    seat_slot: Option<[usize; 6]>,
 ) -> anyhow::Result<Vec<usize>> {
     let hello = hello(cfg);
     for &i in which {
@@ -463,32 +329,40 @@ async fn start(
         .copied()
         .filter(|&i| slots[i].gone.is_some())
         .collect();
-    for &i in &failed {
+    Ok(failed)
+}
+
+/// Tells the reporter of each `failed` slot, with its reason. `seat_slot`:
+/// where the slots sit in the session's first game (`None`: they were
+/// restarted for a later one).
+fn report_failed(
+    slots: &[Slot],
+    stderr_dir: &Path,
+    failed: &[usize],
+    seat_slot: Option<[usize; 6]>,
+    reporter: &dyn Reporter,
+) {
+    for &i in failed {
         let (slot, log) = (&slots[i], stderr_dir.join(log_name(i, slots[i].starts - 1)));
         let f = slot.gone.as_ref().expect("a failed slot");
         let seat = seat_slot.and_then(|seats| seats.iter().position(|&s| s == i));
-        let who = match seat {
-            Some(seat) => format!("seat {seat}"),
-            None => format!("player {i}, restarted,"),
-        };
         // Only a log with something in it is named: a program that could not be
         // run has none, and an empty one is removed if no game is played.
-        let stderr = match std::fs::metadata(&log) {
-            Ok(m) if m.len() > 0 => format!("; its stderr is in {}", log.display()),
-            _ => String::new(),
-        };
-        eprintln!(
-            "referee: {who} ({}) failed to start: {}{stderr}",
-            slot.spec.display(),
-            f.detail,
-        );
+        let stderr_log = std::fs::metadata(&log)
+            .is_ok_and(|m| m.len() > 0)
+            .then_some(log);
+        reporter.report(&Event::BotFailedToStart(&StartFailure {
+            who: seat.map_or(Who::Restarted(i), Who::Seat),
+            command: slot.spec.display(),
+            reason: f.detail.clone(),
+            stderr_log,
+        }));
     }
-    Ok(failed)
 }
 
 /// The stderr log of player `i`'s `n`-th start (0: the first). A restarted
 /// bot's stderr goes to a new file, so nothing is overwritten.
-fn log_name(i: usize, n: u32) -> String {
+pub(crate) fn log_name(i: usize, n: u32) -> String {
     match n {
         0 => format!("player{i}.log"),
         n => format!("player{i}.restart{n}.log"),

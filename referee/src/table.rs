@@ -54,6 +54,9 @@ pub struct GameRecord {
     pub hands: Vec<HandScore>,
     /// Where the table's time went (for `referee bench`).
     pub stats: TableStats,
+    /// Why the game's timings could not be written, if they could not: the
+    /// game is kept without them (the session reports it).
+    pub timings_lost: Option<String>,
 }
 
 struct Table<'a> {
@@ -219,18 +222,14 @@ pub async fn play_game(
             return Err(lost.into());
         }
     };
-    if let Err(e) = table.timings.finish() {
-        eprintln!(
-            "referee: warning: game {} kept without its timings: {e}",
-            plan.game
-        );
-    }
+    let timings_lost = table.timings.finish().err().map(|e| e.to_string());
     Ok(GameRecord {
         seed,
         transcript,
         result,
         hands,
         stats: table.stats,
+        timings_lost,
     })
 }
 

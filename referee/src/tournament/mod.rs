@@ -12,7 +12,9 @@
 //! - `startcheck.rs`: every entrant started once, before the first game.
 //! - `run.rs`: `referee tournament` — directory, rounds, the coordinator that
 //!   journals what the pool finishes.
-//! - `progress.rs`: the live bar or periodic progress lines.
+//! - `events.rs`: what a run does, as events for reporters (the runner and the
+//!   pool never print); `console.rs`: the reporter that prints;
+//!   `progress.rs`: the reporter that shows the live bar or progress lines.
 //! - `knockout.rs`, `swiss.rs`: how each format played by rounds seats its next
 //!   round from the results so far (and, for a knockout, who advanced).
 //! - `bracket.rs`: a knockout or Swiss round's tables and who advanced, printed.
@@ -23,6 +25,8 @@
 pub mod audit;
 mod bracket;
 mod config;
+mod console;
+pub mod events;
 mod journal;
 mod knockout;
 mod manifest;
@@ -44,8 +48,10 @@ use std::path::Path;
 use anyhow::Context;
 
 pub use config::{TournamentArgs, TournamentConfig};
+pub use console::Console;
 pub use journal::discard_unplayed;
 pub use merge::merge;
+pub use progress::Progress;
 pub use run::{run, Ended, PARTIAL};
 pub use standings::Standings;
 

@@ -18,10 +18,11 @@ use tokio::sync::{mpsc, Semaphore};
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
+use super::events::{Event, Reporter, ToTournament};
 use super::outcome::GameOutcome;
 use super::schedule::{GameKey, Matchup};
 use crate::config::TableSpec;
-use crate::session::{Interrupted, Session};
+use crate::session::{Played, Session};
 use crate::table::GamePlan;
 
 /// Tables that may be starting their bots at once.
@@ -46,12 +47,15 @@ pub fn transcript_name(key: GameKey) -> String {
 /// Plays `jobs` on `tables` tables until done or `stop` fires; every finished
 /// game's outcome is sent on `done`. A table that fails (the referee's own
 /// error, not a bot's fault) stops the others and its error is returned.
+/// What the tables do besides (a bot that failed to start, a lost game) goes
+/// to `reporter`.
 pub async fn run(
     dir: PathBuf,
     jobs: Vec<TableJob>,
     tables: usize,
     stop: CancellationToken,
     done: mpsc::Sender<GameOutcome>,
+    reporter: Arc<dyn Reporter>,
 ) -> anyhow::Result<()> {
     let shared = Shared {
         queue: Arc::new(Mutex::new(VecDeque::from(jobs))),
@@ -59,6 +63,7 @@ pub async fn run(
         stop: stop.clone(),
         done,
         dir,
+        reporter,
     };
     let mut workers = JoinSet::new();
     let mut failure: Option<anyhow::Error> = None;
@@ -91,7 +96,7 @@ pub async fn run(
 }
 
 /// What every table shares: the matchups still to play, the start throttle,
-/// the stop token, where outcomes go, and the tournament directory.
+/// the stop token, where outcomes go, the tournament directory and reporter.
 #[derive(Clone)]
 struct Shared {
     queue: Arc<Mutex<VecDeque<TableJob>>>,
@@ -99,6 +104,7 @@ struct Shared {
     stop: CancellationToken,
     done: mpsc::Sender<GameOutcome>,
     dir: PathBuf,
+    reporter: Arc<dyn Reporter>,
 }
 
 impl Shared {
@@ -114,7 +120,7 @@ impl Shared {
             if self.stop.is_cancelled() {
                 return Ok(());
             }
-            play_table(&self.dir, job, &self.starting, &self.stop, &self.done).await?;
+            play_table(self, job).await?;
         }
     }
 }
@@ -155,13 +161,7 @@ pub fn fresh_per_game(spec: &TableSpec) -> bool {
     spec.policy.forfeit || spec.isolation.sandbox.is_some()
 }
 
-async fn play_table(
-    dir: &Path,
-    job: TableJob,
-    starting: &Semaphore,
-    stop: &CancellationToken,
-    done: &mpsc::Sender<GameOutcome>,
-) -> anyhow::Result<()> {
+async fn play_table(shared: &Shared, job: TableJob) -> anyhow::Result<()> {
     let fresh = fresh_per_game(&job.spec);
     let sessions: Vec<&[u32]> = if fresh {
         job.games.chunks(1).collect()
@@ -170,11 +170,11 @@ async fn play_table(
     };
     for games in sessions {
         let table = Table {
-            dir,
+            shared,
             job: &job,
             fresh,
         };
-        if !table.play(games, starting, stop, done).await? {
+        if !table.play(games).await? {
             break;
         }
     }
@@ -184,7 +184,7 @@ async fn play_table(
 /// One session of a table: its bots started, some of its matchup's games
 /// played, its bots ended.
 struct Table<'a> {
-    dir: &'a Path,
+    shared: &'a Shared,
     job: &'a TableJob,
     /// The session plays one game (see [`fresh_per_game`]).
     fresh: bool,
@@ -193,107 +193,100 @@ struct Table<'a> {
 impl Table<'_> {
     /// Plays `games` with one set of processes. `Ok(false)`: stop the table (the
     /// run was interrupted or the coordinator stopped).
-    async fn play(
-        &self,
-        games: &[u32],
-        starting: &Semaphore,
-        stop: &CancellationToken,
-        done: &mpsc::Sender<GameOutcome>,
-    ) -> anyhow::Result<bool> {
-        let (dir, m) = (self.dir, &self.job.matchup);
+    async fn play(&self, games: &[u32]) -> anyhow::Result<bool> {
         let Some(&first) = games.first() else {
             return Ok(true);
         };
-        let mut spec = self.job.spec.clone();
-        let stderr_dir = self.prepare(&mut spec, first)?;
-        let session = {
-            let _permit = starting.acquire().await.expect("the semaphore stays open");
-            Session::start(spec, stderr_dir, m.seat_slot(first), stop).await
-        };
-        let mut session = match session {
-            Ok(s) => s,
-            Err(e) if e.is::<Interrupted>() => return Ok(false),
-            Err(e) => {
-                return Err(e.context(format!(
-                    "failed to start the table of round {} matchup {}",
-                    m.round, m.index
-                )))
-            }
+        let Some(mut session) = self.start(first).await? else {
+            return Ok(false);
         };
         let mut result = Ok(true);
         for (k, &game) in (1..).zip(games) {
-            let key = GameKey {
-                round: m.round,
-                matchup: m.index,
-                game,
-            };
-            let rel = transcript_name(key);
-            let plan = GamePlan {
-                match_seed: m.seed,
-                // The header's game number is the set: see `Matchup::game_seed`.
-                game: m.set_of(game),
-                announced: k,
-                seed: m.game_seed(game),
-                seat_slot: m.seat_slot(game),
-                transcript: dir.join(&rel),
-            };
-            // Kept processes see request ids rise through the matchup, from a
-            // base that a resumed table also uses; fresh ones start at 1, so
-            // the ids tell them nothing about the game's place in the matchup.
-            if !self.fresh {
-                session.first_request_id(m.first_request_id(game));
-            }
-            match session.play(&plan, stop).await {
-                Ok(_) => {}
-                Err(e) if e.is::<Interrupted>() => {
-                    discard_partial(&plan.transcript);
-                    result = Ok(false);
-                    break;
-                }
-                // A transcript that could not be written (a full disk): only this
-                // game is lost; it is never journaled, and `--resume` plays it again.
-                Err(e) if e.is::<crate::transcript::Lost>() => {
-                    eprintln!(
-                        "referee: round {} matchup {} game {game} lost: {e:#}; it is not \
-                         journaled (--resume plays it again)",
-                        m.round, m.index
-                    );
-                    continue;
-                }
-                Err(e) => {
-                    result = Err(e.context(format!(
-                        "failed to play round {} matchup {} game {game}",
-                        m.round, m.index
-                    )));
-                    break;
-                }
-            }
-            let outcome = GameOutcome::read(dir, &rel, key, m.teams(game));
-            if stop.is_cancelled() {
-                // Finished while the run was being stopped. The signal that
-                // stops it may have reached the bots first (a cluster cancelling
-                // a task signals every process in it), and a bot killed so
-                // would be recorded as faulting: not journaled, and `--resume`
-                // plays the game again.
-                discard_game(&plan.transcript);
-                result = Ok(false);
+            result = self.play_game(&mut session, k, game).await;
+            if !matches!(result, Ok(true)) {
                 break;
             }
-            match outcome {
-                Ok(o) => {
-                    if done.send(o).await.is_err() {
-                        result = Ok(false); // the coordinator stopped
-                        break;
-                    }
-                }
-                Err(e) => {
-                    result = Err(e);
-                    break;
-                }
+        }
+        session.shutdown(&self.shared.stop).await;
+        result
+    }
+
+    /// Starts the session's bots (at most [`STARTING`] tables at once) for a
+    /// session whose first game is `first`. `None`: the run was stopped.
+    async fn start(&self, first: u32) -> anyhow::Result<Option<Session>> {
+        let (shared, m) = (self.shared, &self.job.matchup);
+        let mut spec = self.job.spec.clone();
+        let stderr_dir = self.prepare(&mut spec, first)?;
+        let tables = Arc::new(ToTournament(shared.reporter.clone()));
+        let _permit = (shared.starting.acquire().await).expect("the semaphore stays open");
+        Session::start(spec, stderr_dir, m.seat_slot(first), &shared.stop, tables)
+            .await
+            .with_context(|| {
+                format!(
+                    "failed to start the table of round {} matchup {}",
+                    m.round, m.index
+                )
+            })
+    }
+
+    /// Plays the matchup's game `game`, the `k`-th of the session, and sends
+    /// its outcome to the coordinator. `Ok(false)`: stop the table.
+    async fn play_game(&self, session: &mut Session, k: u32, game: u32) -> anyhow::Result<bool> {
+        let (shared, m) = (self.shared, &self.job.matchup);
+        let key = GameKey {
+            round: m.round,
+            matchup: m.index,
+            game,
+        };
+        let rel = transcript_name(key);
+        let plan = GamePlan {
+            match_seed: m.seed,
+            // The header's game number is the set: see `Matchup::game_seed`.
+            game: m.set_of(game),
+            announced: k,
+            seed: m.game_seed(game),
+            seat_slot: m.seat_slot(game),
+            transcript: shared.dir.join(&rel),
+        };
+        // Kept processes see request ids rise through the matchup, from a
+        // base that a resumed table also uses; fresh ones start at 1, so
+        // the ids tell them nothing about the game's place in the matchup.
+        if !self.fresh {
+            session.first_request_id(m.first_request_id(game));
+        }
+        let played = session.play(&plan, &shared.stop).await.with_context(|| {
+            format!(
+                "failed to play round {} matchup {} game {game}",
+                m.round, m.index
+            )
+        })?;
+        match played {
+            Played::Finished(_) => {}
+            Played::Interrupted => {
+                discard_partial(&plan.transcript);
+                return Ok(false);
+            }
+            // A transcript that could not be written (a full disk): only this
+            // game is lost; it is never journaled, and `--resume` plays it again.
+            Played::Lost(error) => {
+                shared
+                    .reporter
+                    .report(&Event::GameLost { key, error: &error });
+                return Ok(true);
             }
         }
-        session.shutdown(stop).await;
-        result
+        let outcome = GameOutcome::read(&shared.dir, &rel, key, m.teams(game));
+        if shared.stop.is_cancelled() {
+            // Finished while the run was being stopped. The signal that
+            // stops it may have reached the bots first (a cluster cancelling
+            // a task signals every process in it), and a bot killed so
+            // would be recorded as faulting: not journaled, and `--resume`
+            // plays the game again.
+            discard_game(&plan.transcript);
+            return Ok(false);
+        }
+        // A closed channel: the coordinator stopped.
+        Ok(shared.done.send(outcome?).await.is_ok())
     }
 
     /// Where the session's bots log, and their scratch directories (`--scratch`)
@@ -328,7 +321,7 @@ impl Table<'_> {
             }
             spec.isolation.scratch = Some(path);
         }
-        Ok(self.dir.join("stderr").join(logs))
+        Ok(self.shared.dir.join("stderr").join(logs))
     }
 }
 

@@ -4,6 +4,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
+use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{bail, Context};
@@ -12,11 +13,11 @@ use tokio_util::sync::CancellationToken;
 
 use super::bracket::{bracket_round, last_line};
 use super::config::TournamentConfig;
+use super::events::{Event, Reporter, RoundPlan};
 use super::journal::Journal;
 use super::manifest::{EntrantRecord, Manifest};
 use super::outcome::GameOutcome;
 use super::pool::{self, TableJob};
-use super::progress::{leader, Progress};
 use super::schedule::{matchups, round, Format, GameKey, GameResult, Matchup};
 use super::standings::Standings;
 
@@ -54,82 +55,57 @@ pub fn manifest(cfg: &TournamentConfig, schedule: &[Matchup]) -> Manifest {
     }
 }
 
-pub async fn run(cfg: &TournamentConfig, cancel: &CancellationToken) -> anyhow::Result<Ended> {
-    let n = cfg.entrants.len();
-    let one_round = matchups(n, &cfg.format, cfg.sets, cfg.seed);
-    let manifest = manifest(cfg, &one_round);
-    let dir = &cfg.out;
-    // Before anything is written: a broken entrant must not leave a folder that
-    // blocks the corrected rerun.
-    let Some(failed) = super::startcheck::check(cfg, cancel).await else {
-        return Ok(Ended::Interrupted(super::standings::compute(
-            &manifest,
-            &BTreeMap::new(),
-        )));
+/// Plays the tournament (or its shard, or its round `--round`) into `cfg.out`,
+/// telling `reporter` what happens, the end included.
+pub async fn run(
+    cfg: &TournamentConfig,
+    cancel: &CancellationToken,
+    reporter: Arc<dyn Reporter>,
+) -> anyhow::Result<Ended> {
+    let ended = play(cfg, cancel, &reporter).await?;
+    let (standings, interrupted) = match &ended {
+        Ended::Complete(s) => (s, false),
+        Ended::Interrupted(s) => (s, true),
     };
-    refuse_unstarted(cfg, &failed)?;
-    prepare(dir, &manifest, cfg.resume, cfg.overwrite)?;
-    crate::outdir::check_free_space(dir)?;
-    let (mut journal, loaded) = Journal::open(dir)?;
-    if loaded.torn > 0 {
-        eprintln!(
-            "referee: cut off a torn last line ({} bytes) of {}; that game is played again",
-            loaded.torn,
-            dir.join(super::journal::FILE).display()
-        );
-    }
-    let mut outcomes = loaded.outcomes;
-    if let (Some(from), Some(round)) = (&cfg.from, cfg.round) {
-        if outcomes.is_empty() {
-            import(from, dir, &manifest, round, &mut journal, &mut outcomes)?;
-        }
-    }
+    reporter.report(&Event::Ended {
+        standings,
+        interrupted,
+    });
+    Ok(ended)
+}
+
+async fn play(
+    cfg: &TournamentConfig,
+    cancel: &CancellationToken,
+    reporter: &Arc<dyn Reporter>,
+) -> anyhow::Result<Ended> {
+    let one_round = matchups(cfg.entrants.len(), &cfg.format, cfg.sets, cfg.seed);
+    let manifest = manifest(cfg, &one_round);
+    let Some((journal, outcomes)) = open(cfg, &manifest, cancel, &**reporter).await? else {
+        let none = super::standings::compute(&manifest, &BTreeMap::new());
+        return Ok(Ended::Interrupted(none));
+    };
+    let mut run = Coordinator {
+        cfg,
+        cancel,
+        reporter,
+        journal,
+        outcomes,
+    };
     let by_rounds = cfg.format.by_rounds();
-    let names: Vec<String> = cfg.entrants.iter().map(|e| e.name.clone()).collect();
     let mut known: BTreeSet<GameKey> = BTreeSet::new();
     let mut r = u32::from(by_rounds);
     loop {
-        let ms: Vec<Matchup> = if by_rounds {
-            let before: Vec<GameResult> = outcomes
-                .values()
-                .filter(|o| o.round < r)
-                .map(|o| o.result())
-                .collect();
-            match round(n, &cfg.format, cfg.sets, cfg.seed, r, &before) {
+        let ms = match by_rounds {
+            true => match run.next_round(r)? {
                 Some(ms) => ms,
-                None => {
-                    if let Some(want) = cfg.round.filter(|&want| want >= r) {
-                        bail!(
-                            "failed to play round {want}: the tournament was over after round {}; \
-                             to write its standings, run it without --round (with --resume in {})",
-                            r - 1,
-                            dir.display()
-                        );
-                    }
-                    if let Some(line) = last_line(&names, &cfg.format, r, &before) {
-                        println!("{line}");
-                    }
-                    break;
-                }
-            }
-        } else {
-            one_round.clone()
+                None => break,
+            },
+            false => one_round.clone(),
         };
         known.extend(ms.iter().flat_map(|m| m.keys()));
-        if let Some(want) = cfg.round.filter(|&want| r < want) {
-            if let Some(k) = ms
-                .iter()
-                .flat_map(|m| m.keys())
-                .find(|k| !outcomes.contains_key(k))
-            {
-                bail!(
-                    "failed to play round {want}: round {r} is not complete in {} (matchup {} game {} is missing); \
-                     finish it first, or merge its shards and pass --from MERGED_DIR",
-                    dir.display(),
-                    k.matchup,
-                    k.game
-                );
-            }
+        if cfg.round.is_some_and(|want| r < want) {
+            run.check_complete(r, &ms)?;
             r += 1;
             continue;
         }
@@ -137,19 +113,69 @@ pub async fn run(cfg: &TournamentConfig, cancel: &CancellationToken) -> anyhow::
             .iter()
             .filter(|m| cfg.shard.is_none_or(|s| s.holds(m)))
             .collect();
-        if play_round(cfg, &mine, ms.len(), r, &mut journal, &mut outcomes, cancel).await? {
-            let so_far = super::standings::compute(&manifest, &outcomes);
-            super::write_atomic(&dir.join(PARTIAL), &so_far.json())?;
+        if run.play_round(&mine, ms.len(), r).await? {
+            let so_far = super::standings::compute(&manifest, &run.outcomes);
+            super::write_atomic(&cfg.out.join(PARTIAL), &so_far.json())?;
             return Ok(Ended::Interrupted(so_far));
         }
         if by_rounds {
-            print!("{}", bracket_round(&names, &cfg.format, r, &ms, &outcomes));
+            let names = run.names();
+            let description = bracket_round(&names, &cfg.format, r, &ms, &run.outcomes);
+            let (round, description) = (r, description.as_str());
+            reporter.report(&Event::RoundFinished { round, description });
         }
         if !by_rounds || cfg.round == Some(r) {
             break;
         }
         r += 1;
     }
+    complete(&cfg.out, &manifest, &known, &run.outcomes).map(Ended::Complete)
+}
+
+/// The standings so far of an interrupted run, beside the journal.
+pub const PARTIAL: &str = "standings.partial.json";
+
+/// Checks the entrants, prepares the directory and reads its journal (and
+/// `--from`'s earlier rounds). `None`: interrupted during the check.
+async fn open(
+    cfg: &TournamentConfig,
+    manifest: &Manifest,
+    cancel: &CancellationToken,
+    reporter: &dyn Reporter,
+) -> anyhow::Result<Option<(Journal, BTreeMap<GameKey, GameOutcome>)>> {
+    let dir = &cfg.out;
+    // Before anything is written: a broken entrant must not leave a folder that
+    // blocks the corrected rerun.
+    let Some(failed) = super::startcheck::check(cfg, cancel, reporter).await else {
+        return Ok(None);
+    };
+    refuse_unstarted(cfg, &failed, reporter)?;
+    prepare(dir, manifest, cfg.resume, cfg.overwrite)?;
+    crate::outdir::check_free_space(dir)?;
+    let (mut journal, loaded) = Journal::open(dir)?;
+    if loaded.torn > 0 {
+        reporter.report(&Event::TornJournal {
+            bytes: loaded.torn as u64,
+            journal: dir.join(super::journal::FILE),
+        });
+    }
+    let mut outcomes = loaded.outcomes;
+    if let (Some(from), Some(round)) = (&cfg.from, cfg.round) {
+        if outcomes.is_empty() {
+            import(from, dir, manifest, round, &mut journal, &mut outcomes)?;
+        }
+    }
+    Ok(Some((journal, outcomes)))
+}
+
+/// After the last round: every journaled game is in the schedule, and the
+/// standings are written (those of an interrupted run are superseded).
+fn complete(
+    dir: &Path,
+    manifest: &Manifest,
+    known: &BTreeSet<GameKey>,
+    outcomes: &BTreeMap<GameKey, GameOutcome>,
+) -> anyhow::Result<Standings> {
     if let Some(stray) = outcomes.keys().find(|k| !known.contains(k)) {
         bail!(
             "failed to resume: the journal in {} records round {} matchup {} game {}, which is not in this run's schedule",
@@ -159,34 +185,30 @@ pub async fn run(cfg: &TournamentConfig, cancel: &CancellationToken) -> anyhow::
             stray.game
         );
     }
-    let standings = super::finish(dir, &manifest, &outcomes)?;
-    // The standings of an interrupted run are superseded by the whole ones.
+    let standings = super::finish(dir, manifest, outcomes)?;
     match std::fs::remove_file(dir.join(PARTIAL)) {
         Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
             bail!("failed to remove {}: {e}", dir.join(PARTIAL).display())
         }
         _ => {}
     }
-    Ok(Ended::Complete(standings))
+    Ok(standings)
 }
-
-/// The standings so far of an interrupted run, beside the journal.
-pub const PARTIAL: &str = "standings.partial.json";
 
 /// Reports each entrant that failed the start check, and stops the run before
 /// any game unless `--keep-going`.
 fn refuse_unstarted(
     cfg: &TournamentConfig,
     failed: &[super::startcheck::Failure],
+    reporter: &dyn Reporter,
 ) -> anyhow::Result<()> {
     for f in failed {
         let e = &cfg.entrants[f.entrant];
-        eprintln!(
-            "referee: entrant {:?} ({}) failed to start: {}",
-            e.name,
-            e.bot.display(),
-            f.reason
-        );
+        reporter.report(&Event::EntrantFailedToStart {
+            name: &e.name,
+            command: e.bot.display(),
+            reason: &f.reason,
+        });
     }
     if failed.is_empty() {
         return Ok(());
@@ -201,118 +223,216 @@ fn refuse_unstarted(
             cfg.entrants.len()
         );
     }
-    eprintln!(
-        "referee: --keep-going: the fallback plays the seats of the entrants that failed to \
-         start (fault `start`); an entrant that never starts ranks below every entrant that did"
-    );
+    reporter.report(&Event::KeepGoing);
     Ok(())
 }
 
-/// Plays the games of `mine` (this run's share of round `r`) that the journal
-/// lacks. Returns whether the run was interrupted.
-async fn play_round(
-    cfg: &TournamentConfig,
-    mine: &[&Matchup],
-    in_round: usize,
-    r: u32,
-    journal: &mut Journal,
-    outcomes: &mut BTreeMap<GameKey, GameOutcome>,
-    cancel: &CancellationToken,
-) -> anyhow::Result<bool> {
-    let dir = &cfg.out;
-    let wanted: Vec<GameKey> = mine.iter().flat_map(|m| m.keys()).collect();
-    let jobs: Vec<TableJob> = mine
-        .iter()
-        .map(|m| {
-            let mut spec = cfg.table.clone();
-            spec.lineup =
-                std::array::from_fn(|slot| cfg.entrants[m.entrants[slot % 3]].bot.clone());
-            TableJob {
-                matchup: (*m).clone(),
-                spec,
-                games: m
-                    .keys()
-                    .filter(|k| !outcomes.contains_key(k))
-                    .map(|k| k.game)
-                    .collect(),
-            }
-        })
-        .filter(|j| !j.games.is_empty())
-        .collect();
-    let total = wanted.len() as u64;
-    let done = wanted.iter().filter(|k| outcomes.contains_key(k)).count() as u64;
-    let todo: u64 = jobs.iter().map(|j| j.games.len() as u64).sum();
-    let tables = cfg.jobs.min(jobs.len()).max(1);
-    if !cfg.quiet {
-        eprintln!(
-            "referee: {}{} entrants, {} matchup(s) of {} duplicate set(s) = {} games{}; {} to play on {} table(s) at once; seed {}; files in {}/",
-            if r > 0 { format!("round {r}: ") } else { String::new() },
-            cfg.entrants.len(),
-            mine.len(),
-            cfg.sets,
-            total,
-            cfg.shard.map_or(String::new(), |s| format!(" (shard {}/{} of {in_round} matchups)", s.index, s.count)),
-            todo,
-            tables,
-            cfg.seed,
-            dir.display()
-        );
-    }
-    check_open_files(tables as u64)?;
-    warn_oversubscribed(tables, cfg.quiet);
-    let n = cfg.entrants.len();
-    if cfg.format == Format::RoundRobin && n >= 9 && !cfg.quiet {
-        eprintln!(
-            "referee: hint: a round robin of {n} entrants is {in_round} tables; `--format balanced` \
-             has every pair meet exactly once in about {} tables (for 7, 9, 13, 15, 19, … entrants)",
-            n * (n - 1) / 6
-        );
+/// The run's state between rounds: the journal and what it holds so far.
+struct Coordinator<'a> {
+    cfg: &'a TournamentConfig,
+    cancel: &'a CancellationToken,
+    reporter: &'a Arc<dyn Reporter>,
+    journal: Journal,
+    outcomes: BTreeMap<GameKey, GameOutcome>,
+}
+
+impl Coordinator<'_> {
+    fn names(&self) -> Vec<String> {
+        self.cfg.entrants.iter().map(|e| e.name.clone()).collect()
     }
 
-    let progress = Progress::new(total, done, cfg.quiet);
-    let stop = cancel.child_token();
-    let (tx, mut rx) = mpsc::channel::<GameOutcome>(64);
-    let pool = tokio::spawn(pool::run(dir.clone(), jobs, tables, stop.clone(), tx));
-    let mut tick = tokio::time::interval(Duration::from_secs(5));
-    tick.tick().await;
-    let mut failure = None;
-    let names: Vec<&str> = cfg.entrants.iter().map(|e| e.name.as_str()).collect();
-    let mut count = done;
-    loop {
-        tokio::select! {
-            o = rx.recv() => {
-                let Some(o) = o else { break };
-                // Recorded before it counts; a journal that cannot be written stops the run.
-                if let Err(e) = journal.record(&o) {
-                    stop.cancel();
-                    failure.get_or_insert(e);
-                    continue;
-                }
-                outcomes.insert(o.key(), o);
-                count += 1;
-                progress.update(count, leader(&names, outcomes));
-            }
-            _ = tick.tick() => progress.line(),
+    /// Round `r` of a format played by rounds, from the results before it;
+    /// `None` when the tournament is decided (said, for a knockout).
+    fn next_round(&self, r: u32) -> anyhow::Result<Option<Vec<Matchup>>> {
+        let cfg = self.cfg;
+        let before: Vec<GameResult> = (self.outcomes.values())
+            .filter(|o| o.round < r)
+            .map(|o| o.result())
+            .collect();
+        let n = cfg.entrants.len();
+        if let Some(ms) = round(n, &cfg.format, cfg.sets, cfg.seed, r, &before) {
+            return Ok(Some(ms));
         }
+        if let Some(want) = cfg.round.filter(|&want| want >= r) {
+            bail!(
+                "failed to play round {want}: the tournament was over after round {}; \
+                 to write its standings, run it without --round (with --resume in {})",
+                r - 1,
+                cfg.out.display()
+            );
+        }
+        if let Some(line) = last_line(&self.names(), &cfg.format, r, &before) {
+            self.reporter.report(&Event::Decided { line: &line });
+        }
+        Ok(None)
     }
-    let pooled = pool.await.context("failed to run the pool")?;
-    progress.finish();
-    if let Some(e) = failure {
-        return Err(e);
+
+    /// `--round R`: a round before R, taken from the journal, must be whole.
+    fn check_complete(&self, r: u32, ms: &[Matchup]) -> anyhow::Result<()> {
+        let want = self.cfg.round.unwrap_or(r);
+        let missing = (ms.iter().flat_map(|m| m.keys())).find(|k| !self.outcomes.contains_key(k));
+        if let Some(k) = missing {
+            bail!(
+                "failed to play round {want}: round {r} is not complete in {} (matchup {} game {} is missing); \
+                 finish it first, or merge its shards and pass --from MERGED_DIR",
+                self.cfg.out.display(),
+                k.matchup,
+                k.game
+            );
+        }
+        Ok(())
     }
-    pooled?;
-    if cancel.is_cancelled() {
-        return Ok(true);
+
+    /// Plays the games of `mine` (this run's share of round `r`, of `in_round`
+    /// matchups) that the journal lacks. Returns whether the run was interrupted.
+    async fn play_round(
+        &mut self,
+        mine: &[&Matchup],
+        in_round: usize,
+        r: u32,
+    ) -> anyhow::Result<bool> {
+        let (cfg, reporter) = (self.cfg, self.reporter);
+        let wanted: Vec<GameKey> = mine.iter().flat_map(|m| m.keys()).collect();
+        let jobs = self.table_jobs(mine);
+        let done = wanted
+            .iter()
+            .filter(|k| self.outcomes.contains_key(k))
+            .count() as u64;
+        let plan = RoundPlan {
+            round: r,
+            entrants: cfg.entrants.len(),
+            matchups: mine.len(),
+            in_round,
+            sets: cfg.sets,
+            games: wanted.len() as u64,
+            to_play: jobs.iter().map(|j| j.games.len() as u64).sum(),
+            tables: cfg.jobs.min(jobs.len()).max(1),
+            shard: cfg.shard,
+            seed: cfg.seed,
+            dir: cfg.out.clone(),
+        };
+        announce(cfg, &plan, &**reporter)?;
+        reporter.report(&Event::TablesStarted {
+            games: plan.games,
+            done,
+        });
+        let stop = self.cancel.child_token();
+        let (tx, rx) = mpsc::channel::<GameOutcome>(64);
+        let (dir, tables) = (cfg.out.clone(), plan.tables);
+        let pool = pool::run(dir, jobs, tables, stop.clone(), tx, reporter.clone());
+        let pool = tokio::spawn(pool);
+        let failure = self.journal_games(rx, &stop, done).await;
+        let pooled = pool.await.context("failed to run the pool")?;
+        reporter.report(&Event::TablesStopped);
+        if let Some(e) = failure {
+            return Err(e);
+        }
+        pooled?;
+        if self.cancel.is_cancelled() {
+            return Ok(true);
+        }
+        if let Some(missing) = wanted.iter().find(|k| !self.outcomes.contains_key(k)) {
+            bail!(
+                "failed to finish: round {} matchup {} game {} was not played",
+                missing.round,
+                missing.matchup,
+                missing.game
+            );
+        }
+        Ok(false)
     }
-    if let Some(missing) = wanted.iter().find(|k| !outcomes.contains_key(k)) {
-        bail!(
-            "failed to finish: round {} matchup {} game {} was not played",
-            missing.round,
-            missing.matchup,
-            missing.game
-        );
+
+    /// Each matchup's games the journal lacks, and the table that plays them.
+    fn table_jobs(&self, mine: &[&Matchup]) -> Vec<TableJob> {
+        let cfg = self.cfg;
+        mine.iter()
+            .map(|m| {
+                let mut spec = cfg.table.clone();
+                spec.lineup =
+                    std::array::from_fn(|slot| cfg.entrants[m.entrants[slot % 3]].bot.clone());
+                TableJob {
+                    matchup: (*m).clone(),
+                    spec,
+                    games: (m.keys())
+                        .filter(|k| !self.outcomes.contains_key(k))
+                        .map(|k| k.game)
+                        .collect(),
+                }
+            })
+            .filter(|j| !j.games.is_empty())
+            .collect()
     }
-    Ok(false)
+
+    /// Journals each game the pool finishes, until the pool is done; `done`
+    /// of the round's games were journaled before. A journal that cannot be
+    /// written stops the run: its error is returned once the pool has stopped.
+    async fn journal_games(
+        &mut self,
+        mut rx: mpsc::Receiver<GameOutcome>,
+        stop: &CancellationToken,
+        mut done: u64,
+    ) -> Option<anyhow::Error> {
+        let mut tick = tokio::time::interval(Duration::from_secs(5));
+        tick.tick().await;
+        let mut failure = None;
+        loop {
+            tokio::select! {
+                o = rx.recv() => {
+                    let Some(o) = o else { break };
+                    // Recorded before it counts.
+                    if let Err(e) = self.journal.record(&o) {
+                        stop.cancel();
+                        failure.get_or_insert(e);
+                        continue;
+                    }
+                    done += 1;
+                    self.journaled(o, done);
+                }
+                _ = tick.tick() => self.reporter.report(&Event::Tick),
+            }
+        }
+        failure
+    }
+
+    fn journaled(&mut self, o: GameOutcome, done: u64) {
+        let (key, transcript) = (o.key(), self.cfg.out.join(&o.transcript));
+        self.outcomes.insert(key, o);
+        self.reporter.report(&Event::GameJournaled {
+            key,
+            outcome: &self.outcomes[&key],
+            transcript: &transcript,
+            done,
+            so_far: &self.outcomes,
+        });
+    }
+}
+
+/// Tells what the round plays, checks that its tables have the files they
+/// need, and warns of what may cost a bot its games.
+fn announce(
+    cfg: &TournamentConfig,
+    plan: &RoundPlan,
+    reporter: &dyn Reporter,
+) -> anyhow::Result<()> {
+    reporter.report(&Event::RoundStarting(plan));
+    check_open_files(plan.tables as u64)?;
+    // One seat of a table thinks at a time, so a table keeps about one core
+    // busy with bots that use their time; more tables than cores make bots
+    // share cores, and a bot near its time limit may then lose on time.
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if plan.tables > cores {
+        let tables = plan.tables;
+        reporter.report(&Event::Oversubscribed { tables, cores });
+    }
+    let n = cfg.entrants.len();
+    if cfg.format == Format::RoundRobin && n >= 9 {
+        reporter.report(&Event::BalancedHint {
+            entrants: n,
+            tables: plan.in_round,
+            balanced: n * (n - 1) / 6,
+        });
+    }
+    Ok(())
 }
 
 /// `--from DIR`: takes the rounds before `round` from a finished (or merged)
@@ -449,17 +569,4 @@ fn check_open_files(tables: u64) -> anyhow::Result<()> {
          use --jobs {} or raise `ulimit -n`",
         (hard.saturating_sub(64) / FILES_PER_TABLE).max(1)
     )
-}
-
-/// One seat of a table thinks at a time, so a table keeps about one core busy with
-/// bots that use their time; more tables than cores make bots share cores, and a
-/// bot near its time limit may then lose on time.
-fn warn_oversubscribed(tables: usize, quiet: bool) {
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    if tables > cores && !quiet {
-        eprintln!(
-            "referee: warning: {tables} tables on {cores} cores; bots that think for most of \
-             their time limit will share cores and may time out (lower --jobs, or raise --time-scale)"
-        );
-    }
 }

@@ -14,6 +14,7 @@ use tokio_util::sync::CancellationToken;
 use schmier_protocol::wire::{FromBot, PROTOCOL};
 
 use super::config::TournamentConfig;
+use super::events::{Event, Reporter};
 use crate::bot::{BotProcess, Incoming, Spawn};
 use crate::config::{BotSpec, Isolation, TableSpec};
 use crate::fault::quote;
@@ -29,13 +30,18 @@ pub struct Failure {
 
 /// The entrants (by index) whose command does not start and say hello; `None`
 /// when `cancel` fired first.
-pub async fn check(cfg: &TournamentConfig, cancel: &CancellationToken) -> Option<Vec<Failure>> {
+pub async fn check(
+    cfg: &TournamentConfig,
+    cancel: &CancellationToken,
+    reporter: &dyn Reporter,
+) -> Option<Vec<Failure>> {
     let logs = match tempfile::tempdir() {
         Ok(dir) => dir,
         Err(e) => {
             // The check is a courtesy: without a scratch folder the games still
             // report a bot that cannot start, as faults.
-            eprintln!("referee: warning: cannot check the entrants before the first game: {e}");
+            let text = format!("cannot check the entrants before the first game: {e}");
+            reporter.report(&Event::Warning(&text));
             return Some(Vec::new());
         }
     };

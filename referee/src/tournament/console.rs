@@ -1,0 +1,132 @@
+//! The console of `referee tournament`: the [`Reporter`] that prints. Progress
+//! goes to stderr (the bar is `progress.rs`), brackets and standings to stdout.
+
+use std::path::PathBuf;
+
+use super::config::TournamentConfig;
+use super::events::{Event, Reporter, RoundPlan};
+use super::standings::Standings;
+
+pub struct Console {
+    quiet: bool,
+    out: PathBuf,
+    /// The command line that resumes this run, for the words on Ctrl-C.
+    resume: String,
+}
+
+impl Console {
+    pub fn new(cfg: &TournamentConfig, resume: String) -> Console {
+        Console {
+            quiet: cfg.quiet,
+            out: cfg.out.clone(),
+            resume,
+        }
+    }
+
+    fn ended(&self, standings: &Standings, interrupted: bool) {
+        if !interrupted {
+            print!("{}", standings.table());
+            println!(
+                "{} games; standings in {}/standings.json and standings.csv",
+                standings.games,
+                self.out.display()
+            );
+            return;
+        }
+        if standings.games > 0 {
+            println!(
+                "PARTIAL standings after {} games (in {}):",
+                standings.games,
+                self.out.join(super::PARTIAL).display()
+            );
+            print!("{}", standings.table());
+        }
+        eprintln!(
+            "referee: interrupted after {} recorded games; games in flight were discarded. Resume with:\n  {}",
+            standings.games, self.resume
+        );
+    }
+
+    /// What each round (or the one round of a format played in one go) plays.
+    fn round_starting(&self, p: &RoundPlan) {
+        eprintln!(
+            "referee: {}{} entrants, {} matchup(s) of {} duplicate set(s) = {} games{}; {} to play on {} table(s) at once; seed {}; files in {}/",
+            if p.round > 0 { format!("round {}: ", p.round) } else { String::new() },
+            p.entrants,
+            p.matchups,
+            p.sets,
+            p.games,
+            p.shard.map_or(String::new(), |s| format!(" (shard {}/{} of {} matchups)", s.index, s.count, p.in_round)),
+            p.to_play,
+            p.tables,
+            p.seed,
+            p.dir.display()
+        );
+    }
+
+    /// The lines said only to a person watching (not with `--quiet`).
+    fn chatter(&self, event: &Event<'_>) {
+        match event {
+            Event::RoundStarting(plan) => self.round_starting(plan),
+            Event::Oversubscribed { tables, cores } => eprintln!(
+                "referee: warning: {tables} tables on {cores} cores; bots that think for most of \
+                 their time limit will share cores and may time out (lower --jobs, or raise --time-scale)"
+            ),
+            Event::BalancedHint {
+                entrants: n,
+                tables,
+                balanced,
+            } => eprintln!(
+                "referee: hint: a round robin of {n} entrants is {tables} tables; `--format balanced` \
+                 has every pair meet exactly once in about {balanced} tables (for 7, 9, 13, 15, 19, … entrants)"
+            ),
+            _ => {}
+        }
+    }
+}
+
+impl Reporter for Console {
+    fn report(&self, event: &Event<'_>) {
+        match event {
+            Event::Table(e) => {
+                if let Some(line) = crate::report::table_line(e) {
+                    eprintln!("{line}");
+                }
+            }
+            Event::EntrantFailedToStart {
+                name,
+                command,
+                reason,
+            } => eprintln!("referee: entrant {name:?} ({command}) failed to start: {reason}"),
+            Event::KeepGoing => eprintln!(
+                "referee: --keep-going: the fallback plays the seats of the entrants that failed to \
+                 start (fault `start`); an entrant that never starts ranks below every entrant that did"
+            ),
+            Event::Warning(text) => eprintln!("referee: warning: {text}"),
+            Event::TornJournal { bytes, journal } => eprintln!(
+                "referee: cut off a torn last line ({bytes} bytes) of {}; that game is played again",
+                journal.display()
+            ),
+            Event::GameLost { key, error } => eprintln!(
+                "referee: round {} matchup {} game {} lost: {error:#}; it is not \
+                 journaled (--resume plays it again)",
+                key.round, key.matchup, key.game
+            ),
+            Event::RoundFinished { description, .. } => print!("{description}"),
+            Event::Decided { line } => println!("{line}"),
+            Event::Ended {
+                standings,
+                interrupted,
+            } => self.ended(standings, *interrupted),
+            Event::RoundStarting(_) | Event::Oversubscribed { .. } | Event::BalancedHint { .. } => {
+                if !self.quiet {
+                    self.chatter(event);
+                }
+            }
+            Event::TablesStarted { .. }
+            | Event::GameJournaled { .. }
+            | Event::Tick
+            | Event::TablesStopped => {}
+        }
+    }
+}

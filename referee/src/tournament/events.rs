@@ -1,0 +1,126 @@
+//! What a tournament run does, as events for its reporters: the console
+//! (`console.rs`), the progress bar (`progress.rs`), a live page. The runner
+//! and the pool emit them and never print; a new observer is a new
+//! [`Reporter`], registered where the command builds the run (`main.rs`).
+//!
+//! The events of its tables (a bot that failed to start, a warning) reach the
+//! same reporter inside [`Event::Table`].
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use super::outcome::GameOutcome;
+use super::schedule::{GameKey, Shard};
+use super::standings::Standings;
+
+#[derive(Debug)]
+pub enum Event<'a> {
+    /// An event of one of the tables.
+    Table(&'a crate::events::Event<'a>),
+    /// The check before the first game found an entrant that does not start.
+    EntrantFailedToStart {
+        name: &'a str,
+        command: String,
+        reason: &'a str,
+    },
+    /// `--keep-going`: the run goes on with the fallback in those seats.
+    KeepGoing,
+    /// Costs nothing recorded (the start check could not run); the text
+    /// completes "warning: …".
+    Warning(&'a str),
+    /// The journal's last line was cut off (a crash mid-write); that game is
+    /// played again.
+    TornJournal { bytes: u64, journal: PathBuf },
+    /// A round's games are about to be handed to the tables.
+    RoundStarting(&'a RoundPlan),
+    /// More tables than cores: bots near their time limit may time out.
+    Oversubscribed { tables: usize, cores: usize },
+    /// A round robin of many entrants would meet every pair in fewer tables
+    /// as a balanced tournament.
+    BalancedHint {
+        entrants: usize,
+        tables: usize,
+        balanced: usize,
+    },
+    /// The tables are playing: `done` of the round's `games` were already
+    /// journaled (a resumed run).
+    TablesStarted { games: u64, done: u64 },
+    /// A game is journaled: it counts from now on, and its transcript is final.
+    GameJournaled {
+        key: GameKey,
+        outcome: &'a GameOutcome,
+        transcript: &'a Path,
+        /// The round's games journaled so far, this one included.
+        done: u64,
+        /// Every game journaled so far, of every round.
+        so_far: &'a BTreeMap<GameKey, GameOutcome>,
+    },
+    /// A few seconds went by (for progress lines in a log).
+    Tick,
+    /// The round's tables have stopped (done, interrupted or failed).
+    TablesStopped,
+    /// A game's transcript could not be written (a full disk): it is not
+    /// journaled, and `--resume` plays it again.
+    GameLost {
+        key: GameKey,
+        error: &'a anyhow::Error,
+    },
+    /// A round of a format played by rounds is complete; `description` is its
+    /// tables and who advanced, as the format tells it.
+    RoundFinished { round: u32, description: &'a str },
+    /// A format played by rounds is decided (`champion: …`).
+    Decided { line: &'a str },
+    /// The run is over: every game played, or stopped by Ctrl-C / SIGTERM with
+    /// the standings so far.
+    Ended {
+        standings: &'a Standings,
+        interrupted: bool,
+    },
+}
+
+/// What a round is about to play, for the line that announces it.
+#[derive(Debug)]
+pub struct RoundPlan {
+    /// 0 for a format played in one go.
+    pub round: u32,
+    pub entrants: usize,
+    /// This run's matchups of the round (its shard's, if sharded).
+    pub matchups: usize,
+    /// The round's matchups over all shards.
+    pub in_round: usize,
+    pub sets: u32,
+    /// This run's games of the round, and of those not journaled yet.
+    pub games: u64,
+    pub to_play: u64,
+    pub tables: usize,
+    pub shard: Option<Shard>,
+    pub seed: u64,
+    pub dir: PathBuf,
+}
+
+/// Where a tournament's events go; called from the coordinator and from every
+/// table's thread.
+pub trait Reporter: Send + Sync {
+    fn report(&self, event: &Event<'_>);
+}
+
+/// Several reporters, each told every event in turn.
+pub struct Reporters(pub Vec<Box<dyn Reporter>>);
+
+impl Reporter for Reporters {
+    fn report(&self, event: &Event<'_>) {
+        for r in &self.0 {
+            r.report(event);
+        }
+    }
+}
+
+/// A table's reporter: its events go to the tournament's, inside [`Event::Table`].
+pub struct ToTournament(pub Arc<dyn Reporter>);
+
+impl crate::events::Reporter for ToTournament {
+    fn report(&self, event: &crate::events::Event<'_>) {
+        self.0.report(&Event::Table(event));
+    }
+}
