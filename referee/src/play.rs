@@ -103,7 +103,7 @@ async fn play_games(
         let played = session.play(&game_plan(cfg, g), cancel).await;
         match played.map_err(|e| e.context(format!("failed to play game {}", g + 1)))? {
             Played::Finished(record) => {
-                summary.add(game_summary(cfg, g, record));
+                summary.add(game_summary(cfg, g, *record));
                 reporter.report(&Event::GameFinished {
                     game: summary.games.last().expect("just added"),
                     of: cfg.games,

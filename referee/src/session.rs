@@ -30,7 +30,7 @@ use crate::REFEREE;
 /// How [`Session::play`] ended a game.
 pub enum Played {
     /// Played to its end; the transcript is written.
-    Finished(GameRecord),
+    Finished(Box<GameRecord>),
     /// Played to its end, but its transcript could not be written (a full
     /// disk): only this game is lost, and the bots are ready for the next one.
     Lost(anyhow::Error),
@@ -125,7 +125,7 @@ impl Session {
                     let text = format!("game {} kept without its timings: {e}", plan.game);
                     self.reporter.report(&Event::Warning(&text));
                 }
-                Ok(Played::Finished(record))
+                Ok(Played::Finished(Box::new(record)))
             }
             // The one error a table returns that is not the referee failing.
             Err(e) if e.is::<crate::transcript::Lost>() => Ok(Played::Lost(e)),

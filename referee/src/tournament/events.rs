@@ -105,6 +105,13 @@ pub trait Reporter: Send + Sync {
     fn report(&self, event: &Event<'_>);
 }
 
+/// A reporter that shows nothing (for a caller that reads only the result).
+pub struct Silent;
+
+impl Reporter for Silent {
+    fn report(&self, _: &Event<'_>) {}
+}
+
 /// Several reporters, each told every event in turn.
 pub struct Reporters(pub Vec<Box<dyn Reporter>>);
 

@@ -339,7 +339,11 @@ mod tests {
             .enable_all()
             .build()
             .unwrap()
-            .block_on(crate::tournament::run(cfg, &cancel))
+            .block_on(crate::tournament::run(
+                cfg,
+                &cancel,
+                std::sync::Arc::new(crate::tournament::events::Silent),
+            ))
     }
 
     #[test]
