@@ -10,6 +10,7 @@
 use std::path::PathBuf;
 
 use crate::summary::{GameSummary, MatchSummary};
+use crate::transcript::Lost;
 
 /// Something a run did that someone may want to see.
 #[derive(Debug)]
@@ -29,11 +30,7 @@ pub enum Event<'a> {
         teams: &'a [String; 3],
     },
     /// A game's transcript could not be written (a full disk): it is not counted.
-    GameLost {
-        game: u32,
-        of: u32,
-        error: &'a anyhow::Error,
-    },
+    GameLost { game: u32, of: u32, error: &'a Lost },
     /// The match was stopped (Ctrl-C, SIGTERM); the games finished before.
     MatchInterrupted(&'a MatchSummary),
     /// Every game of the match was played (or lost).

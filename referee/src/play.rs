@@ -194,3 +194,93 @@ fn end(
         }
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::{Arc, Mutex};
+
+    use super::{run, Ended};
+    use crate::events::{Event, Reporter};
+
+    /// What a reporter saw, in order, checked when each event arrived.
+    #[derive(Default)]
+    struct Recorder {
+        seen: Mutex<Vec<String>>,
+        wins: Mutex<[u32; 4]>,
+    }
+
+    impl Reporter for Recorder {
+        fn report(&self, event: &Event<'_>) {
+            let line = match event {
+                Event::MatchStarting => "starting".to_owned(),
+                Event::GameFinished { game, of, .. } => {
+                    // A reporter (a page) may read the transcript at once.
+                    let on_disk = std::path::Path::new(&game.transcript).is_file();
+                    self.wins.lock().unwrap()[game.winner.unwrap_or(3)] += 1;
+                    format!("game {}/{of} on disk {on_disk}", game.game)
+                }
+                Event::MatchFinished(s) => format!("finished {}", s.games.len()),
+                other => format!("unexpected {other:?}"),
+            };
+            self.seen.lock().unwrap().push(line);
+        }
+    }
+
+    #[test]
+    fn a_match_tells_each_game_once_in_order_after_its_transcript_is_written() {
+        use clap::Parser;
+        let tmp = tempfile::tempdir().unwrap();
+        let out = tmp.path().join("m");
+        let cli = crate::cli::Cli::try_parse_from([
+            "referee",
+            "play",
+            "--team",
+            "inproc:random",
+            "--team",
+            "inproc:heuristic",
+            "--team",
+            "inproc:random",
+            "--games",
+            "3",
+            "--seed",
+            "5",
+            "--quiet",
+            "--transcript",
+            out.to_str().unwrap(),
+        ])
+        .unwrap();
+        let crate::cli::Command::Play(args) = cli.command() else {
+            unreachable!("a play command line")
+        };
+        let cfg = args.validate().unwrap();
+        let recorder = Arc::new(Recorder::default());
+        let ended = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap()
+            .block_on(run(
+                &cfg,
+                &tokio_util::sync::CancellationToken::new(),
+                recorder.clone(),
+            ))
+            .unwrap();
+        let seen = recorder.seen.lock().unwrap().clone();
+        assert_eq!(
+            seen,
+            [
+                "starting",
+                "game 1/3 on disk true",
+                "game 2/3 on disk true",
+                "game 3/3 on disk true",
+                "finished 3"
+            ]
+        );
+        let Ended::Complete(summary) = ended else {
+            panic!("an uncancelled match completes")
+        };
+        // The tally the match returns is the one its events add up to.
+        let wins = *recorder.wins.lock().unwrap();
+        assert_eq!(summary.wins, [wins[0], wins[1], wins[2]]);
+        assert_eq!(summary.no_winner, wins[3]);
+    }
+}

@@ -95,7 +95,7 @@ impl Reporter for Troubles {
     fn report(&self, event: &Event<'_>) {
         match event {
             Event::GameLost { game, of, error } => {
-                eprintln!("referee: game {game}/{of} lost: {error:#}; it is not counted");
+                eprintln!("referee: game {game}/{of} lost: {error}; it is not counted");
             }
             _ => {
                 if let Some(line) = table_line(event) {

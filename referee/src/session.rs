@@ -33,7 +33,7 @@ pub enum Played {
     Finished(Box<GameRecord>),
     /// Played to its end, but its transcript could not be written (a full
     /// disk): only this game is lost, and the bots are ready for the next one.
-    Lost(anyhow::Error),
+    Lost(crate::transcript::Lost),
     /// Abandoned when the run was cancelled; its transcript stays `*.partial`.
     Interrupted,
 }
@@ -128,8 +128,7 @@ impl Session {
                 Ok(Played::Finished(Box::new(record)))
             }
             // The one error a table returns that is not the referee failing.
-            Err(e) if e.is::<crate::transcript::Lost>() => Ok(Played::Lost(e)),
-            Err(e) => Err(e),
+            Err(e) => e.downcast().map(Played::Lost),
         }
     }
 

@@ -108,7 +108,7 @@ impl Reporter for Console {
                 journal.display()
             ),
             Event::GameLost { key, error } => eprintln!(
-                "referee: round {} matchup {} game {} lost: {error:#}; it is not \
+                "referee: round {} matchup {} game {} lost: {error}; it is not \
                  journaled (--resume plays it again)",
                 key.round, key.matchup, key.game
             ),

@@ -64,7 +64,7 @@ pub enum Event<'a> {
     /// journaled, and `--resume` plays it again.
     GameLost {
         key: GameKey,
-        error: &'a anyhow::Error,
+        error: &'a crate::transcript::Lost,
     },
     /// A round of a format played by rounds is complete; `description` is its
     /// tables and who advanced, as the format tells it.
@@ -129,5 +129,112 @@ pub struct ToTournament(pub Arc<dyn Reporter>);
 impl crate::events::Reporter for ToTournament {
     fn report(&self, event: &crate::events::Event<'_>) {
         self.0.report(&Event::Table(event));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+    use std::sync::{Arc, Mutex};
+
+    use super::{Event, Reporter};
+    use crate::tournament::schedule::GameKey;
+
+    /// Checks each event against what came before, as it arrives.
+    #[derive(Default)]
+    struct Recorder {
+        state: Mutex<Seen>,
+    }
+
+    #[derive(Default)]
+    struct Seen {
+        /// Tables playing: the round's games journaled so far.
+        playing: Option<u64>,
+        journaled: Vec<GameKey>,
+        ended: Option<(u32, bool)>,
+        wrong: Vec<String>,
+    }
+
+    impl Reporter for Recorder {
+        fn report(&self, event: &Event<'_>) {
+            let mut s = self.state.lock().unwrap();
+            if s.ended.is_some() {
+                s.wrong.push(format!("after the end: {event:?}"));
+            }
+            match event {
+                Event::TablesStarted { done, .. } => s.playing = Some(*done),
+                Event::GameJournaled {
+                    key,
+                    outcome,
+                    transcript,
+                    done,
+                    so_far,
+                } => {
+                    let ok = s.playing.map(|d| d + 1) == Some(*done)
+                        && outcome.key() == *key
+                        && so_far.get(key) == Some(*outcome)
+                        && transcript.is_file()
+                        && transcript.ends_with(&outcome.transcript);
+                    if !ok {
+                        s.wrong.push(format!("game {key:?}: {event:?}"));
+                    }
+                    s.playing = Some(*done);
+                    s.journaled.push(*key);
+                }
+                Event::TablesStopped => s.playing = None,
+                Event::Ended {
+                    standings,
+                    interrupted,
+                } => s.ended = Some((standings.games, *interrupted)),
+                _ => {}
+            }
+        }
+    }
+
+    #[test]
+    fn every_journaled_game_is_told_once_with_its_transcript_then_the_end() {
+        use clap::Parser;
+        let tmp = tempfile::tempdir().unwrap();
+        let out = tmp.path().join("t");
+        let cli = crate::cli::Cli::try_parse_from([
+            "referee",
+            "tournament",
+            "--entrant",
+            "a=inproc:random",
+            "--entrant",
+            "b=inproc:heuristic",
+            "--entrant",
+            "c=inproc:random",
+            "--entrant",
+            "d=inproc:heuristic",
+            "--seed",
+            "9",
+            "--jobs",
+            "2",
+            "--quiet",
+            "--out",
+            out.to_str().unwrap(),
+        ])
+        .unwrap();
+        let crate::cli::Command::Tournament(args) = cli.command() else {
+            unreachable!("a tournament command line")
+        };
+        let cfg = args.validate().unwrap();
+        let recorder = Arc::new(Recorder::default());
+        let cancel = tokio_util::sync::CancellationToken::new();
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap()
+            .block_on(crate::tournament::run(&cfg, &cancel, recorder.clone()))
+            .unwrap();
+        let seen = recorder.state.lock().unwrap();
+        assert_eq!(seen.wrong, Vec::<String>::new());
+        let journal = crate::tournament::journal::read(&out).unwrap().outcomes;
+        assert!(journal.len() > 1, "a tournament of several games");
+        let told: BTreeSet<GameKey> = seen.journaled.iter().copied().collect();
+        assert_eq!(told.len(), seen.journaled.len(), "each game told once");
+        assert_eq!(told, journal.keys().copied().collect());
+        assert_eq!(seen.ended, Some((journal.len() as u32, false)));
     }
 }
