@@ -1,5 +1,5 @@
 //! What happens during a run, as data: the session, the table and `referee play`'s
-//! match emit [`Event`]s to a [`Reporter`]; the console ([`crate::report`]) is one
+//! match emit [`Event`]s to a [`Reporter`]; the console (`report.rs`) is one
 //! reporter, a benchmark's quiet tables another. The core never prints: what a
 //! person sees is decided in one place, and a new observer (a page, a log) is a new
 //! reporter, not a change to the loop that plays the games.

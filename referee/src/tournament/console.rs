@@ -117,13 +117,17 @@ impl Reporter for Console {
             Event::Ended {
                 standings,
                 interrupted,
+                ..
             } => self.ended(standings, *interrupted),
             Event::RoundStarting(_) | Event::Oversubscribed { .. } | Event::BalancedHint { .. } => {
                 if !self.quiet {
                     self.chatter(event);
                 }
             }
-            Event::TablesStarted { .. }
+            Event::Opened { .. }
+            | Event::RoundSeated { .. }
+            | Event::Failed { .. }
+            | Event::TablesStarted { .. }
             | Event::GameJournaled { .. }
             | Event::Tick
             | Event::TablesStopped => {}

@@ -10,8 +10,9 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use super::manifest::Manifest;
 use super::outcome::GameOutcome;
-use super::schedule::{GameKey, Shard};
+use super::schedule::{GameKey, Matchup, Shard};
 use super::standings::Standings;
 
 #[derive(Debug)]
@@ -29,6 +30,19 @@ pub enum Event<'a> {
     /// Costs nothing recorded (the start check could not run); the text
     /// completes "warning: …".
     Warning(&'a str),
+    /// The directory is prepared and its journal read: `so_far` holds the
+    /// games of an earlier run (`--resume`) and those taken with `--from`.
+    Opened {
+        manifest: &'a Manifest,
+        so_far: &'a BTreeMap<GameKey, GameOutcome>,
+    },
+    /// Round `round` of a format played by rounds is seated (all its
+    /// matchups, this shard's or not), before any of its games is played.
+    RoundSeated {
+        round: u32,
+        matchups: &'a [Matchup],
+        so_far: &'a BTreeMap<GameKey, GameOutcome>,
+    },
     /// The journal's last line was cut off (a crash mid-write); that game is
     /// played again.
     TornJournal { bytes: u64, journal: PathBuf },
@@ -76,6 +90,11 @@ pub enum Event<'a> {
     Ended {
         standings: &'a Standings,
         interrupted: bool,
+        so_far: &'a BTreeMap<GameKey, GameOutcome>,
+    },
+    /// The run failed after its directory was opened; the command says why.
+    Failed {
+        so_far: &'a BTreeMap<GameKey, GameOutcome>,
     },
 }
 
@@ -148,6 +167,7 @@ mod tests {
 
     #[derive(Default)]
     struct Seen {
+        opened: bool,
         /// Tables playing: the round's games journaled so far.
         playing: Option<u64>,
         journaled: Vec<GameKey>,
@@ -161,7 +181,15 @@ mod tests {
             if s.ended.is_some() {
                 s.wrong.push(format!("after the end: {event:?}"));
             }
+            if !s.opened && !matches!(event, Event::Opened { .. }) {
+                s.wrong
+                    .push(format!("before the directory was opened: {event:?}"));
+            }
             match event {
+                Event::Opened { so_far, .. } => {
+                    // A fresh directory: nothing journaled before.
+                    s.opened = so_far.is_empty();
+                }
                 Event::TablesStarted { done, .. } => s.playing = Some(*done),
                 Event::GameJournaled {
                     key,
@@ -185,6 +213,7 @@ mod tests {
                 Event::Ended {
                     standings,
                     interrupted,
+                    ..
                 } => s.ended = Some((standings.games, *interrupted)),
                 _ => {}
             }

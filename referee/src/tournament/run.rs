@@ -62,74 +62,45 @@ pub async fn run(
     cancel: &CancellationToken,
     reporter: Arc<dyn Reporter>,
 ) -> anyhow::Result<Ended> {
-    let ended = play(cfg, cancel, &reporter).await?;
-    let (standings, interrupted) = match &ended {
-        Ended::Complete(s) => (s, false),
-        Ended::Interrupted(s) => (s, true),
-    };
-    reporter.report(&Event::Ended {
-        standings,
-        interrupted,
-    });
-    Ok(ended)
-}
-
-async fn play(
-    cfg: &TournamentConfig,
-    cancel: &CancellationToken,
-    reporter: &Arc<dyn Reporter>,
-) -> anyhow::Result<Ended> {
     let one_round = matchups(cfg.entrants.len(), &cfg.format, cfg.sets, cfg.seed);
     let manifest = manifest(cfg, &one_round);
-    let Some((journal, outcomes)) = open(cfg, &manifest, cancel, &**reporter).await? else {
-        let none = super::standings::compute(&manifest, &BTreeMap::new());
-        return Ok(Ended::Interrupted(none));
+    let Some((journal, outcomes)) = open(cfg, &manifest, cancel, &*reporter).await? else {
+        let none = BTreeMap::new();
+        let standings = super::standings::compute(&manifest, &none);
+        reporter.report(&Event::Ended {
+            standings: &standings,
+            interrupted: true,
+            so_far: &none,
+        });
+        return Ok(Ended::Interrupted(standings));
     };
+    reporter.report(&Event::Opened {
+        manifest: &manifest,
+        so_far: &outcomes,
+    });
     let mut run = Coordinator {
         cfg,
         cancel,
-        reporter,
+        reporter: &reporter,
         journal,
         outcomes,
     };
-    let by_rounds = cfg.format.by_rounds();
-    let mut known: BTreeSet<GameKey> = BTreeSet::new();
-    let mut r = u32::from(by_rounds);
-    loop {
-        let ms = match by_rounds {
-            true => match run.next_round(r)? {
-                Some(ms) => ms,
-                None => break,
-            },
-            false => one_round.clone(),
-        };
-        known.extend(ms.iter().flat_map(|m| m.keys()));
-        if cfg.round.is_some_and(|want| r < want) {
-            run.check_complete(r, &ms)?;
-            r += 1;
-            continue;
-        }
-        let mine: Vec<&Matchup> = ms
-            .iter()
-            .filter(|m| cfg.shard.is_none_or(|s| s.holds(m)))
-            .collect();
-        if run.play_round(&mine, ms.len(), r).await? {
-            let so_far = super::standings::compute(&manifest, &run.outcomes);
-            super::write_atomic(&cfg.out.join(PARTIAL), &so_far.json())?;
-            return Ok(Ended::Interrupted(so_far));
-        }
-        if by_rounds {
-            let names = run.names();
-            let description = bracket_round(&names, &cfg.format, r, &ms, &run.outcomes);
-            let (round, description) = (r, description.as_str());
-            reporter.report(&Event::RoundFinished { round, description });
-        }
-        if !by_rounds || cfg.round == Some(r) {
-            break;
-        }
-        r += 1;
+    let ended = run.rounds(&manifest, &one_round).await;
+    let so_far = &run.outcomes;
+    match &ended {
+        Ok(Ended::Complete(standings)) => reporter.report(&Event::Ended {
+            standings,
+            interrupted: false,
+            so_far,
+        }),
+        Ok(Ended::Interrupted(standings)) => reporter.report(&Event::Ended {
+            standings,
+            interrupted: true,
+            so_far,
+        }),
+        Err(_) => reporter.report(&Event::Failed { so_far }),
     }
-    complete(&cfg.out, &manifest, &known, &run.outcomes).map(Ended::Complete)
+    ended
 }
 
 /// The standings so far of an interrupted run, beside the journal.
@@ -239,6 +210,62 @@ struct Coordinator<'a> {
 impl Coordinator<'_> {
     fn names(&self) -> Vec<String> {
         self.cfg.entrants.iter().map(|e| e.name.clone()).collect()
+    }
+
+    /// Plays round after round (the one round of a format played in one go)
+    /// until the tournament, or this run's `--round`, is over.
+    async fn rounds(
+        &mut self,
+        manifest: &Manifest,
+        one_round: &[Matchup],
+    ) -> anyhow::Result<Ended> {
+        let cfg = self.cfg;
+        let by_rounds = cfg.format.by_rounds();
+        let mut known: BTreeSet<GameKey> = BTreeSet::new();
+        let mut r = u32::from(by_rounds);
+        loop {
+            let ms = match by_rounds {
+                true => match self.next_round(r)? {
+                    Some(ms) => ms,
+                    None => break,
+                },
+                false => one_round.to_vec(),
+            };
+            known.extend(ms.iter().flat_map(|m| m.keys()));
+            if cfg.round.is_some_and(|want| r < want) {
+                self.check_complete(r, &ms)?;
+                r += 1;
+                continue;
+            }
+            if by_rounds {
+                let (round, matchups, so_far) = (r, ms.as_slice(), &self.outcomes);
+                self.reporter.report(&Event::RoundSeated {
+                    round,
+                    matchups,
+                    so_far,
+                });
+            }
+            let mine: Vec<&Matchup> = ms
+                .iter()
+                .filter(|m| cfg.shard.is_none_or(|s| s.holds(m)))
+                .collect();
+            if self.play_round(&mine, ms.len(), r).await? {
+                let so_far = super::standings::compute(manifest, &self.outcomes);
+                super::write_atomic(&cfg.out.join(PARTIAL), &so_far.json())?;
+                return Ok(Ended::Interrupted(so_far));
+            }
+            if by_rounds {
+                let description = bracket_round(&self.names(), &cfg.format, r, &ms, &self.outcomes);
+                let (round, description) = (r, description.as_str());
+                self.reporter
+                    .report(&Event::RoundFinished { round, description });
+            }
+            if !by_rounds || cfg.round == Some(r) {
+                break;
+            }
+            r += 1;
+        }
+        complete(&cfg.out, manifest, &known, &self.outcomes).map(Ended::Complete)
     }
 
     /// Round `r` of a format played by rounds, from the results before it;
