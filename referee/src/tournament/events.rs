@@ -86,7 +86,8 @@ pub enum Event<'a> {
     /// A format played by rounds is decided (`champion: …`).
     Decided { line: &'a str },
     /// The run is over: every game played, or stopped by Ctrl-C / SIGTERM with
-    /// the standings so far.
+    /// the standings so far (without an [`Event::Opened`] before it when the
+    /// run was stopped during the check of its entrants).
     Ended {
         standings: &'a Standings,
         interrupted: bool,
