@@ -8,6 +8,7 @@ use std::time::Duration;
 use schmier_protocol::rules::RulesConfig;
 
 use crate::bot::{Launch, ResourceLimits, Sandbox};
+pub use crate::layout::Output;
 pub use crate::transcript::FaultPolicy;
 use crate::transcript::TimeControlRecord;
 pub use schmier_protocol::wire::Clock;
@@ -186,60 +187,6 @@ impl TimeControl {
             decision_ms: self.decision.map(|d| d.as_millis() as u64),
             grace_ms: self.grace.as_millis() as u64,
             max_line_bytes: self.max_line,
-        }
-    }
-}
-
-/// Where a run's files go.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Output {
-    /// One game, one transcript file.
-    File(PathBuf),
-    /// A directory with `game-0001.jsonl`, ...
-    Dir(PathBuf),
-}
-
-impl Output {
-    /// The transcript path of game `g` (1-based).
-    pub fn transcript(&self, g: u32) -> PathBuf {
-        match self {
-            Output::File(p) => p.clone(),
-            Output::Dir(d) => d.join(format!("game-{g:04}.jsonl")),
-        }
-    }
-
-    pub fn describe(&self) -> String {
-        match self {
-            Output::File(p) => p.display().to_string(),
-            Output::Dir(d) => format!("{}/", d.display()),
-        }
-    }
-
-    /// The sidecar with a transcript's per-decision timings: `timings/` beside
-    /// the transcript, same file name. A folder of its own, so that a glob for
-    /// transcripts (`DIR/*.jsonl`) never matches it.
-    pub fn timings(transcript: &std::path::Path) -> PathBuf {
-        let dir = transcript.parent().unwrap_or(std::path::Path::new(""));
-        dir.join("timings")
-            .join(transcript.file_name().unwrap_or_default())
-    }
-
-    /// The directory holding the timings sidecars.
-    pub fn timings_dir(&self) -> PathBuf {
-        match self {
-            Output::File(p) => p
-                .parent()
-                .unwrap_or(std::path::Path::new(""))
-                .join("timings"),
-            Output::Dir(d) => d.join("timings"),
-        }
-    }
-
-    /// The directory holding each bot process's stderr log.
-    pub fn stderr_dir(&self) -> PathBuf {
-        match self {
-            Output::File(p) => p.with_extension("stderr"),
-            Output::Dir(d) => d.join("stderr"),
         }
     }
 }

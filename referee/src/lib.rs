@@ -12,7 +12,8 @@
 //! - `bot/`: a bot process — spawning (process group, limits), the capped line
 //!   reader, queued writes, shutdown; platform code in `bot/unix.rs`.
 //! - `fault.rs`: bot misbehaviour as data.
-//! - `outdir.rs`: the output folder — never mixes two runs' games.
+//! - `layout.rs`: every path of a play folder and a tournament folder, named
+//!   once; `outdir.rs`: the output folder — never mixes two runs' games.
 //! - `transcript.rs`: the JSONL transcript format and its writer.
 //! - `verify.rs`: replaying a transcript through the rules engine — the one replay
 //!   loop, also under `show` and the tournament's outcome reader; `audit.rs`:
@@ -48,6 +49,7 @@ pub mod config;
 pub mod diff;
 pub mod fault;
 pub mod human;
+pub mod layout;
 pub mod load;
 pub mod names;
 pub mod outdir;

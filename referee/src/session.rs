@@ -81,7 +81,7 @@ pub async fn run(cfg: &PlayConfig, cancel: &CancellationToken) -> anyhow::Result
         // logs that hold something (and so were kept).
         let logs: Vec<String> = failed
             .iter()
-            .map(|&i| cfg.output.stderr_dir().join(log_name(i, 0)))
+            .map(|&i| crate::layout::stderr_log(&cfg.output.stderr_dir(), i, 0))
             .filter(|p| std::fs::metadata(p).is_ok_and(|m| m.len() > 0))
             .map(|p| p.display().to_string())
             .collect();
@@ -365,7 +365,7 @@ async fn start(
         let program = (slot.spec.argv().ok())
             .and_then(|argv| argv.first().cloned())
             .unwrap_or_else(|| slot.spec.display());
-        let log = log_name(i, slot.starts);
+        let log = crate::layout::stderr_log(stderr_dir, i, slot.starts);
         slot.starts += 1;
         let mut env = slot.spec.env(&cfg.isolation.env);
         let launch = std::env::current_dir()
@@ -387,7 +387,7 @@ async fn start(
                 sandbox: cfg.isolation.sandbox.clone(),
                 max_line: cfg.time.max_line,
                 limits: cfg.limits,
-                stderr_log: Some(stderr_dir.join(log)),
+                stderr_log: Some(log),
                 stderr_cap: cfg.stderr_cap,
             })
         });
@@ -464,7 +464,10 @@ async fn start(
         .filter(|&i| slots[i].gone.is_some())
         .collect();
     for &i in &failed {
-        let (slot, log) = (&slots[i], stderr_dir.join(log_name(i, slots[i].starts - 1)));
+        let (slot, log) = (
+            &slots[i],
+            crate::layout::stderr_log(stderr_dir, i, slots[i].starts - 1),
+        );
         let f = slot.gone.as_ref().expect("a failed slot");
         let seat = seat_slot.and_then(|seats| seats.iter().position(|&s| s == i));
         let who = match seat {
@@ -484,15 +487,6 @@ async fn start(
         );
     }
     Ok(failed)
-}
-
-/// The stderr log of player `i`'s `n`-th start (0: the first). A restarted
-/// bot's stderr goes to a new file, so nothing is overwritten.
-fn log_name(i: usize, n: u32) -> String {
-    match n {
-        0 => format!("player{i}.log"),
-        n => format!("player{i}.restart{n}.log"),
-    }
 }
 
 /// Why a bot's program could not be started, in the terms a user can act on.
@@ -532,7 +526,7 @@ fn scratch_dir(
     launch: &mut crate::bot::Launch,
     sandbox: Option<&crate::bot::Sandbox>,
 ) -> std::io::Result<PathBuf> {
-    let dir = base.join(format!("player{slot}"));
+    let dir = crate::layout::scratch(base, slot);
     std::fs::create_dir_all(&dir).map_err(|e| {
         std::io::Error::new(e.kind(), format!("failed to create {}: {e}", dir.display()))
     })?;

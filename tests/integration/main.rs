@@ -11,6 +11,7 @@ mod first_hour;
 mod hostile;
 mod human;
 mod kubernetes;
+mod layout;
 mod leaks;
 mod lifetime;
 mod limits;

@@ -43,18 +43,14 @@ use std::path::Path;
 
 use anyhow::Context;
 
+use crate::layout::tournament::{STANDINGS, STANDINGS_CSV};
+use crate::safe_create::write_atomic;
+
 pub use config::{TournamentArgs, TournamentConfig};
 pub use journal::discard_unplayed;
 pub use merge::merge;
-pub use run::{run, Ended, PARTIAL};
+pub use run::{run, Ended};
 pub use standings::Standings;
-
-/// Writes a whole file through the referee's one atomic writer
-/// ([`crate::safe_create::write_atomic`]: `NAME.partial`, fsync, rename, fsync of
-/// the folder), so a reader (or a crash) never sees half of it.
-fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
-    Ok(crate::safe_create::write_atomic(path, bytes)?)
-}
 
 /// Copies a game's transcript (and its timings, if kept) between tournament
 /// directories.
@@ -89,7 +85,7 @@ fn finish(
 ) -> anyhow::Result<Standings> {
     journal::rewrite_sorted(dir, outcomes)?;
     let standings = standings::compute(manifest, outcomes);
-    write_atomic(&dir.join("standings.json"), &standings.json())?;
-    write_atomic(&dir.join("standings.csv"), &standings.csv())?;
+    write_atomic(&dir.join(STANDINGS), &standings.json())?;
+    write_atomic(&dir.join(STANDINGS_CSV), &standings.csv())?;
     Ok(standings)
 }

@@ -19,6 +19,7 @@ use super::pool::{self, TableJob};
 use super::progress::{leader, Progress};
 use super::schedule::{matchups, round, Format, GameKey, GameResult, Matchup};
 use super::standings::Standings;
+use crate::layout::tournament::{JOURNAL, MANIFEST, PARTIAL_STANDINGS};
 
 /// Open files a table needs: three pipes and a log per bot, two transcripts, slack.
 const FILES_PER_TABLE: u64 = 32;
@@ -75,7 +76,7 @@ pub async fn run(cfg: &TournamentConfig, cancel: &CancellationToken) -> anyhow::
         eprintln!(
             "referee: cut off a torn last line ({} bytes) of {}; that game is played again",
             loaded.torn,
-            dir.join(super::journal::FILE).display()
+            dir.join(JOURNAL).display()
         );
     }
     let mut outcomes = loaded.outcomes;
@@ -139,7 +140,7 @@ pub async fn run(cfg: &TournamentConfig, cancel: &CancellationToken) -> anyhow::
             .collect();
         if play_round(cfg, &mine, ms.len(), r, &mut journal, &mut outcomes, cancel).await? {
             let so_far = super::standings::compute(&manifest, &outcomes);
-            super::write_atomic(&dir.join(PARTIAL), &so_far.json())?;
+            crate::safe_create::write_atomic(&dir.join(PARTIAL_STANDINGS), &so_far.json())?;
             return Ok(Ended::Interrupted(so_far));
         }
         if by_rounds {
@@ -161,17 +162,17 @@ pub async fn run(cfg: &TournamentConfig, cancel: &CancellationToken) -> anyhow::
     }
     let standings = super::finish(dir, &manifest, &outcomes)?;
     // The standings of an interrupted run are superseded by the whole ones.
-    match std::fs::remove_file(dir.join(PARTIAL)) {
+    match std::fs::remove_file(dir.join(PARTIAL_STANDINGS)) {
         Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-            bail!("failed to remove {}: {e}", dir.join(PARTIAL).display())
+            bail!(
+                "failed to remove {}: {e}",
+                dir.join(PARTIAL_STANDINGS).display()
+            )
         }
         _ => {}
     }
     Ok(Ended::Complete(standings))
 }
-
-/// The standings so far of an interrupted run, beside the journal.
-pub const PARTIAL: &str = "standings.partial.json";
 
 /// Reports each entrant that failed the start check, and stops the run before
 /// any game unless `--keep-going`.
@@ -362,7 +363,7 @@ fn prepare(dir: &Path, manifest: &Manifest, resume: bool, overwrite: bool) -> an
     }
     let busy = busy(dir);
     if busy && !resume {
-        if !dir.join(super::manifest::FILE).is_file() {
+        if !dir.join(MANIFEST).is_file() {
             bail!(
                 "failed to start: {} is not empty and holds no tournament; choose another --out",
                 dir.display()
@@ -385,31 +386,27 @@ fn prepare(dir: &Path, manifest: &Manifest, resume: bool, overwrite: bool) -> an
         }
         return Ok(());
     }
-    std::fs::create_dir_all(dir.join("games"))
+    std::fs::create_dir_all(crate::layout::tournament::games(dir))
         .with_context(|| format!("failed to create {}", dir.display()))?;
-    super::write_atomic(&dir.join(super::manifest::FILE), &manifest.bytes())
+    Ok(crate::safe_create::write_atomic(
+        &dir.join(MANIFEST),
+        &manifest.bytes(),
+    )?)
 }
 
 /// `--overwrite`: removes what a tournament writes, and only from a folder that
 /// holds one (its manifest), so a mistyped --out never deletes anything else.
 /// Whatever else is in the folder stays, and keeps it busy.
 fn remove_tournament(dir: &Path) -> anyhow::Result<()> {
-    if !dir.join(super::manifest::FILE).is_file() {
+    if !dir.join(MANIFEST).is_file() {
         bail!(
             "failed to start: {} is not empty and holds no tournament ({} is missing), so \
              --overwrite deletes nothing there; choose another --out",
             dir.display(),
-            super::manifest::FILE
+            MANIFEST
         );
     }
-    let files = [
-        super::manifest::FILE,
-        super::journal::FILE,
-        "standings.json",
-        "standings.csv",
-        PARTIAL,
-    ];
-    for name in files {
+    for name in crate::layout::tournament::FILES {
         let path = dir.join(name);
         match std::fs::remove_file(&path) {
             Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
@@ -418,7 +415,7 @@ fn remove_tournament(dir: &Path) -> anyhow::Result<()> {
             _ => {}
         }
     }
-    for name in ["games", "stderr"] {
+    for name in crate::layout::tournament::FOLDERS {
         let path = dir.join(name);
         match std::fs::remove_dir_all(&path) {
             Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
