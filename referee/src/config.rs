@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use schmier_protocol::rules::RulesConfig;
 
-use crate::bot::{Launch, ResourceLimits, Sandbox};
+use crate::bot::{Launch, LaunchError, ResourceLimits, Sandbox};
 pub use crate::layout::Output;
 pub use crate::transcript::FaultPolicy;
 use crate::transcript::TimeControlRecord;
@@ -75,35 +75,40 @@ impl BotSpec {
 
     /// What exactly is executed, and in which directory (see `bot/launch.rs`):
     /// relative paths are taken from `base`, a bare program name from `path`.
-    pub fn launch(&self, base: &Path, path: &str) -> Result<Launch, String> {
-        let argv = self.argv().map_err(|e| format!("{e:#}"))?;
+    pub fn launch(&self, base: &Path, path: &str) -> Result<Launch, LaunchError> {
         match self {
-            BotSpec::Builtin(_) => {
-                let program = std::fs::canonicalize(&argv[0])
-                    .map_err(|e| format!("failed to find the referee's own executable: {e}"))?;
+            BotSpec::Builtin(name) => {
+                let exe = std::env::current_exe().map_err(LaunchError::NoOwnExecutable)?;
+                let program = std::fs::canonicalize(exe).map_err(LaunchError::OwnExecutableGone)?;
                 Ok(Launch {
                     dir: program.parent().unwrap_or(Path::new("/")).to_path_buf(),
                     program,
-                    args: argv[1..].iter().map(Into::into).collect(),
+                    args: vec!["bot".into(), name.into()],
                     scratch: None,
                 })
             }
-            BotSpec::InProcess(name) => Err(format!("inproc:{name} has no process")),
-            BotSpec::Human => Err("a human seat has no process".to_owned()),
-            BotSpec::Command { dir: None, .. } => Launch::resolve(&argv, base, path),
-            BotSpec::Command { dir: Some(dir), .. } => {
-                let dir = std::fs::canonicalize(base.join(dir)).map_err(|e| {
-                    format!("failed to find the bot's directory {}: {e}", dir.display())
+            BotSpec::InProcess(name) => Err(LaunchError::InProcess(name.clone())),
+            BotSpec::Human => Err(LaunchError::Human),
+            BotSpec::Command {
+                argv, dir: None, ..
+            } => Launch::resolve(argv, base, path),
+            BotSpec::Command {
+                argv,
+                dir: Some(dir),
+                ..
+            } => {
+                let dir = std::fs::canonicalize(base.join(dir)).map_err(|error| {
+                    LaunchError::NoDirectory {
+                        dir: dir.clone(),
+                        error,
+                    }
                 })?;
                 if !dir.is_dir() {
-                    return Err(format!(
-                        "the bot's directory {} is not a directory",
-                        dir.display()
-                    ));
+                    return Err(LaunchError::NotADirectory(dir));
                 }
                 Ok(Launch {
                     dir: dir.clone(),
-                    ..Launch::resolve(&argv, &dir, path)?
+                    ..Launch::resolve(argv, &dir, path)?
                 })
             }
         }

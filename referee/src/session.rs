@@ -17,7 +17,7 @@ use schmier_protocol::rules::EndReason;
 use schmier_protocol::wire::{FromBot, Limits, ToBot, PROTOCOL};
 use schmier_protocol::Team;
 
-use crate::bot::{BotProcess, Incoming, Spawn};
+use crate::bot::{BotProcess, Incoming, LaunchError, Spawn};
 use schmier_protocol::shuffle::derive_seed;
 use tokio_util::sync::CancellationToken;
 
@@ -369,13 +369,14 @@ async fn start(
         slot.starts += 1;
         let mut env = slot.spec.env(&cfg.isolation.env);
         let launch = std::env::current_dir()
-            .map_err(|e| e.to_string())
+            .map_err(LaunchError::WorkingDirectory)
             .and_then(|cwd| slot.spec.launch(&cwd, Isolation::path_in(&env)))
-            .map_err(std::io::Error::other)
+            .map_err(|e| launch_failure(&program, &e))
             .and_then(|mut launch| {
                 if let Some(base) = &cfg.isolation.scratch {
                     let sandbox = cfg.isolation.sandbox.as_deref();
-                    let dir = scratch_dir(base, i, &mut launch, sandbox)?;
+                    let dir = scratch_dir(base, i, &mut launch, sandbox)
+                        .map_err(|e| spawn_failure(&program, &e))?;
                     env.push((SCRATCH_VAR.to_owned(), dir.to_string_lossy().into_owned()));
                 }
                 Ok(launch)
@@ -390,6 +391,7 @@ async fn start(
                 stderr_log: Some(log),
                 stderr_cap: cfg.stderr_cap,
             })
+            .map_err(|e| spawn_failure(&program, &e))
         });
         match spawned {
             Ok(mut p) => {
@@ -402,7 +404,7 @@ async fn start(
                 }
                 slot.process = Some(p);
             }
-            Err(e) => slot.gone = Some(Fault::new(FaultKind::Start, spawn_failure(&program, &e))),
+            Err(detail) => slot.gone = Some(Fault::new(FaultKind::Start, detail)),
         }
     }
     let deadline = cfg
@@ -500,9 +502,16 @@ pub(crate) fn spawn_failure(program: &str, e: &std::io::Error) -> String {
             "permission denied: {program:?} cannot be executed (a folder, or a file \
              without the execute bit: chmod +x, or run it through its interpreter)"
         ),
-        // The launcher's own words: it looks programs up on the bots' PATH.
-        _ if e.to_string().starts_with("failed to find") => format!("not found: {e}"),
         _ => format!("failed to run {program:?}: {e}"),
+    }
+}
+
+/// Why a bot's command could not be resolved, in the same terms.
+pub(crate) fn launch_failure(program: &str, e: &LaunchError) -> String {
+    match e.is_not_found() {
+        // The launcher's own words: it looks programs up on the bots' PATH.
+        true => format!("not found: {e}"),
+        false => format!("failed to run {program:?}: {e}"),
     }
 }
 

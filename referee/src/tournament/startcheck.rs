@@ -95,7 +95,7 @@ fn spawn(spec: &TableSpec, bot: &BotSpec, log: std::path::PathBuf) -> Result<Bot
     let cwd = std::env::current_dir().map_err(|e| e.to_string())?;
     let launch = bot
         .launch(&cwd, Isolation::path_in(&env))
-        .map_err(|e| crate::session::spawn_failure(&program, &std::io::Error::other(e)))?;
+        .map_err(|e| crate::session::launch_failure(&program, &e))?;
     BotProcess::spawn(&Spawn {
         launch,
         env,
