@@ -189,11 +189,17 @@ mod tests {
         let got = Launch::resolve(&words(&["/bin/sh", "-c", "true"]), Path::new("/"), "").unwrap();
         assert_eq!(got.dir, got.program.parent().unwrap());
         let err = Launch::resolve(&words(&["no-such-bot-xyz"]), Path::new("/"), "/nonexistent")
-            .unwrap_err()
-            .to_string();
+            .unwrap_err();
+        assert!(err.is_not_found(), "{err}");
+        let err = err.to_string();
         assert!(
             err.contains("no-such-bot-xyz") && err.contains("/nonexistent"),
             "{err}"
+        );
+        let empty = Launch::resolve(&[], Path::new("/"), "").unwrap_err();
+        assert!(
+            !empty.is_not_found(),
+            "an empty command is not a missing program"
         );
     }
 }
