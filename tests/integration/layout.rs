@@ -116,3 +116,72 @@ fn a_tournament_folder_holds_only_what_the_layout_names() {
     );
     assert_eq!(count.len(), want.len() + 1, "{count:?}");
 }
+
+#[test]
+fn an_interrupted_tournament_folder_holds_only_what_the_layout_names() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (dir, gate) = (tmp.path().join("t"), tmp.path().join("gate"));
+    std::fs::write(&gate, b"closed").unwrap();
+    let waiting = beside(&gate, "waiting");
+    // Matchup 0 (a, b, c) is played in process; the next table waits for the
+    // gated bot's hello, and the run is interrupted there.
+    let mut child = Command::new(REFEREE)
+        .args(["tournament", "--jobs", "1", "--seed", "3", "-q"])
+        .args([
+            "--entrant",
+            "a=inproc:random",
+            "--entrant",
+            "b=inproc:random",
+        ])
+        .args(["--entrant", "c=inproc:heuristic"])
+        .args([
+            "--entrant",
+            "g=python3 tests/tournament/gated_bot.py random",
+        ])
+        .args(["--startup-ms", "120000"])
+        .arg("--bot-env")
+        .arg(format!("SCHMIER_TEST_GATE={}", gate.display()))
+        .arg("--out")
+        .arg(&dir)
+        .current_dir(root())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    while !waiting.exists() {
+        if let Some(status) = child.try_wait().unwrap() {
+            panic!("the tournament ended ({status}) before the gated bot waited");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(child.id() as i32),
+        nix::sys::signal::Signal::SIGINT,
+    )
+    .unwrap();
+    let done = child.wait_with_output().unwrap();
+    assert_eq!(
+        done.status.code(),
+        Some(130),
+        "{}",
+        String::from_utf8_lossy(&done.stderr)
+    );
+    let files = files_under(&dir);
+    let count = census(&files, |f| {
+        layout::tournament::kind(f.strip_prefix(&dir).unwrap())
+    });
+    for (kind, n) in [("Journal", 1), ("Manifest", 1), ("PartialStandings", 1)] {
+        assert_eq!(count.get(kind), Some(&n), "{kind}: {files:#?}");
+    }
+    assert_eq!(count.get("Transcript"), Some(&6), "matchup 0: {files:#?}");
+    assert_eq!(
+        count.get("Standings"),
+        None,
+        "an interrupted run is not complete"
+    );
+}
+
+/// `PATH.suffix`: a file the gated bot makes beside its gate.
+fn beside(path: &Path, suffix: &str) -> PathBuf {
+    PathBuf::from(format!("{}.{suffix}", path.display()))
+}
