@@ -51,24 +51,18 @@ impl BotSpec {
     }
 
     /// The argv to spawn.
-    pub fn argv(&self) -> anyhow::Result<Vec<String>> {
+    pub fn argv(&self) -> Result<Vec<String>, LaunchError> {
         match self {
             BotSpec::Builtin(name) => {
-                let exe = std::env::current_exe().map_err(|e| {
-                    anyhow::anyhow!(
-                        "failed to find the referee's own executable for built-in bots: {e}"
-                    )
-                })?;
+                let exe = std::env::current_exe().map_err(LaunchError::NoOwnExecutable)?;
                 Ok(vec![
                     exe.to_string_lossy().into_owned(),
                     "bot".into(),
                     name.clone(),
                 ])
             }
-            BotSpec::InProcess(name) => {
-                anyhow::bail!("inproc:{name} runs inside the referee and has no command")
-            }
-            BotSpec::Human => anyhow::bail!("a human seat runs inside the referee"),
+            BotSpec::InProcess(name) => Err(LaunchError::InProcess(name.clone())),
+            BotSpec::Human => Err(LaunchError::Human),
             BotSpec::Command { argv, .. } => Ok(argv.clone()),
         }
     }
