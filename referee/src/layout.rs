@@ -2,7 +2,11 @@
 //! run (or its one transcript file), the folder of a tournament, and the
 //! temporary name a file has until it is whole. Code elsewhere asks this module
 //! for a path; it never spells a file name itself, so renaming or adding an
-//! output is a change here (and, for a tournament, to [`tournament::kind`]).
+//! output is a change to this file alone: its name, and the arm of
+//! [`Output::kind`] or [`tournament::kind`] that knows it back (and, for a
+//! tournament file `--overwrite` must remove, [`tournament::FILES`]).
+//! `tests/integration/layout.rs` holds a real run's folders to those two: a
+//! file no arm names fails it.
 //!
 //! How each file is written (the layout names them; these write them):
 //! - whole files — transcripts, timings, standings, the manifest, the sorted
