@@ -162,12 +162,10 @@ pub async fn run(cfg: &TournamentConfig, cancel: &CancellationToken) -> anyhow::
     }
     let standings = super::finish(dir, &manifest, &outcomes)?;
     // The standings of an interrupted run are superseded by the whole ones.
-    match std::fs::remove_file(dir.join(PARTIAL_STANDINGS)) {
+    let partial = dir.join(PARTIAL_STANDINGS);
+    match std::fs::remove_file(&partial) {
         Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-            bail!(
-                "failed to remove {}: {e}",
-                dir.join(PARTIAL_STANDINGS).display()
-            )
+            bail!("failed to remove {}: {e}", partial.display())
         }
         _ => {}
     }
