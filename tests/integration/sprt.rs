@@ -299,3 +299,49 @@ fn bad_input_is_refused_by_name_with_exit_2() {
     assert!(err.contains("is not empty; add --resume"), "{err}");
     succeeds(inproc(&dir, "2").arg("--overwrite"));
 }
+
+#[test]
+fn an_interrupted_test_exits_130_and_its_resume_command_finishes_it() {
+    use nix::sys::signal::{kill, Signal};
+    use nix::unistd::Pid;
+    let dir = scratch("interrupted");
+    let mut child = sprt("builtin:heuristic", "builtin:random", &dir)
+        .args(["--jobs", "1", "--quiet"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Interrupted once two sets are journaled: long before the 30 sets the
+    // test needs at the least, whatever the host's speed.
+    let journal = dir.join("journal.jsonl");
+    while std::fs::read_to_string(&journal).map_or(0, |j| j.lines().count()) < 12 {
+        assert!(child.try_wait().unwrap().is_none(), "the run ended early");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    kill(Pid::from_raw(child.id() as i32), Signal::SIGINT).unwrap();
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{err}");
+    assert!(
+        out.stdout.is_empty(),
+        "no verdict: {}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert!(!dir.join("sprt.json").exists());
+    let resume = err
+        .split("Resume with:\n")
+        .nth(1)
+        .and_then(|rest| rest.lines().next())
+        .unwrap_or_else(|| panic!("a resume command: {err}"));
+    let argv = shlex::split(resume.trim()).unwrap();
+    assert!(argv.iter().any(|a| a == "--resume"), "{resume}");
+    let out = succeeds(
+        Command::new(REFEREE)
+            .args(&argv[1..])
+            .arg("--json")
+            .current_dir(root()),
+    );
+    let r = json(&out);
+    assert_eq!(r["verdict"], "H1", "{r:#}");
+    check_report(&r, &dir);
+}

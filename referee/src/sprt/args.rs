@@ -68,7 +68,8 @@ pub struct SprtArgs {
     #[arg(long, value_name = "N")]
     pub jobs: Option<usize>,
 
-    /// Seed; set k's deal derives from it. Random, and printed, if absent.
+    /// Seed; every set's deal derives from it. Random if absent; kept in
+    /// --out (tournament.json, sprt.json).
     #[arg(long, value_name = "N")]
     pub seed: Option<u64>,
 

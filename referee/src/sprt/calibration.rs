@@ -117,7 +117,7 @@ fn standard_error(p: f64) -> f64 {
 }
 
 #[test]
-fn a_thousand_simulated_tests_keep_their_error_rates() {
+fn thousands_of_simulated_tests_keep_their_error_rates() {
     let xs = sample();
     assert_eq!(xs.len(), 300, "the checked-in sample");
     let mean = xs.iter().sum::<f64>() / xs.len() as f64;

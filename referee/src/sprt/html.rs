@@ -77,18 +77,28 @@ fn chart(r: &Report) -> String {
         y(0.0),
         y(0.0)
     );
-    for (bound, colour, label) in [
-        (r.upper, "#2a7d2a", "H1 accepted"),
-        (r.lower, "#b03030", "H0 accepted"),
+    // H1's label above its line, H0's below, at the right: they never overlap.
+    for (bound, colour, label, dy) in [
+        (r.upper, "#2a7d2a", "H1 accepted", -4.0),
+        (r.lower, "#b03030", "H0 accepted", 14.0),
     ] {
         let yb = y(bound);
         let _ = writeln!(
             svg,
             "<line class=\"bound\" x1=\"{x0}\" y1=\"{yb:.1}\" x2=\"{x1}\" y2=\"{yb:.1}\" \
              stroke=\"{colour}\" stroke-dasharray=\"6 4\"/>\n\
-             <text x=\"{:.1}\" y=\"{:.1}\" font-size=\"12\" fill=\"{colour}\">{label} ({bound:+.2})</text>",
-            x0 + 4.0,
-            yb - 4.0
+             <text x=\"{:.1}\" y=\"{:.1}\" font-size=\"12\" fill=\"{colour}\" \
+             text-anchor=\"end\">{label} ({bound:+.2})</text>",
+            x1 - 4.0,
+            yb + dy
+        );
+    }
+    // The LLR scale: its top and bottom values.
+    for (value, at) in [(hi, TOP + 10.0), (lo, HEIGHT - BOTTOM)] {
+        let _ = writeln!(
+            svg,
+            "<text x=\"{:.1}\" y=\"{at:.1}\" font-size=\"11\" text-anchor=\"end\">{value:+.1}</text>",
+            LEFT - 4.0
         );
     }
     let mut points = format!("{x0:.1},{:.1}", y(0.0));
@@ -105,10 +115,10 @@ fn chart(r: &Report) -> String {
         "<line x1=\"{LEFT}\" y1=\"{TOP}\" x2=\"{LEFT}\" y2=\"{bottom}\" stroke=\"#444\"/>\n\
          <text x=\"{LEFT}\" y=\"{:.1}\" font-size=\"12\">0</text>\n\
          <text x=\"{x1:.1}\" y=\"{:.1}\" font-size=\"12\" text-anchor=\"end\">{} sets</text>\n\
-         <text x=\"12\" y=\"{:.1}\" font-size=\"12\" transform=\"rotate(-90 12 {:.1})\" \
+         <text x=\"14\" y=\"{:.1}\" font-size=\"12\" transform=\"rotate(-90 14 {:.1})\" \
          text-anchor=\"middle\">LLR</text>\n</svg>",
-        bottom + 16.0,
-        bottom + 16.0,
+        bottom + 30.0,
+        bottom + 30.0,
         r.sets,
         HEIGHT / 2.0,
         HEIGHT / 2.0
