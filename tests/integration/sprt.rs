@@ -345,3 +345,20 @@ fn an_interrupted_test_exits_130_and_its_resume_command_finishes_it() {
     assert_eq!(r["verdict"], "H1", "{r:#}");
     check_report(&r, &dir);
 }
+
+#[test]
+fn max_sets_ends_the_test_inconclusive() {
+    let dir = scratch("max");
+    // Fewer sets than the test needs before it may decide.
+    let out = succeeds(inproc(&dir, "2").args(["--max-sets", "3"]));
+    let line = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        line.starts_with("inconclusive at --max-sets 3. new − base +"),
+        "{line}"
+    );
+    assert!(line.contains("; 3 sets, 18 games"), "{line}");
+    let r: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("sprt.json")).unwrap()).unwrap();
+    assert_eq!(r["verdict"], "inconclusive");
+    check_report(&r, &dir);
+}

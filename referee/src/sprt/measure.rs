@@ -8,7 +8,7 @@
 //! luck of the deal cancels from the difference; what is left varies from set
 //! to set with the cards' difficulty, which is why the test fits the variance.
 
-use super::super::tournament::outcome::GameOutcome;
+use crate::tournament::outcome::GameOutcome;
 
 /// Entrant indices in an SPRT's one matchup.
 pub const NEW: usize = 0;
