@@ -78,7 +78,8 @@ pub struct SprtArgs {
     pub out: Option<PathBuf>,
 
     /// Continue the test in --out: its journal's sets count, in order, and only
-    /// the games it lacks are played.
+    /// the games it lacks are played. A larger --max-sets continues a test that
+    /// ended inconclusive.
     #[arg(long)]
     pub resume: bool,
 

@@ -19,6 +19,7 @@ use super::measure::set_difference;
 use super::progress::Progress;
 use super::report::Report;
 use crate::tournament::journal::Journal;
+use crate::tournament::manifest::Manifest;
 use crate::tournament::outcome::GameOutcome;
 use crate::tournament::pool::{self, TableJob};
 use crate::tournament::schedule::{matchups, GameKey, Matchup, SET};
@@ -94,6 +95,9 @@ pub async fn run(cfg: &SprtConfig, cancel: &CancellationToken) -> anyhow::Result
     }
     if t.overwrite {
         remove_own_files(dir)?;
+    }
+    if t.resume {
+        raise_max_sets(dir, &manifest)?;
     }
     crate::tournament::run::prepare(dir, &manifest, t.resume, t.overwrite)?;
     crate::outdir::check_free_space(dir)?;
@@ -213,11 +217,7 @@ async fn play(
 
 /// Keeps the counted sets only: the journal in order, the standings of the
 /// three bots, and the SPRT's own files; every other game's files removed.
-fn finish(
-    cfg: &SprtConfig,
-    manifest: &crate::tournament::manifest::Manifest,
-    state: State,
-) -> anyhow::Result<Ended> {
+fn finish(cfg: &SprtConfig, manifest: &Manifest, state: State) -> anyhow::Result<Ended> {
     let dir = &cfg.tournament.out;
     let last = state.test.sets() * SET;
     let kept: BTreeMap<_, _> = (state.outcomes.into_iter())
@@ -281,6 +281,29 @@ fn remove_games_after(dir: &Path, last: u32) -> anyhow::Result<usize> {
         }
     }
     Ok(transcripts)
+}
+
+/// `--resume` with a larger `--max-sets` continues an inconclusive test: a
+/// set's deal depends on its number, not on how many sets there may be, so the
+/// sets played are the same games either way and the manifest takes the new
+/// maximum. A smaller one stays an error (`prepare` names the difference): it
+/// would drop sets already played.
+fn raise_max_sets(dir: &Path, manifest: &Manifest) -> anyhow::Result<()> {
+    let Ok(old) = Manifest::read(dir) else {
+        return Ok(()); // `prepare` says what is wrong with the folder
+    };
+    let same_test = Manifest {
+        sets: manifest.sets,
+        games: manifest.games,
+        ..old.clone()
+    };
+    if old.sets < manifest.sets && same_test == *manifest {
+        crate::safe_create::write_atomic(
+            &dir.join(crate::tournament::manifest::FILE),
+            &manifest.bytes(),
+        )?;
+    }
+    Ok(())
 }
 
 /// `--overwrite`: the SPRT's own files; the tournament's are removed by
