@@ -5,7 +5,7 @@
 use serde::Serialize;
 
 use super::args::SprtConfig;
-use super::gsprt::{Sequential, Verdict};
+use super::gsprt::{Sequential, Verdict, MIN_SETS};
 
 pub const FILE: &str = "sprt.json";
 pub const FORMAT: &str = "schmier-sprt/1";
@@ -108,6 +108,10 @@ impl Report {
             Verdict::H0 => format!(
                 "H0 accepted: new does not beat base by {} points per game",
                 self.h1
+            ),
+            Verdict::Inconclusive if self.sets < MIN_SETS => format!(
+                "inconclusive at --max-sets {} (the test decides nothing before {MIN_SETS} sets)",
+                self.max_sets
             ),
             Verdict::Inconclusive => format!("inconclusive at --max-sets {}", self.max_sets),
         }

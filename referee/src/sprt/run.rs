@@ -18,6 +18,7 @@ use super::gsprt::{Sequential, Verdict};
 use super::measure::set_difference;
 use super::progress::Progress;
 use super::report::Report;
+use crate::config::TableSpec;
 use crate::tournament::journal::Journal;
 use crate::tournament::manifest::Manifest;
 use crate::tournament::outcome::GameOutcome;
@@ -142,7 +143,7 @@ async fn play(
     let jobs: Vec<TableJob> = (state.test.sets() + 1..=m.sets)
         .map(|set| TableJob {
             matchup: m.clone(),
-            spec: spec.clone(),
+            spec: set_spec(&spec, set),
             games: state
                 .games_of(set)
                 .filter(|k| !state.outcomes.contains_key(k))
@@ -213,6 +214,21 @@ async fn play(
     bail!(
         "failed to finish: set {set} game {missing} was not played (see above); --resume plays it"
     )
+}
+
+/// The table settings of set `set`. A table that keeps its processes through
+/// its games (lenient policy, no sandbox) gives them one scratch directory per
+/// matchup (`--scratch`); a tournament has one table per matchup, an SPRT one
+/// per set, several at once: each set gets a directory of its own, so two
+/// tables never share one.
+fn set_spec(spec: &TableSpec, set: u32) -> TableSpec {
+    let mut spec = spec.clone();
+    if !pool::fresh_per_game(&spec) {
+        if let Some(base) = &spec.isolation.scratch {
+            spec.isolation.scratch = Some(base.join(format!("set-{set:04}")));
+        }
+    }
+    spec
 }
 
 /// Keeps the counted sets only: the journal in order, the standings of the
