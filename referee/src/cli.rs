@@ -64,6 +64,11 @@ pub enum Command {
     CheckBot(CheckBotArgs),
     /// Run a bracket: many tables of three entrants, duplicate sets, standings.
     Tournament(Box<crate::tournament::TournamentArgs>),
+    /// Is the new bot better than the base? A sequential test (GSPRT) on
+    /// duplicate sets that stops as soon as H0 or H1 is accepted.
+    ///
+    /// Example: referee sprt --new "python3 bot_v2.py" --base "python3 bot_v1.py"
+    Sprt(Box<crate::sprt::SprtArgs>),
     /// Combine the directories of a sharded tournament (--shard K/N) into one.
     Merge {
         /// The shard directories (each a tournament's --out).

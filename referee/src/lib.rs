@@ -26,6 +26,8 @@
 //! - `human.rs`: `--seat N=human`, a person playing a seat from the terminal.
 //! - `tournament/`: `referee tournament` and `referee merge` — a layer above the
 //!   table: schedule, pool of tables, journal, standings, shards.
+//! - `sprt/`: `referee sprt` — a sequential test of a new bot against a base on
+//!   duplicate sets, played on the tournament's pool and journal.
 //! - `bench.rs` (`referee bench`) and `stats.rs` (the table's timers): where a
 //!   decision's time goes, measured against a raw pipe round trip.
 //! - `builtin.rs`: `referee bot NAME`, the built-in sample bots.
@@ -62,6 +64,7 @@ pub mod settings;
 pub mod show;
 pub mod shutdown;
 pub mod slot;
+pub mod sprt;
 pub mod stats;
 pub mod table;
 pub mod tournament;

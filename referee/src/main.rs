@@ -26,6 +26,7 @@ fn main() -> ExitCode {
             .validate()
             .and_then(|(argv, limits)| check_bot(argv, limits)),
         Command::Tournament(args) => args.validate().and_then(tournament),
+        Command::Sprt(args) => args.validate().and_then(referee::sprt::main),
         Command::Merge { dirs, out } => merge(&dirs, &out),
         Command::Diff(args) => diff(&args),
         Command::Show(args) => show(&args),

@@ -26,6 +26,7 @@ mod show;
 mod slurm;
 mod snapshot_example;
 mod snapshots;
+mod sprt;
 mod spy;
 mod spy_sets;
 mod spy_shared;

@@ -22,20 +22,20 @@
 
 pub mod audit;
 mod bracket;
-mod config;
-mod journal;
+pub(crate) mod config;
+pub(crate) mod journal;
 mod knockout;
-mod manifest;
+pub(crate) mod manifest;
 mod merge;
 pub mod outcome;
-mod pool;
+pub(crate) mod pool;
 mod progress;
 #[cfg(test)]
 mod properties;
-mod run;
+pub(crate) mod run;
 pub mod schedule;
 pub mod standings;
-mod startcheck;
+pub(crate) mod startcheck;
 mod swiss;
 
 use std::collections::BTreeMap;
@@ -78,7 +78,7 @@ fn copy_game(from: &Path, to: &Path, transcript: &str) -> anyhow::Result<()> {
 
 /// The end of a complete tournament (or merge): the journal in schedule order,
 /// and the standings files.
-fn finish(
+pub(crate) fn finish(
     dir: &Path,
     manifest: &manifest::Manifest,
     outcomes: &BTreeMap<schedule::GameKey, outcome::GameOutcome>,

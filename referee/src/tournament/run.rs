@@ -354,7 +354,12 @@ fn import(
 
 /// A new run needs an empty (or absent) directory; `--resume` needs the same
 /// tournament's directory; `--overwrite` replaces the tournament in it.
-fn prepare(dir: &Path, manifest: &Manifest, resume: bool, overwrite: bool) -> anyhow::Result<()> {
+pub(crate) fn prepare(
+    dir: &Path,
+    manifest: &Manifest,
+    resume: bool,
+    overwrite: bool,
+) -> anyhow::Result<()> {
     let busy = |dir: &Path| std::fs::read_dir(dir).is_ok_and(|mut d| d.next().is_some());
     if busy(dir) && overwrite {
         remove_tournament(dir)?;
@@ -427,7 +432,7 @@ fn remove_tournament(dir: &Path) -> anyhow::Result<()> {
 
 /// Raises the soft open-file limit if the tables need it, or says how many
 /// tables fit.
-fn check_open_files(tables: u64) -> anyhow::Result<()> {
+pub(crate) fn check_open_files(tables: u64) -> anyhow::Result<()> {
     use nix::sys::resource::{getrlimit, setrlimit, Resource};
     let need = 64 + tables * FILES_PER_TABLE;
     let Ok((soft, hard)) = getrlimit(Resource::RLIMIT_NOFILE) else {
@@ -449,7 +454,7 @@ fn check_open_files(tables: u64) -> anyhow::Result<()> {
 /// One seat of a table thinks at a time, so a table keeps about one core busy with
 /// bots that use their time; more tables than cores make bots share cores, and a
 /// bot near its time limit may then lose on time.
-fn warn_oversubscribed(tables: usize, quiet: bool) {
+pub(crate) fn warn_oversubscribed(tables: usize, quiet: bool) {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     if tables > cores && !quiet {
         eprintln!(
