@@ -12,7 +12,7 @@ use tokio_util::sync::CancellationToken;
 use crate::config::PlayConfig;
 use crate::events::{Event, Reporter};
 use crate::outdir::Prepared;
-use crate::session::{log_name, Played, Session};
+use crate::session::{Played, Session};
 use crate::summary::{GameSummary, MatchSummary};
 use crate::table::{GamePlan, GameRecord};
 
@@ -76,7 +76,7 @@ pub async fn run(
 fn refuse_unstarted(cfg: &PlayConfig, failed: &[usize]) -> anyhow::Error {
     let logs: Vec<String> = failed
         .iter()
-        .map(|&i| cfg.output.stderr_dir().join(log_name(i, 0)))
+        .map(|&i| crate::layout::stderr_log(&cfg.output.stderr_dir(), i, 0))
         .filter(|p| std::fs::metadata(p).is_ok_and(|m| m.len() > 0))
         .map(|p| p.display().to_string())
         .collect();

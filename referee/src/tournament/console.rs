@@ -37,7 +37,9 @@ impl Console {
             println!(
                 "PARTIAL standings after {} games (in {}):",
                 standings.games,
-                self.out.join(super::PARTIAL).display()
+                self.out
+                    .join(crate::layout::tournament::PARTIAL_STANDINGS)
+                    .display()
             );
             print!("{}", standings.table());
         }

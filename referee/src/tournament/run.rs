@@ -20,6 +20,7 @@ use super::outcome::GameOutcome;
 use super::pool::{self, TableJob};
 use super::schedule::{matchups, round, Format, GameKey, GameResult, Matchup};
 use super::standings::Standings;
+use crate::layout::tournament::{JOURNAL, MANIFEST, PARTIAL_STANDINGS};
 
 /// Open files a table needs: three pipes and a log per bot, two transcripts, slack.
 const FILES_PER_TABLE: u64 = 32;
@@ -103,9 +104,6 @@ pub async fn run(
     ended
 }
 
-/// The standings so far of an interrupted run, beside the journal.
-pub const PARTIAL: &str = "standings.partial.json";
-
 /// Checks the entrants, prepares the directory and reads its journal (and
 /// `--from`'s earlier rounds). `None`: interrupted during the check.
 async fn open(
@@ -127,7 +125,7 @@ async fn open(
     if loaded.torn > 0 {
         reporter.report(&Event::TornJournal {
             bytes: loaded.torn as u64,
-            journal: dir.join(super::journal::FILE),
+            journal: dir.join(JOURNAL),
         });
     }
     let mut outcomes = loaded.outcomes;
@@ -157,9 +155,10 @@ fn complete(
         );
     }
     let standings = super::finish(dir, manifest, outcomes)?;
-    match std::fs::remove_file(dir.join(PARTIAL)) {
+    let partial = dir.join(PARTIAL_STANDINGS);
+    match std::fs::remove_file(&partial) {
         Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-            bail!("failed to remove {}: {e}", dir.join(PARTIAL).display())
+            bail!("failed to remove {}: {e}", partial.display())
         }
         _ => {}
     }
@@ -251,7 +250,8 @@ impl Coordinator<'_> {
                 .collect();
             if self.play_round(&mine, ms.len(), r).await? {
                 let so_far = super::standings::compute(manifest, &self.outcomes);
-                super::write_atomic(&cfg.out.join(PARTIAL), &so_far.json())?;
+                let partial = cfg.out.join(PARTIAL_STANDINGS);
+                crate::safe_create::write_atomic(&partial, &so_far.json())?;
                 return Ok(Ended::Interrupted(so_far));
             }
             if by_rounds {
@@ -443,14 +443,7 @@ fn announce(
 ) -> anyhow::Result<()> {
     reporter.report(&Event::RoundStarting(plan));
     check_open_files(plan.tables as u64)?;
-    // One seat of a table thinks at a time, so a table keeps about one core
-    // busy with bots that use their time; more tables than cores make bots
-    // share cores, and a bot near its time limit may then lose on time.
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    if plan.tables > cores {
-        let tables = plan.tables;
-        reporter.report(&Event::Oversubscribed { tables, cores });
-    }
+    warn_oversubscribed(plan.tables, reporter);
     let n = cfg.entrants.len();
     if cfg.format == Format::RoundRobin && n >= 9 {
         reporter.report(&Event::BalancedHint {
@@ -502,14 +495,19 @@ fn import(
 
 /// A new run needs an empty (or absent) directory; `--resume` needs the same
 /// tournament's directory; `--overwrite` replaces the tournament in it.
-fn prepare(dir: &Path, manifest: &Manifest, resume: bool, overwrite: bool) -> anyhow::Result<()> {
+pub(crate) fn prepare(
+    dir: &Path,
+    manifest: &Manifest,
+    resume: bool,
+    overwrite: bool,
+) -> anyhow::Result<()> {
     let busy = |dir: &Path| std::fs::read_dir(dir).is_ok_and(|mut d| d.next().is_some());
     if busy(dir) && overwrite {
         remove_tournament(dir)?;
     }
     let busy = busy(dir);
     if busy && !resume {
-        if !dir.join(super::manifest::FILE).is_file() {
+        if !dir.join(MANIFEST).is_file() {
             bail!(
                 "failed to start: {} is not empty and holds no tournament; choose another --out",
                 dir.display()
@@ -532,31 +530,27 @@ fn prepare(dir: &Path, manifest: &Manifest, resume: bool, overwrite: bool) -> an
         }
         return Ok(());
     }
-    std::fs::create_dir_all(dir.join("games"))
+    std::fs::create_dir_all(crate::layout::tournament::games(dir))
         .with_context(|| format!("failed to create {}", dir.display()))?;
-    super::write_atomic(&dir.join(super::manifest::FILE), &manifest.bytes())
+    Ok(crate::safe_create::write_atomic(
+        &dir.join(MANIFEST),
+        &manifest.bytes(),
+    )?)
 }
 
 /// `--overwrite`: removes what a tournament writes, and only from a folder that
 /// holds one (its manifest), so a mistyped --out never deletes anything else.
 /// Whatever else is in the folder stays, and keeps it busy.
 fn remove_tournament(dir: &Path) -> anyhow::Result<()> {
-    if !dir.join(super::manifest::FILE).is_file() {
+    if !dir.join(MANIFEST).is_file() {
         bail!(
             "failed to start: {} is not empty and holds no tournament ({} is missing), so \
              --overwrite deletes nothing there; choose another --out",
             dir.display(),
-            super::manifest::FILE
+            MANIFEST
         );
     }
-    let files = [
-        super::manifest::FILE,
-        super::journal::FILE,
-        "standings.json",
-        "standings.csv",
-        PARTIAL,
-    ];
-    for name in files {
+    for name in crate::layout::tournament::FILES {
         let path = dir.join(name);
         match std::fs::remove_file(&path) {
             Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
@@ -565,7 +559,7 @@ fn remove_tournament(dir: &Path) -> anyhow::Result<()> {
             _ => {}
         }
     }
-    for name in ["games", "stderr"] {
+    for name in crate::layout::tournament::FOLDERS {
         let path = dir.join(name);
         match std::fs::remove_dir_all(&path) {
             Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
@@ -579,7 +573,7 @@ fn remove_tournament(dir: &Path) -> anyhow::Result<()> {
 
 /// Raises the soft open-file limit if the tables need it, or says how many
 /// tables fit.
-fn check_open_files(tables: u64) -> anyhow::Result<()> {
+pub(crate) fn check_open_files(tables: u64) -> anyhow::Result<()> {
     use nix::sys::resource::{getrlimit, setrlimit, Resource};
     let need = 64 + tables * FILES_PER_TABLE;
     let Ok((soft, hard)) = getrlimit(Resource::RLIMIT_NOFILE) else {
@@ -596,4 +590,14 @@ fn check_open_files(tables: u64) -> anyhow::Result<()> {
          use --jobs {} or raise `ulimit -n`",
         (hard.saturating_sub(64) / FILES_PER_TABLE).max(1)
     )
+}
+
+/// One seat of a table thinks at a time, so a table keeps about one core busy
+/// with bots that use their time; more tables than cores make bots share
+/// cores, and a bot near its time limit may then lose on time.
+pub(crate) fn warn_oversubscribed(tables: usize, reporter: &dyn Reporter) {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if tables > cores {
+        reporter.report(&Event::Oversubscribed { tables, cores });
+    }
 }
