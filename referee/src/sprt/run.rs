@@ -181,14 +181,8 @@ async fn play(
     let progress = Progress::new(t.quiet);
     let stop = cancel.child_token();
     let (tx, mut rx) = mpsc::channel::<GameOutcome>(64);
-    let pool = tokio::spawn(pool::run(
-        t.out.clone(),
-        jobs,
-        tables,
-        stop.clone(),
-        tx,
-        console.clone(),
-    ));
+    let (out, reporter) = (t.out.clone(), console.clone());
+    let pool = tokio::spawn(pool::run(out, jobs, tables, stop.clone(), tx, reporter));
     let mut failure = None;
     while let Some(o) = rx.recv().await {
         if state.verdict.is_some() || failure.is_some() {
