@@ -17,6 +17,7 @@ mod limits;
 mod names;
 mod outputs;
 mod play;
+mod replay;
 mod replay_page;
 mod sample_bots;
 mod schema;
