@@ -396,3 +396,46 @@ fn bad_input_is_named_and_exits_2_without_a_panic() {
         "{err}"
     );
 }
+
+/// The requests `seat` was sent: its decisions up to the one a fault line
+/// marked `replaced` ends (the fallback answers that one; none after it asks).
+fn requests_of(lines: &[serde_json::Value], seat: u64) -> u64 {
+    let kinds = ["bid", "trump", "exchange", "dealer_discard", "play"];
+    let mut asked = 0;
+    for l in lines {
+        if l["type"] == "fault" && l["seat"] == seat && l["replaced"] == true {
+            return asked + 1;
+        }
+        if kinds.contains(&l["type"].as_str().unwrap_or("")) && l["seat"] == seat {
+            asked += 1;
+        }
+    }
+    asked
+}
+
+#[test]
+fn recorded_faults_replay_as_the_same_faults() {
+    // Illegal cards until the fault limit replaces the seat; a second reply to
+    // every request (a stale fault at the next one, the third ending it).
+    for mode in ["illegal", "double"] {
+        let done = play()
+            .seed(5)
+            .arg("--seat")
+            .arg(format!("1=python3 tests/hostile/bot.py {mode}"))
+            .inproc_bystanders()
+            .ok();
+        let lines = done.lines(1);
+        let faults = lines.iter().filter(|l| l["type"] == "fault").count();
+        assert_eq!(
+            faults, 3,
+            "{mode}: three faults, the last replacing the seat"
+        );
+        let want = requests_of(&lines, 1);
+        let bot = format!("python3 tests/hostile/bot.py {mode}");
+        let out = replay(&done.transcript(1), &["--seat", "1", "--json"], &bot);
+        assert_eq!(out.status.code(), Some(0), "{mode}: {}", stdout(&out));
+        let r = json(&out);
+        assert_eq!(r["requests"], want, "{mode}: {r}");
+        assert_eq!(r["compared"], want, "{mode}: {r}");
+    }
+}

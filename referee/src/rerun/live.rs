@@ -28,14 +28,16 @@ use super::script::{Answer, Ask, Script, Step};
 pub struct Compared<'a> {
     pub ask: &'a Ask,
     pub live: Answer,
-    /// Replies naming another request id, read while this one was pending
-    /// (ignored, as the table ignores them after recording a `stale` fault).
+    /// Replies naming another request id read before the answer (at a table
+    /// the first is a `stale` fault that does not end the request).
     pub stale: u32,
 }
 
 impl Compared<'_> {
+    /// The same answer, and a stale reply before it in both games or neither
+    /// (one is a fault line in the transcript).
     pub fn same(&self) -> bool {
-        self.ask.recorded.same_as(&self.live)
+        self.ask.recorded.same_as(&self.live) && self.ask.stale == (self.stale > 0)
     }
 }
 
@@ -150,8 +152,19 @@ impl Talk<'_> {
                         }
                         Reply::Action(action) => return (Answer::Action(action), stale),
                         Reply::Other(other) => {
-                            if !self.timed_out.remove(&other) {
-                                stale += 1;
+                            if self.timed_out.remove(&other) {
+                                continue; // a late answer: discarded
+                            }
+                            stale += 1;
+                            // The table's rule: the first stale reply is a
+                            // fault, which may reach the seat's fault limit.
+                            if stale == 1 && ask.stale_ends {
+                                let detail = format!(
+                                    "a reply to request {other} while {id} is pending; ignored"
+                                );
+                                // The stale reply is the answer here, not a
+                                // fault on the way to one.
+                                return (fault(FaultKind::Stale, detail), 0);
                             }
                         }
                         Reply::Fault(f) => return (fault(f.kind, f.detail), stale),

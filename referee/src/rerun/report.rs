@@ -48,7 +48,10 @@ pub struct Decision {
     pub played: Option<serde_json::Value>,
     pub live: AnswerJson,
     pub same: bool,
-    /// Replies to other request ids the live bot sent meanwhile (ignored).
+    /// The recorded bot sent a reply naming another request meanwhile (a
+    /// `stale` fault).
+    pub recorded_stale: bool,
+    /// Replies naming other requests the live bot sent meanwhile.
     pub stale: u32,
 }
 
@@ -179,14 +182,20 @@ impl Decision {
             (AnswerJson::Fault { .. }, Some(p)) => format!("; the fallback played {p}"),
             _ => String::new(),
         };
-        out += &format!("  recorded: {}{played}\n", answer_text(&self.recorded));
-        out += &format!("  live:     {}\n", answer_text(&self.live));
-        if self.stale > 0 {
-            out += &format!(
-                "  (the live bot also sent {} reply(ies) naming another request; ignored)\n",
-                self.stale
-            );
-        }
+        let stale = |yes: bool| match yes {
+            true => " (after a reply naming another request: a stale fault)",
+            false => "",
+        };
+        out += &format!(
+            "  recorded: {}{played}{}\n",
+            answer_text(&self.recorded),
+            stale(self.recorded_stale)
+        );
+        out += &format!(
+            "  live:     {}{}\n",
+            answer_text(&self.live),
+            stale(self.stale > 0)
+        );
         out
     }
 }
@@ -204,6 +213,7 @@ fn decision(c: &Compared) -> Decision {
         played: ask.played.map(|a: Action| action_json(a)),
         live: (&c.live).into(),
         same: c.same(),
+        recorded_stale: ask.stale,
         stale: c.stale,
     }
 }

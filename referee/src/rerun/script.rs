@@ -56,6 +56,12 @@ pub struct Ask {
     pub recorded: Answer,
     /// The action the table applied (the fallback's after a fault).
     pub played: Option<Action>,
+    /// The recorded bot sent a reply naming another request meanwhile (a
+    /// `stale` fault that did not end the request).
+    pub stale: bool,
+    /// A `stale` fault here reaches the policy's fault limit: it ends the
+    /// request, and the fallback answers it.
+    pub stale_ends: bool,
 }
 
 /// A bot's answer to one request: a legal action, or the fault that ended it.
@@ -116,6 +122,9 @@ struct Builder {
     notes: Vec<String>,
     error: Option<(usize, String)>,
     time_ms: Option<u64>,
+    max_faults: Option<u32>,
+    /// The seat's faults so far in this game.
+    faults: u32,
     next_id: u64,
     /// The game after the previous line: the state a decision is asked in.
     before: Option<Game>,
@@ -137,6 +146,8 @@ impl Builder {
             notes: Vec::new(),
             error: None,
             time_ms: None,
+            max_faults: None,
+            faults: 0,
             next_id: 1,
             before: None,
             deal: 0,
@@ -178,6 +189,7 @@ impl Builder {
         // What a request's `time_ms` was depends on the time bank the bot had
         // left, which depends on the wall clock: the full bank is assumed.
         self.time_ms = tc.decision_ms.map(|d| d + tc.time_bank_ms);
+        self.max_faults = h.fault_policy.max_faults;
         self.next_id = h.first_request.unwrap_or_else(|| {
             self.notes.push(format!(
                 "{} does not record request ids: they are numbered from 1",
@@ -219,9 +231,13 @@ impl Builder {
         // Every fault but `stale` ends its request, and `stale` does too once
         // the seat is replaced: the recorded bot's answer is that fault.
         let ends = f.request.is_some() && (f.fault != FaultKind::Stale || f.replaced);
-        if let (true, Some(i), true) = (f.seat == self.seat, self.pending, ends) {
+        if f.seat == self.seat {
+            self.faults += 1;
+        }
+        if let (true, Some(i)) = (f.seat == self.seat, self.pending) {
             if let Step::Ask(ask) = &mut self.steps[i] {
-                if matches!(ask.recorded, Answer::Action(_)) {
+                ask.stale |= f.fault == FaultKind::Stale && !ends;
+                if ends && matches!(ask.recorded, Answer::Action(_)) {
                     ask.recorded = Answer::Fault {
                         kind: f.fault,
                         detail: f.detail.clone(),
@@ -295,6 +311,8 @@ impl Builder {
                     // it was (`build` drops a request the file ends before).
                     recorded: Answer::Action(first_legal(game)),
                     played: None,
+                    stale: false,
+                    stale_ends: self.max_faults.is_some_and(|m| self.faults + 1 >= m),
                 })));
             }
             self.open = Some(Open { seat: due, id });
