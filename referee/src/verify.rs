@@ -221,7 +221,7 @@ fn check_header(h: &Header) -> Result<(), String> {
         ));
     }
     // Format 2 records where the request ids start; 0 is never an id.
-    if h.format == FORMAT && !h.first_request.is_some_and(|id| id > 0) {
+    if h.format == FORMAT && matches!(h.first_request, None | Some(0)) {
         return Err(format!(
             "first_request {:?}: format {FORMAT} records the id of the game's first request (at least 1)",
             h.first_request

@@ -343,7 +343,7 @@ fn bad_input_is_named_and_exits_2_without_a_panic() {
         (
             vec![file.display().to_string(), "--seat".into(), "2".into()],
             "./no-such-bot",
-            "not found",
+            "did not start (not found",
         ),
         (
             vec![file.display().to_string(), "--seat".into(), "2".into()],
@@ -437,5 +437,49 @@ fn recorded_faults_replay_as_the_same_faults() {
         let r = json(&out);
         assert_eq!(r["requests"], want, "{mode}: {r}");
         assert_eq!(r["compared"], want, "{mode}: {r}");
+    }
+}
+
+/// The lines a bot was sent, from its `echo` log (`IN ...` lines).
+fn sent(log: &str) -> Vec<String> {
+    log.lines()
+        .filter_map(|l| l.strip_prefix("IN "))
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn the_live_bot_is_sent_byte_for_byte_what_the_recorded_seat_was_sent() {
+    // Game 2 of a match: its request ids continue from game 1's, and the bot
+    // is told it is game 2. The bot copies every line it reads to stderr.
+    let done = play()
+        .seed(7)
+        .args(["--games", "2", "--no-rotate", "--stderr-cap", "50000000"])
+        .arg("--seat")
+        .arg(format!("2={DEVIANT} echo"))
+        .inproc_bystanders()
+        .ok();
+    let log = std::fs::read_to_string(done.dir.join("stderr/player2.log")).unwrap();
+    let all = sent(&log);
+    let starts: Vec<usize> = (0..all.len())
+        .filter(|&i| all[i].contains("\"type\":\"game_start\""))
+        .collect();
+    assert_eq!(starts.len(), 2, "two games");
+    // What seat 2 was sent for game 2: the hello, game 2's lines, the bye.
+    let mut want = vec![all[0].clone()];
+    want.extend(all[starts[1]..].iter().cloned());
+    assert!(want.last().unwrap().contains("\"type\":\"bye\""));
+    assert!(want.len() > 300, "{} lines", want.len());
+
+    let out = replay(
+        &done.transcript(2),
+        &["--seat", "2"],
+        &format!("{DEVIANT} echo"),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    let got = sent(&stderr(&out));
+    assert_eq!(got.len(), want.len(), "as many lines");
+    for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+        assert_eq!(g, w, "line {i} sent to the live bot");
     }
 }

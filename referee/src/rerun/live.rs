@@ -70,9 +70,8 @@ pub async fn replay<'a>(
             p.shutdown(Duration::ZERO).await;
         }
         anyhow::bail!(
-            "the bot did not start: {} (fault `{}`)",
-            crate::names::printable(&f.detail),
-            f.kind
+            "nothing was replayed: the bot did not start ({})",
+            crate::names::printable(&f.detail)
         );
     }
     let mut p = slot.process.take().expect("a started bot has a process");
@@ -83,7 +82,7 @@ pub async fn replay<'a>(
     let mut compared = Vec::new();
     for step in &script.steps {
         match step {
-            Step::Tell(msg) => queue(&mut p, msg),
+            Step::Tell(line) => p.queue(line),
             Step::Ask(ask) => {
                 let (live, stale) = talk.ask(&mut p, ask).await;
                 let c = Compared { ask, live, stale };

@@ -36,8 +36,8 @@ pub struct Script {
 }
 
 pub enum Step {
-    /// A message the seat was sent.
-    Tell(ToBot),
+    /// A message the seat was sent, as the line it was sent (no newline).
+    Tell(Vec<u8>),
     /// A request the seat was sent, and what it answered.
     Ask(Box<Ask>),
 }
@@ -180,7 +180,8 @@ impl Builder {
 
     fn tell(&mut self, msg: ToBot) {
         if !self.gone {
-            self.steps.push(Step::Tell(msg));
+            let line = serde_json::to_vec(&msg).expect("messages serialize");
+            self.steps.push(Step::Tell(line));
         }
     }
 
