@@ -100,26 +100,26 @@ pub enum Command {
     Schema(SchemaArgs),
     /// Replay one seat of a recorded game to a live bot and compare its answers
     /// with the recorded ones.
+    ///
+    /// The bot is started as `play` starts a seat's bot (its working directory,
+    /// an empty environment but PATH and --bot-env, the recorded startup and
+    /// decision limits) and is sent exactly what seat N was sent in that game:
+    /// hello, game_start, every event as the seat saw it, its requests, the fault
+    /// notices. At each request the live answer is compared with the recorded
+    /// one. By default it stops at the first request where they differ and shows
+    /// the seat's view, the legal actions and both answers; --at K stops at the
+    /// seat's K-th request instead. Works on a `play` transcript and on a
+    /// tournament's games/*.jsonl.
+    ///
+    /// Exit status: 0 the live bot answers as recorded (at every request, or at
+    /// request K with --at), 1 it does not, 2 bad input or a bot that does not
+    /// start. Example: referee replay runs/game-0001.jsonl --seat 2 -- python3
+    /// my_bot.py
     Replay(ReplayArgs),
 }
 
 /// `referee replay`.
 #[derive(Args, Debug)]
-#[command(
-    long_about = "Replay one seat of a recorded game to a live bot and compare its answers \
-    with the recorded ones.\n\n\
-    The bot is started as `play` starts a seat's bot (its working directory, an empty \
-    environment but PATH and --bot-env, the recorded startup and decision limits) and \
-    is sent exactly what seat N was sent in that game: hello, game_start, every event as \
-    the seat saw it, its requests, the fault notices. At each request the live answer is \
-    compared with the recorded one. By default it stops at the first request where they \
-    differ and shows the seat's view, the legal actions and both answers; --at K stops \
-    at the seat's K-th request instead.\n\n\
-    Works on a `play` transcript and on a tournament's games/*.jsonl.\n\n\
-    Exit status: 0 the live bot answers as recorded (at every request, or at request K \
-    with --at), 1 it differs, 2 bad input or a bot that does not start.\n\n\
-    Example: referee replay runs/game-0001.jsonl --seat 2 -- python3 my_bot.py"
-)]
 pub struct ReplayArgs {
     /// The transcript: a `play` game-NNNN.jsonl or a tournament's games/*.jsonl.
     pub file: PathBuf,

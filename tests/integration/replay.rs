@@ -265,6 +265,35 @@ fn an_older_transcript_replays_with_notes_on_what_it_does_not_record() {
         text.contains("does not record request ids") && text.contains("as recorded"),
         "{text}"
     );
+    // verify and show read it too.
+    let verify = Command::new(REFEREE)
+        .arg("verify")
+        .arg(&game)
+        .output()
+        .unwrap();
+    assert_eq!(verify.status.code(), Some(0), "{}", stderr(&verify));
+    let show = Command::new(REFEREE)
+        .arg("show")
+        .arg(&game)
+        .output()
+        .unwrap();
+    assert_eq!(show.status.code(), Some(0), "{}", stderr(&show));
+}
+
+#[test]
+fn a_format_2_header_without_its_first_request_does_not_verify() {
+    let done = recorded();
+    let text = done.text(1);
+    assert!(text.contains("\"first_request\":1,"));
+    let cut = done.dir.join("cut.jsonl");
+    std::fs::write(&cut, text.replacen("\"first_request\":1,", "", 1)).unwrap();
+    let out = Command::new(REFEREE)
+        .arg("verify")
+        .arg(&cut)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    assert!(stdout(&out).contains("first_request"), "{}", stdout(&out));
 }
 
 /// A bot that says hello and then answers every request with `answer` (a
