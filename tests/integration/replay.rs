@@ -512,3 +512,25 @@ fn the_live_bot_is_sent_byte_for_byte_what_the_recorded_seat_was_sent() {
         assert_eq!(g, w, "line {i} sent to the live bot");
     }
 }
+
+#[test]
+fn a_bot_that_crashes_before_request_k_is_reported_where_it_left() {
+    let done = recorded();
+    // Plays the first legal answer, as the recorded bot did, and exits at its
+    // 10th request (tests/hostile/bot.py).
+    let crasher = "python3 tests/hostile/bot.py crash-mid-hand";
+    let out = replay(&done.transcript(1), &["--seat", "2", "--at", "20"], crasher);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(
+        text.contains("left the game at request 10 of") && text.contains("before request 20"),
+        "{text}"
+    );
+    // Without --at, request 10 is the first difference: a crash, recorded an action.
+    let out = replay(&done.transcript(1), &["--seat", "2", "--json"], crasher);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let r = json(&out);
+    assert_eq!(r["shown"]["number"], 10, "{r}");
+    assert_eq!(r["shown"]["live"]["fault"], "crash", "{r}");
+    assert_eq!(r["bot_left"], true, "{r}");
+}

@@ -60,11 +60,6 @@ pub async fn replay<'a>(
 ) -> anyhow::Result<Run<'a>> {
     let seat = script.seat.index();
     let mut slot = crate::session::start_alone(cfg, stderr_dir, seat).await?;
-    let requests = script
-        .steps
-        .iter()
-        .filter(|s| matches!(s, Step::Ask(_)))
-        .count() as u32;
     if let Some(f) = slot.gone.take() {
         if let Some(p) = slot.process.take() {
             p.shutdown(Duration::ZERO).await;
@@ -105,7 +100,10 @@ pub async fn replay<'a>(
         },
     );
     p.shutdown(cfg.time.shutdown).await;
-    Ok(Run { compared, requests })
+    Ok(Run {
+        compared,
+        requests: script.requests(),
+    })
 }
 
 fn queue(p: &mut BotProcess, msg: &ToBot) {

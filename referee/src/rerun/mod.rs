@@ -45,11 +45,7 @@ pub struct ReplayConfig {
 pub async fn run(cfg: &ReplayConfig) -> anyhow::Result<Report> {
     let transcript = crate::load::Transcript::read(&cfg.file)?;
     let script = script::build(&transcript, cfg.seat)?;
-    let requests = script
-        .steps
-        .iter()
-        .filter(|s| matches!(s, script::Step::Ask(_)))
-        .count() as u32;
+    let requests = script.requests();
     if let Some(k) = cfg.at {
         if k == 0 || k > requests {
             anyhow::bail!(

@@ -109,9 +109,11 @@ impl Report {
     /// Whether the live bot answered as recorded: at request `--at K`, or at
     /// every request.
     pub fn same(&self) -> bool {
-        match &self.shown {
-            Some(d) => d.same,
-            None => self.differed.is_empty(),
+        match (&self.shown, self.at) {
+            (Some(d), _) => d.same,
+            // The live bot left before request K.
+            (None, Some(_)) => false,
+            (None, None) => self.differed.is_empty(),
         }
     }
 
@@ -125,7 +127,14 @@ impl Report {
             (None, _) if self.requests == 0 => {
                 out += &format!("{seat} was sent no request in {}\n", self.file);
             }
-            (None, _) => {
+            (None, Some(k)) => {
+                out += &format!(
+                    "{seat}: the live bot left the game at request {} of {}, before request {k} \
+                     (it answered otherwise at request(s) {:?})\n",
+                    self.compared, self.requests, self.differed
+                );
+            }
+            (None, None) => {
                 out += &format!(
                     "{seat}: the live bot answered all {} of {} request(s) as recorded in {}\n",
                     self.compared, self.requests, self.file

@@ -35,6 +35,14 @@ pub struct Script {
     pub notes: Vec<String>,
 }
 
+impl Script {
+    /// The requests the seat was sent.
+    pub fn requests(&self) -> u32 {
+        let asks = self.steps.iter().filter(|s| matches!(s, Step::Ask(_)));
+        asks.count() as u32
+    }
+}
+
 pub enum Step {
     /// A message the seat was sent, as the line it was sent (no newline).
     Tell(Vec<u8>),
