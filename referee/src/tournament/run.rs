@@ -15,6 +15,7 @@ use super::config::TournamentConfig;
 use super::journal::Journal;
 use super::manifest::{EntrantRecord, Manifest};
 use super::outcome::GameOutcome;
+use super::page::LivePage;
 use super::pool::{self, TableJob};
 use super::progress::{leader, Progress};
 use super::schedule::{matchups, round, Format, GameKey, GameResult, Matchup};
@@ -84,6 +85,7 @@ pub async fn run(cfg: &TournamentConfig, cancel: &CancellationToken) -> anyhow::
             import(from, dir, &manifest, round, &mut journal, &mut outcomes)?;
         }
     }
+    let mut page = LivePage::new(cfg.page, dir, &manifest, &outcomes);
     let by_rounds = cfg.format.by_rounds();
     let names: Vec<String> = cfg.entrants.iter().map(|e| e.name.clone()).collect();
     let mut known: BTreeSet<GameKey> = BTreeSet::new();
@@ -137,7 +139,24 @@ pub async fn run(cfg: &TournamentConfig, cancel: &CancellationToken) -> anyhow::
             .iter()
             .filter(|m| cfg.shard.is_none_or(|s| s.holds(m)))
             .collect();
-        if play_round(cfg, &mine, ms.len(), r, &mut journal, &mut outcomes, cancel).await? {
+        if by_rounds {
+            page.on_round(r, &ms, &outcomes);
+        }
+        let played = play_round(
+            cfg,
+            &mine,
+            ms.len(),
+            r,
+            &mut journal,
+            &mut outcomes,
+            &mut page,
+            cancel,
+        );
+        let interrupted = played
+            .await
+            .inspect_err(|_| page.on_end(&outcomes, false))?;
+        if interrupted {
+            page.on_end(&outcomes, false);
             let so_far = super::standings::compute(&manifest, &outcomes);
             super::write_atomic(&dir.join(PARTIAL), &so_far.json())?;
             return Ok(Ended::Interrupted(so_far));
@@ -160,6 +179,7 @@ pub async fn run(cfg: &TournamentConfig, cancel: &CancellationToken) -> anyhow::
         );
     }
     let standings = super::finish(dir, &manifest, &outcomes)?;
+    page.on_end(&outcomes, true);
     // The standings of an interrupted run are superseded by the whole ones.
     match std::fs::remove_file(dir.join(PARTIAL)) {
         Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
@@ -217,6 +237,7 @@ async fn play_round(
     r: u32,
     journal: &mut Journal,
     outcomes: &mut BTreeMap<GameKey, GameOutcome>,
+    page: &mut LivePage,
     cancel: &CancellationToken,
 ) -> anyhow::Result<bool> {
     let dir = &cfg.out;
@@ -288,7 +309,9 @@ async fn play_round(
                     failure.get_or_insert(e);
                     continue;
                 }
-                outcomes.insert(o.key(), o);
+                let key = o.key();
+                outcomes.insert(key, o);
+                page.on_game_journaled(key, outcomes);
                 count += 1;
                 progress.update(count, leader(&names, outcomes));
             }
@@ -408,6 +431,7 @@ fn remove_tournament(dir: &Path) -> anyhow::Result<()> {
         "standings.json",
         "standings.csv",
         PARTIAL,
+        super::page::INDEX,
     ];
     for name in files {
         let path = dir.join(name);
@@ -418,7 +442,7 @@ fn remove_tournament(dir: &Path) -> anyhow::Result<()> {
             _ => {}
         }
     }
-    for name in ["games", "stderr"] {
+    for name in ["games", "stderr", super::page::GAMES] {
         let path = dir.join(name);
         match std::fs::remove_dir_all(&path) {
             Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
