@@ -3,6 +3,7 @@
 
 mod bench;
 mod brackets;
+mod browser;
 mod check_bot;
 mod determinism;
 mod diff;
@@ -16,6 +17,7 @@ mod lifetime;
 mod limits;
 mod names;
 mod outputs;
+mod page;
 mod play;
 mod replay_page;
 mod sample_bots;

@@ -160,7 +160,7 @@ mod tests {
     /// before) gives back every whole frame.
     #[test]
     fn the_changes_laid_over_each_other_give_every_frame_back() {
-        let mut a = Frame::empty();
+        let mut a = Frame::before_the_first_deal();
         a.text = "Deal 1".into();
         a.hands[2] = "AS 7D JK".split(' ').map(|c| c.parse().unwrap()).collect();
         let mut b = a.clone();

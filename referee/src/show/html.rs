@@ -85,8 +85,8 @@ pub(super) struct Frame {
 }
 
 impl Frame {
-    /// The table before the first deal.
-    pub(super) fn empty() -> Frame {
+    /// The table before anything is dealt.
+    pub(super) fn before_the_first_deal() -> Frame {
         Frame {
             deal: 0,
             dealer: None,
@@ -123,7 +123,7 @@ pub fn render(replay: &Replay) -> anyhow::Result<String> {
 pub fn render_in(replay: &Replay, setting: &Setting) -> anyhow::Result<String> {
     let h = &replay.header;
     let mut frames: Vec<Frame> = Vec::new();
-    let mut f = Frame::empty();
+    let mut f = Frame::before_the_first_deal();
     let mut result = String::new();
     for step in &replay.steps {
         f.seat_text = None;
