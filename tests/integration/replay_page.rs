@@ -5,7 +5,7 @@
 //! transcript's own lines, not from the page's data.
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 
 use crate::browser::{self, dom, screenshot};

@@ -135,23 +135,10 @@ pub async fn run(cfg: &TournamentConfig, cancel: &CancellationToken) -> anyhow::
             r += 1;
             continue;
         }
-        let mine: Vec<&Matchup> = ms
-            .iter()
-            .filter(|m| cfg.shard.is_none_or(|s| s.holds(m)))
-            .collect();
         if by_rounds {
             page.on_round(r, &ms, &outcomes);
         }
-        let played = play_round(
-            cfg,
-            &mine,
-            ms.len(),
-            r,
-            &mut journal,
-            &mut outcomes,
-            &mut page,
-            cancel,
-        );
+        let played = play_round(cfg, &ms, r, &mut journal, &mut outcomes, &mut page, cancel);
         let interrupted = played
             .await
             .inspect_err(|_| page.on_end(&outcomes, false))?;
@@ -228,12 +215,11 @@ fn refuse_unstarted(
     Ok(())
 }
 
-/// Plays the games of `mine` (this run's share of round `r`) that the journal
-/// lacks. Returns whether the run was interrupted.
+/// Plays the games of this run's share of round `r` (matchups `ms`) that the
+/// journal lacks. Returns whether the run was interrupted.
 async fn play_round(
     cfg: &TournamentConfig,
-    mine: &[&Matchup],
-    in_round: usize,
+    ms: &[Matchup],
     r: u32,
     journal: &mut Journal,
     outcomes: &mut BTreeMap<GameKey, GameOutcome>,
@@ -241,6 +227,11 @@ async fn play_round(
     cancel: &CancellationToken,
 ) -> anyhow::Result<bool> {
     let dir = &cfg.out;
+    let in_round = ms.len();
+    let mine: Vec<&Matchup> = ms
+        .iter()
+        .filter(|m| cfg.shard.is_none_or(|s| s.holds(m)))
+        .collect();
     let wanted: Vec<GameKey> = mine.iter().flat_map(|m| m.keys()).collect();
     let jobs: Vec<TableJob> = mine
         .iter()
