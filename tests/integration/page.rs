@@ -124,6 +124,7 @@ const NAMES: [&str; 4] = ["alice", "bob", "carol", "dave"];
 /// before hello while the gate file exists. The first matchup is alice, bob
 /// and carol, so the run stops after exactly its six games until the gate
 /// opens. The entrants' names differ from those their bots give in `hello`.
+/// Held there, the run is stopped with Ctrl-C, then resumed to its end.
 #[test]
 fn the_page_of_a_running_tournament_shows_its_progress_and_then_its_end() {
     if !browser::available() {
@@ -135,7 +136,8 @@ fn the_page_of_a_running_tournament_shows_its_progress_and_then_its_end() {
     let waiting = scratch.path().join("gate.waiting");
     std::fs::write(&gate, b"closed").unwrap();
     let log = |name: &str| Stdio::from(std::fs::File::create(scratch.path().join(name)).unwrap());
-    let mut run = Command::new(REFEREE)
+    let mut tournament = Command::new(REFEREE);
+    tournament
         .current_dir(root())
         .args(["tournament", "--format", "round-robin", "--seed", "2026"])
         .args(["--jobs", "1", "--page", "--quiet"])
@@ -152,7 +154,8 @@ fn the_page_of_a_running_tournament_shows_its_progress_and_then_its_end() {
             "dave=python3 tests/tournament/gated_bot.py simple",
         ])
         .arg("--out")
-        .arg(&dir)
+        .arg(&dir);
+    let mut run = tournament
         .stdout(log("stdout"))
         .stderr(log("stderr"))
         .spawn()
@@ -222,9 +225,21 @@ fn the_page_of_a_running_tournament_shows_its_progress_and_then_its_end() {
     }
     assert_eq!(back, "../index.html");
 
+    // Ctrl-C while held: the page says the run stopped, and stops reloading.
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(run.id() as i32),
+        nix::sys::signal::Signal::SIGINT,
+    )
+    .unwrap();
+    assert_eq!(run.wait().unwrap().code(), Some(130), "{}", stderr());
+    let d = dom(&index, "");
+    assert!(d.contains("data-state=\"stopped\""), "{d}");
+    assert!(!d.contains("http-equiv=\"refresh\""), "{d}");
+    assert!(d.contains("<span id=\"done\">6</span> of 24"), "{d}");
+
+    // Resumed with the gate open, it plays the other eighteen games.
     std::fs::remove_file(&gate).unwrap();
-    let status = run.wait().unwrap();
-    assert!(status.success(), "{}", stderr());
+    succeeds(tournament.arg("--resume"));
 
     let standings: Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("standings.json")).unwrap())
