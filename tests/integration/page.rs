@@ -423,3 +423,32 @@ fn a_knockout_page_draws_the_bracket_the_referee_printed() {
         "{top}"
     );
 }
+
+/// A page that cannot be written costs the run nothing but the page: one
+/// warning naming the file, and the tournament completes.
+#[test]
+fn a_page_that_cannot_be_written_is_a_warning_not_the_end_of_the_run() {
+    let scratch = tempfile::tempdir().unwrap();
+    let dir = scratch.path().join("t");
+    let mut cmd = Command::new(REFEREE);
+    cmd.args(["tournament", "--seed", "3", "--quiet"])
+        .args([
+            "--entrant",
+            "a=inproc:heuristic",
+            "--entrant",
+            "b=inproc:random",
+        ])
+        .args(["--entrant", "c=inproc:random", "--out"])
+        .arg(&dir);
+    succeeds(&mut cmd);
+    // A folder where the page would go: renaming the new page there fails.
+    std::fs::create_dir(dir.join("index.html")).unwrap();
+    let out = succeeds(cmd.args(["--resume", "--page"]));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let warning = "referee: warning: the tournament's page is not kept current: failed to";
+    assert_eq!(stderr.matches(warning).count(), 1, "{stderr}");
+    assert!(stderr.contains("index.html"), "{stderr}");
+    assert!(dir.join("standings.json").is_file());
+    // The replay pages, which could be written, were.
+    assert!(dir.join("index-games/r00-m0000-g006.html").is_file());
+}

@@ -418,3 +418,19 @@ fn event(e: &Event, f: &mut Frame) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::fill;
+
+    /// A value is put in as it is: a name that looks like a placeholder is not
+    /// filled in again, and an unknown placeholder stays.
+    #[test]
+    fn a_value_is_never_searched_for_placeholders() {
+        let page = fill(
+            "<title>{{TITLE}}</title>{{DATA}}{{OTHER}}",
+            &[("TITLE", "{{DATA}}"), ("DATA", "[1]")],
+        );
+        assert_eq!(page, "<title>{{DATA}}</title>[1]{{OTHER}}");
+    }
+}
