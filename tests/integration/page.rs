@@ -341,18 +341,14 @@ fn the_replay_pages_of_180_games_take_at_most_10_mb() {
     }
 }
 
-/// A knockout's page draws each round as the referee's own bracket printed it:
-/// every table with its entrants' game wins and who advanced, the byes, and
-/// the champion, who tops the standings.
-#[test]
-fn a_knockout_page_draws_the_bracket_the_referee_printed() {
-    if !browser::available() {
-        return;
-    }
-    let scratch = tempfile::tempdir().unwrap();
-    let dir = scratch.path().join("k");
+/// The page of a tournament played by rounds draws each round as the
+/// referee's own bracket printed it: every table with its entrants' game wins
+/// (and in a knockout who advanced), and the byes. Returns the page and what
+/// was printed.
+fn drawn_as_printed(format: &[&str], dir: &Path) -> (String, String) {
     let mut cmd = Command::new(REFEREE);
-    cmd.args(["tournament", "--format", "knockout", "--seed", "5"])
+    cmd.arg("tournament")
+        .args(format)
         .args(["--quiet", "--page"]);
     for (i, bot) in [
         "heuristic",
@@ -368,10 +364,11 @@ fn a_knockout_page_draws_the_bracket_the_referee_printed() {
     {
         cmd.arg("--entrant").arg(format!("p{i}=inproc:{bot}"));
     }
-    let out = succeeds(cmd.arg("--out").arg(&dir));
+    let out = succeeds(cmd.arg("--out").arg(dir));
     let printed = String::from_utf8(out.stdout).unwrap();
     // The printed bracket: "round R:" then "  table T: a 3, b 2, c 1 -> a
-    // advances" and "  bye: x" lines, and "champion: c".
+    // advances" and "  bye: x" lines. (A Swiss's "met before" lines are the
+    // standings' repeat meetings on the page, not per round.)
     let mut rounds: BTreeMap<String, Vec<String>> = BTreeMap::new();
     let mut current = None;
     for line in printed.lines() {
@@ -381,10 +378,11 @@ fn a_knockout_page_draws_the_bracket_the_referee_printed() {
         {
             current = Some(r.to_owned());
         } else if let (Some(r), Some(rest)) = (&current, line.strip_prefix("  ")) {
-            rounds.entry(r.clone()).or_default().push(rest.to_owned());
+            if !rest.starts_with("met before") {
+                rounds.entry(r.clone()).or_default().push(rest.to_owned());
+            }
         }
     }
-    let champion = between(&printed, "champion: ", "\n").to_owned();
     assert!(rounds.len() >= 2, "{printed}");
 
     let d = dom(&dir.join("index.html"), "");
@@ -402,26 +400,60 @@ fn a_knockout_page_draws_the_bracket_the_referee_printed() {
                 .split("</td>")
                 .map(|c| &c[c.rfind('>').map_or(0, |i| i + 1)..])
                 .collect();
-            shown.push(format!(
-                "table {}: {} -> {} advances",
-                cells[0], cells[1], cells[3]
-            ));
             assert!(cells[2].ends_with("6 of 6"), "{row}");
+            shown.push(match row.contains("advances") {
+                true => format!("table {}: {} -> {} advances", cells[0], cells[1], cells[3]),
+                false => format!("table {}: {}", cells[0], cells[1]),
+            });
         }
         if let Some(byes) = section.split("<p>Bye: ").nth(1) {
             shown.push(format!("bye: {}", &byes[..byes.find('<').unwrap()]));
         }
         assert_eq!(&shown, lines, "round {r}");
     }
+    (d, printed)
+}
+
+/// A knockout's page: its bracket as printed, and the champion, who tops the
+/// standings.
+#[test]
+fn a_knockout_page_draws_the_bracket_the_referee_printed() {
+    if !browser::available() {
+        return;
+    }
+    let scratch = tempfile::tempdir().unwrap();
+    let (d, printed) = drawn_as_printed(
+        &["--format", "knockout", "--seed", "5"],
+        &scratch.path().join("k"),
+    );
+    let champion = between(&printed, "champion: ", "\n").to_owned();
     assert!(
         d.contains(&format!("<p id=\"champion\">Champion: {champion}</p>")),
-        "{drawn}"
+        "{d}"
     );
     let top = between(&d, "<tr class=\"entrant\">", "</tr>");
     assert!(
         top.contains(&format!("<td class=\"name\">{champion}</td>")),
         "{top}"
     );
+}
+
+/// A Swiss's page: its rounds as printed, who sat each out, and no champion.
+#[test]
+fn a_swiss_page_draws_the_rounds_the_referee_printed() {
+    if !browser::available() {
+        return;
+    }
+    let scratch = tempfile::tempdir().unwrap();
+    let (d, _) = drawn_as_printed(
+        &["--format", "swiss", "--rounds", "3", "--seed", "4"],
+        &scratch.path().join("s"),
+    );
+    assert!(
+        d.contains("<p>Bye: "),
+        "seven entrants at tables of three: {d}"
+    );
+    assert!(!d.contains("id=\"champion\""));
 }
 
 /// A page that cannot be written costs the run nothing but the page: one

@@ -68,6 +68,8 @@ pub struct Index<'a> {
 /// One round of a knockout or Swiss.
 pub struct Round {
     pub number: u32,
+    /// A table's winner advances (a knockout).
+    pub advancing: bool,
     pub tables: Vec<TableRow>,
     /// Entrants who sat the round out (a knockout's byes advance).
     pub byes: Vec<String>,
@@ -270,23 +272,33 @@ fn rounds(out: &mut String, index: &Index) {
         let _ = write!(
             out,
             "<section class=\"round\" data-round=\"{}\"><h3>Round {}</h3>\n<table>\
-             <tr><th>table</th><th class=\"name\">entrants (game wins)</th><th>games</th>\
-             <th class=\"name\">advances</th></tr>\n",
-            r.number, r.number
+             <tr><th>table</th><th class=\"name\">entrants (game wins)</th><th>games</th>{}</tr>\n",
+            r.number,
+            r.number,
+            if r.advancing {
+                "<th class=\"name\">advances</th>"
+            } else {
+                ""
+            }
         );
         for t in &r.tables {
             let who: Vec<String> = (t.entrants.iter())
                 .map(|(name, wins)| format!("{} {wins}", escape(name)))
                 .collect();
+            let advances = match r.advancing {
+                true => format!(
+                    "<td class=\"name advances\">{}</td>",
+                    t.advances.as_deref().map(escape).unwrap_or_default()
+                ),
+                false => String::new(),
+            };
             let _ = writeln!(
                 out,
-                "<tr><td>{}</td><td class=\"name\">{}</td><td>{} of {}</td>\
-                 <td class=\"name advances\">{}</td></tr>",
+                "<tr><td>{}</td><td class=\"name\">{}</td><td>{} of {}</td>{advances}</tr>",
                 t.index,
                 who.join(", "),
                 t.done,
                 t.games,
-                t.advances.as_deref().map(escape).unwrap_or_default()
             );
         }
         out.push_str("</table>\n");

@@ -479,6 +479,7 @@ fn bracket_rounds(
         }
         rounds.push(Round {
             number: r,
+            advancing: m.format == Format::Knockout,
             tables: rows,
             byes,
         });
