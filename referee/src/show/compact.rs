@@ -2,8 +2,8 @@
 //! the fields that changed since the frame before, and card lists are runs of
 //! two-letter codes. A whole frame per step repeats six hands, the auction and
 //! the scores several hundred times a game; a tournament of 180 games came to
-//! 53 MB of pages that way, and this brings it under 10 MB (the test in
-//! tests/integration/page.rs measures it).
+//! 53 MB of pages that way, and this brings it to 7.9 MB, about the size of its
+//! transcripts (tests/integration/page.rs measures it).
 //!
 //! The encoding knows nothing of the game: it diffs flat JSON objects, so the
 //! page's script undoes it with one `Object.assign` per frame and the rules stay
