@@ -49,6 +49,8 @@ pub struct LivePage {
     manifest: Manifest,
     /// The tables of the rounds seen so far (knockout, Swiss).
     rounds: BTreeMap<u32, Vec<Matchup>>,
+    /// The games this run plays, if known from the start.
+    total: Option<u64>,
     warned: bool,
 }
 
@@ -61,11 +63,27 @@ impl LivePage {
         manifest: &Manifest,
         outcomes: &BTreeMap<GameKey, GameOutcome>,
     ) -> LivePage {
+        let holds = |m: &Matchup| manifest.shard.is_none_or(|s| s.holds(m));
+        let total = match manifest.format.by_rounds() {
+            // Later rounds follow from earlier results.
+            true => None,
+            false => {
+                let m = manifest;
+                let all = schedule::matchups(m.entrants.len(), &m.format, m.sets, m.seed);
+                Some(
+                    all.iter()
+                        .filter(|m| holds(m))
+                        .map(|m| u64::from(m.games()))
+                        .sum(),
+                )
+            }
+        };
         let mut page = LivePage {
             on,
             dir: dir.to_owned(),
             manifest: manifest.clone(),
             rounds: BTreeMap::new(),
+            total,
             warned: false,
         };
         if on {
@@ -128,19 +146,6 @@ impl LivePage {
     }
 
     fn write(&mut self, outcomes: &BTreeMap<GameKey, GameOutcome>, state: State) {
-        let total = match self.manifest.format.by_rounds() {
-            true => None,
-            false => {
-                let m = &self.manifest;
-                let all = schedule::matchups(m.entrants.len(), &m.format, m.sets, m.seed);
-                Some(
-                    all.iter()
-                        .filter(|m| self.holds(m))
-                        .map(|m| u64::from(m.games()))
-                        .sum(),
-                )
-            }
-        };
         let current = self.rounds.iter().next_back().map(|(&r, ms)| {
             let keys = || ms.iter().flat_map(|m| m.keys());
             let done = keys().filter(|k| outcomes.contains_key(k)).count() as u64;
@@ -157,7 +162,7 @@ impl LivePage {
             state,
         )
         .and_then(|mut index| {
-            index.total = total;
+            index.total = self.total;
             index.round = current.filter(|_| state == State::Running);
             let html = bracket::render(&index);
             Ok(crate::safe_create::write_atomic(&path, html.as_bytes())?)
@@ -416,9 +421,34 @@ fn bracket_rounds(
     if !m.format.by_rounds() {
         return (Vec::new(), None);
     }
-    let n = m.entrants.len();
-    let games_per_table = m.sets * SET;
-    // Tables by round: those known, and those with games played.
+    let results: Vec<GameResult> = outcomes.values().map(|o| o.result()).collect();
+    let mut rounds = Vec::new();
+    let mut last_complete = None;
+    for (r, tables) in tables_by_round(outcomes, known) {
+        let (round, complete) = round(m, r, &tables, &results);
+        if complete {
+            last_complete = Some(r);
+        }
+        rounds.push(round);
+    }
+    let champion = match (&m.format, last_complete) {
+        (Format::Knockout, Some(r)) => {
+            match super::knockout::alive_before(m.entrants.len(), &results, r + 1)[..] {
+                [one] => Some(name(m, one)),
+                _ => None,
+            }
+        }
+        _ => None,
+    };
+    (rounds, champion)
+}
+
+/// Each round's tables (matchup index → entrants): those `known` (the round
+/// being played) and those with games played.
+fn tables_by_round(
+    outcomes: &BTreeMap<GameKey, GameOutcome>,
+    known: &BTreeMap<u32, Vec<Matchup>>,
+) -> BTreeMap<u32, BTreeMap<u32, [usize; 3]>> {
     let mut tables: BTreeMap<u32, BTreeMap<u32, [usize; 3]>> = BTreeMap::new();
     for (&r, ms) in known {
         for t in ms {
@@ -429,71 +459,67 @@ fn bracket_rounds(
         let round = tables.entry(o.round).or_default();
         round.entry(o.matchup).or_insert_with(|| table_of(o));
     }
-    let results: Vec<GameResult> = outcomes.values().map(|o| o.result()).collect();
-    let mut rounds = Vec::new();
-    let mut last_complete = None;
-    for (&r, at) in &tables {
-        let before: Vec<GameResult> = results
-            .iter()
-            .filter(|g| g.key.round < r)
-            .cloned()
-            .collect();
-        let this: Vec<&GameResult> = results.iter().filter(|g| g.key.round == r).collect();
-        let knockout = match m.format {
-            Format::Knockout => super::knockout::round(n, &before, r),
-            _ => None,
-        };
-        let mut rows = Vec::new();
-        let mut complete = true;
-        for (i, (&index, entrants)) in at.iter().enumerate() {
-            let of_table: Vec<&&GameResult> =
-                this.iter().filter(|g| g.key.matchup == index).collect();
-            let done = of_table.len() as u32;
-            complete &= done == games_per_table;
-            let wins = |e: usize| {
-                (of_table.iter())
-                    .filter(|g| g.winner.is_some_and(|w| g.teams[w] == e))
-                    .count() as u32
-            };
-            let advances = knockout
-                .as_ref()
-                .filter(|k| done == games_per_table && i < k.tables.len())
-                .map(|k| name(m, k.advances(i, &this)));
-            rows.push(TableRow {
-                index,
-                entrants: entrants.iter().map(|&e| (name(m, e), wins(e))).collect(),
-                done,
-                games: games_per_table,
-                advances,
-            });
-        }
-        let byes: Vec<String> = match &knockout {
-            Some(k) => k.byes.iter().map(|&e| name(m, e)).collect(),
-            None => (0..n)
-                .filter(|e| at.values().all(|t| !t.contains(e)))
-                .map(|e| name(m, e))
-                .collect(),
-        };
-        if complete {
-            last_complete = Some(r);
-        }
-        rounds.push(Round {
-            number: r,
-            advancing: m.format == Format::Knockout,
-            tables: rows,
-            byes,
-        });
-    }
-    let champion = match (&m.format, last_complete) {
-        (Format::Knockout, Some(r)) => {
-            match super::knockout::alive_before(n, &results, r + 1)[..] {
-                [one] => Some(name(m, one)),
-                _ => None,
-            }
-        }
+    tables
+}
+
+/// Round `r` at `tables`, after `results`; and whether all its games are in.
+fn round(
+    m: &Manifest,
+    r: u32,
+    tables: &BTreeMap<u32, [usize; 3]>,
+    results: &[GameResult],
+) -> (Round, bool) {
+    let n = m.entrants.len();
+    let games_per_table = m.sets * SET;
+    let before: Vec<GameResult> = (results.iter())
+        .filter(|g| g.key.round < r)
+        .cloned()
+        .collect();
+    let this: Vec<&GameResult> = results.iter().filter(|g| g.key.round == r).collect();
+    let knockout = match m.format {
+        Format::Knockout => super::knockout::round(n, &before, r),
         _ => None,
     };
-    (rounds, champion)
+    let mut rows = Vec::new();
+    let mut complete = true;
+    for (&index, entrants) in tables {
+        let of_table: Vec<&&GameResult> = this.iter().filter(|g| g.key.matchup == index).collect();
+        let done = of_table.len() as u32;
+        complete &= done == games_per_table;
+        let wins = |e: usize| {
+            (of_table.iter())
+                .filter(|g| g.winner.is_some_and(|w| g.teams[w] == e))
+                .count() as u32
+        };
+        // A knockout's table `i` is matchup `i` of its round.
+        let i = index as usize;
+        let advances = (knockout.as_ref())
+            .filter(|k| done == games_per_table && i < k.tables.len())
+            .map(|k| name(m, k.advances(i, &this)));
+        rows.push(TableRow {
+            index,
+            entrants: entrants.iter().map(|&e| (name(m, e), wins(e))).collect(),
+            done,
+            games: games_per_table,
+            advances,
+        });
+    }
+    let byes: Vec<String> = match &knockout {
+        Some(k) => k.byes.iter().map(|&e| name(m, e)).collect(),
+        // A shard sees only its own tables: who sat out it cannot tell.
+        None if m.shard.is_some() => Vec::new(),
+        None => (0..n)
+            .filter(|e| tables.values().all(|t| !t.contains(e)))
+            .map(|e| name(m, e))
+            .collect(),
+    };
+    let round = Round {
+        number: r,
+        advancing: m.format == Format::Knockout,
+        tables: rows,
+        byes,
+    };
+    (round, complete)
 }
 
 #[cfg(test)]
