@@ -20,7 +20,7 @@ pub struct Written {
 
 /// Is `dir` a finished tournament folder (it has standings)?
 pub fn is_tournament(dir: &Path) -> bool {
-    dir.join("standings.json").is_file()
+    dir.join(crate::layout::tournament::STANDINGS).is_file()
 }
 
 /// `referee show DIR --html OUT`: the finished tournament's page at `out`, its

@@ -24,10 +24,8 @@ use crate::show::bracket::{self, GameLink, Index, Round, State, TableRow, Writte
 use crate::show::html::{self, Setting};
 use crate::show::Replay;
 
-/// The live page's name in the tournament folder.
-pub const INDEX: &str = "index.html";
-/// Its replay pages' folder: [`games_folder`] of [`INDEX`].
-pub const GAMES: &str = "index-games";
+use crate::layout::tournament::INDEX;
+
 /// Seconds between a running page's reloads.
 const REFRESH: u32 = 5;
 
@@ -525,10 +523,11 @@ fn round(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::layout::tournament::PAGES;
 
     #[test]
     fn the_live_page_keeps_its_replays_where_the_renderer_links_them() {
         let dir = Path::new("out");
-        assert_eq!(games_folder(&dir.join(INDEX)).unwrap(), dir.join(GAMES));
+        assert_eq!(games_folder(&dir.join(INDEX)).unwrap(), dir.join(PAGES));
     }
 }
