@@ -33,7 +33,8 @@
 //! - `builtin.rs`: `referee bot NAME`, the built-in sample bots.
 //! - `load.rs`: reading transcripts back for the tools below.
 //! - `diff.rs`: `referee diff`, two transcripts compared in game terms.
-//! - `show/`: `referee show`, a transcript as a terminal account or a replay page.
+//! - `show/`: `referee show`, a transcript as a terminal account or a replay page,
+//!   and a tournament's page (kept live by `tournament/page.rs`).
 //! - `rerun/`: `referee replay`, one seat of a recorded game replayed to a live
 //!   bot, its answers compared with the recorded ones.
 //! - `schema.rs`: `referee schema`, the JSON Schema of every message and line.
