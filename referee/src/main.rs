@@ -31,6 +31,7 @@ fn main() -> ExitCode {
         Command::Diff(args) => diff(&args),
         Command::Show(args) => show(&args),
         Command::Schema(args) => schema(&args),
+        Command::Replay(args) => args.validate().and_then(|cfg| replay(&cfg, args.json)),
     };
     result.unwrap_or_else(|e| {
         eprintln!("referee: {e:#}");
@@ -80,7 +81,7 @@ fn check_bot(
 }
 
 fn tournament(cfg: referee::tournament::TournamentConfig) -> anyhow::Result<ExitCode> {
-    use referee::tournament::events::Reporters;
+    use referee::tournament::events::{Reporter, Reporters};
     use referee::tournament::{Console, Ended, Progress};
     // The coordinator's runtime: each table runs on a thread of its own
     // (tournament/pool.rs).
@@ -89,10 +90,14 @@ fn tournament(cfg: referee::tournament::TournamentConfig) -> anyhow::Result<Exit
         .build()?;
     let cancel = tokio_util::sync::CancellationToken::new();
     let fresh = !std::fs::read_dir(&cfg.out).is_ok_and(|mut d| d.next().is_some());
-    let reporter = std::sync::Arc::new(Reporters(vec![
+    let mut reporters: Vec<Box<dyn Reporter>> = vec![
         Box::new(Console::new(&cfg, resume_command(&cfg))),
         Box::new(Progress::new(&cfg)),
-    ]));
+    ];
+    if cfg.page {
+        reporters.push(Box::new(referee::tournament::page::Page::new(&cfg)));
+    }
+    let reporter = std::sync::Arc::new(Reporters(reporters));
     let ended = runtime.block_on(async {
         referee::bot::install_cleanup();
         referee::shutdown::cancel_on_signals(cancel.clone());
@@ -226,6 +231,26 @@ fn show(args: &referee::cli::ShowArgs) -> anyhow::Result<ExitCode> {
         }
         _ => Ok(ExitCode::SUCCESS),
     }
+}
+
+fn replay(cfg: &referee::rerun::ReplayConfig, json: bool) -> anyhow::Result<ExitCode> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    let report = runtime.block_on(async {
+        referee::bot::install_cleanup();
+        referee::rerun::run(cfg).await
+    })?;
+    if json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        print!("{}", report.text());
+    }
+    Ok(if report.same() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
 }
 
 fn schema(args: &referee::cli::SchemaArgs) -> anyhow::Result<ExitCode> {

@@ -134,6 +134,7 @@ fn game_plan(cfg: &PlayConfig, g: u32) -> GamePlan {
         // Every game of a match has a seed of its own: a bot that remembers
         // the cards of earlier games learns nothing about this one's.
         announced: g + 1,
+        record_announced: true,
         seed: derive_seed(cfg.seed, u64::from(g)),
         seat_slot: std::array::from_fn(|s| cfg.slot_at(s, g)),
         transcript: cfg.output.transcript(g + 1),

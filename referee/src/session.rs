@@ -161,6 +161,27 @@ async fn start_bots(
     Ok(slots)
 }
 
+/// Starts the bot of lineup slot `seat` alone, exactly as a `play` seat's bot is
+/// started (its launch, environment, working directory, `hello` and startup
+/// deadline), for `referee replay`. A bot that fails is told to `reporter` as
+/// seat `seat` and comes back gone, with the reason.
+pub(crate) async fn start_alone(
+    cfg: &TableSpec,
+    stderr_dir: &Path,
+    seat: usize,
+    reporter: &dyn Reporter,
+) -> anyhow::Result<Slot> {
+    std::fs::create_dir_all(stderr_dir)
+        .with_context(|| format!("failed to create {}", stderr_dir.display()))?;
+    let spec = cfg.lineup[seat].clone();
+    let mut slots = vec![Slot::new(spec.clone(), default_name(&spec))];
+    let mut seat_slot = [usize::MAX; 6];
+    seat_slot[seat] = 0;
+    let failed = start(cfg, stderr_dir, &mut slots, &[0]).await?;
+    report_failed(&slots, stderr_dir, &failed, Some(seat_slot), reporter);
+    Ok(slots.pop().expect("one slot"))
+}
+
 /// Restarts the bots that crashed or closed their pipes, if the policy says so.
 async fn restart_gone(
     cfg: &TableSpec,
