@@ -1,8 +1,11 @@
 //! A tournament: many tables above the table layer. A tour:
 //!
 //! - `config.rs`: flags and the TOML file → a validated [`TournamentConfig`].
-//! - `schedule.rs`: pure — entrants, format, seed → matchups, duplicate sets,
-//!   each game's seed and seating; shards.
+//! - `schedule.rs`: pure — matchups, duplicate sets, each game's key, seed and
+//!   seating; shards.
+//! - `format/`: one file per format behind one interface (`format/mod.rs`, the
+//!   trait and the factory): a round's tables from the results so far, how its
+//!   rounds read in the bracket, what its standings rank or add.
 //! - `pool.rs`: plays the matchups on `--jobs` tables, each a
 //!   [`crate::session::Session`].
 //! - `outcome.rs`: the figures kept of a finished game, read from its transcript.
@@ -13,9 +16,8 @@
 //! - `run.rs`: `referee tournament` — directory, rounds, the coordinator that
 //!   journals what the pool finishes.
 //! - `progress.rs`: the live bar or periodic progress lines.
-//! - `knockout.rs`, `swiss.rs`: how each format played by rounds seats its next
-//!   round from the results so far (and, for a knockout, who advanced).
-//! - `bracket.rs`: a knockout or Swiss round's tables and who advanced, printed.
+//! - `bracket.rs`: what a round's bracket is made of (tables, game wins, byes),
+//!   for the formats to compose.
 //! - `merge.rs`: `referee merge` — shards back into one tournament.
 //! - `audit.rs`: `referee verify` on a tournament folder — each journal line
 //!   against its transcript.
@@ -23,8 +25,8 @@
 pub mod audit;
 mod bracket;
 mod config;
+pub mod format;
 mod journal;
-mod knockout;
 mod manifest;
 mod merge;
 pub mod outcome;
@@ -36,7 +38,6 @@ mod run;
 pub mod schedule;
 pub mod standings;
 mod startcheck;
-mod swiss;
 
 use std::collections::BTreeMap;
 use std::path::Path;

@@ -10,14 +10,14 @@ use anyhow::{bail, Context};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use super::bracket::{bracket_round, last_line};
 use super::config::TournamentConfig;
+use super::format::{bracket_round, matchups, round};
 use super::journal::Journal;
 use super::manifest::{EntrantRecord, Manifest};
 use super::outcome::GameOutcome;
 use super::pool::{self, TableJob};
 use super::progress::{leader, Progress};
-use super::schedule::{matchups, round, Format, GameKey, GameResult, Matchup};
+use super::schedule::{GameKey, GameResult, Matchup};
 use super::standings::Standings;
 
 /// Open files a table needs: three pipes and a log per bot, two transcripts, slack.
@@ -106,7 +106,7 @@ pub async fn run(cfg: &TournamentConfig, cancel: &CancellationToken) -> anyhow::
                             dir.display()
                         );
                     }
-                    if let Some(line) = last_line(&names, &cfg.format, r, &before) {
+                    if let Some(line) = cfg.format.pairing().last_line(&names, r, &before) {
                         println!("{line}");
                     }
                     break;
@@ -260,13 +260,9 @@ async fn play_round(
     }
     check_open_files(tables as u64)?;
     warn_oversubscribed(tables, cfg.quiet);
-    let n = cfg.entrants.len();
-    if cfg.format == Format::RoundRobin && n >= 9 && !cfg.quiet {
-        eprintln!(
-            "referee: hint: a round robin of {n} entrants is {in_round} tables; `--format balanced` \
-             has every pair meet exactly once in about {} tables (for 7, 9, 13, 15, 19, … entrants)",
-            n * (n - 1) / 6
-        );
+    let hint = cfg.format.pairing().hint(cfg.entrants.len(), in_round);
+    if let Some(hint) = hint.filter(|_| !cfg.quiet) {
+        eprintln!("referee: hint: {hint}");
     }
 
     let progress = Progress::new(total, done, cfg.quiet);
