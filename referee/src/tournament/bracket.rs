@@ -1,83 +1,54 @@
-//! What every format's bracket is made of: a round's tables, each with its
-//! entrants' game wins, and who sat out. Each format composes its round from
-//! these, adding its own lines (see its `Pairing::bracket`): a knockout who
-//! advances and, at the end, the champion; a Swiss how many pairs met again.
+//! A round's bracket: each table with its entrants' game wins, then what the
+//! format makes of the round ([`RoundSummary`]: who advances, who sat out, how
+//! many pairs met again). The format decides the summary from its own results
+//! (its `Pairing::summary`); this file only writes it out, so no format's
+//! logic ever runs on another's results (the Swiss crash came from a shared
+//! printer running the knockout's branch on a Swiss).
 
-use std::collections::BTreeMap;
+use super::schedule::{GameResult, Matchup};
 
-use super::outcome::GameOutcome;
-use super::schedule::{GameKey, GameResult, Matchup};
-
-/// Round `r` as the bracket shows it: its matchups and the results.
-pub struct RoundView<'a> {
-    /// Entrant names, by entrant index.
-    pub names: &'a [String],
-    pub r: u32,
-    pub ms: &'a [Matchup],
-    /// The results of the rounds before this one.
-    pub before: Vec<GameResult>,
-    /// The results of this round.
-    pub this: Vec<GameResult>,
+/// What a format makes of a round, for the console's bracket and the page.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RoundSummary {
+    /// Per table, in matchup order: who advances from it (a knockout).
+    pub advances: Vec<Option<usize>>,
+    /// Who sat out the round.
+    pub byes: Vec<usize>,
+    /// How many pairs at the round's tables had met before (a format that
+    /// avoids that).
+    pub met_before: Option<u32>,
 }
 
-impl<'a> RoundView<'a> {
-    pub fn new(
-        names: &'a [String],
-        r: u32,
-        ms: &'a [Matchup],
-        outcomes: &BTreeMap<GameKey, GameOutcome>,
-    ) -> RoundView<'a> {
-        let results = |keep: &dyn Fn(u32) -> bool| -> Vec<GameResult> {
-            outcomes
-                .values()
-                .filter(|o| keep(o.round))
-                .map(|o| o.result())
-                .collect()
-        };
-        RoundView {
-            names,
-            r,
-            ms,
-            before: results(&|round| round < r),
-            this: results(&|round| round == r),
-        }
-    }
-
-    /// An entrant's name; `?` for a number outside the field.
-    pub fn name(&self, e: usize) -> &str {
-        self.names.get(e).map_or("?", String::as_str)
-    }
-
-    /// The results of this round.
-    pub fn games(&self) -> Vec<&GameResult> {
-        self.this.iter().collect()
-    }
-
-    /// `  table I: NAME WINS, …` for a matchup of this round, without a line end.
-    pub fn table(&self, m: &Matchup) -> String {
+/// The lines of round `r` after its heading: matchups `ms`, this round's
+/// results `this`, and the format's summary.
+pub fn lines(names: &[String], ms: &[Matchup], this: &[&GameResult], s: &RoundSummary) -> String {
+    let name = |e: usize| names.get(e).map_or("?", String::as_str);
+    let mut out = String::new();
+    for (i, m) in ms.iter().enumerate() {
         let wins: Vec<String> = m
             .entrants
             .iter()
             .map(|&e| {
-                let w = self
-                    .this
-                    .iter()
+                let w = (this.iter())
                     .filter(|g| {
                         g.key.matchup == m.index && g.winner.is_some_and(|p| g.teams[p] == e)
                     })
                     .count();
-                format!("{} {w}", self.name(e))
+                format!("{} {w}", name(e))
             })
             .collect();
-        format!("  table {}: {}", m.index, wins.join(", "))
-    }
-
-    /// The line naming who sat out this round, or nothing when nobody did.
-    pub fn byes(&self, byes: &[usize]) -> String {
-        if byes.is_empty() {
-            return String::new();
+        out.push_str(&format!("  table {}: {}", m.index, wins.join(", ")));
+        if let Some(&Some(e)) = s.advances.get(i) {
+            out.push_str(&format!(" -> {} advances", name(e)));
         }
-        let names: Vec<&str> = byes.iter().map(|&e| self.name(e)).collect();
-        format!("  bye: {}\n", names.join(", "))
+        out.push('\n');
     }
+    if !s.byes.is_empty() {
+        let byes: Vec<&str> = s.byes.iter().map(|&e| name(e)).collect();
+        out.push_str(&format!("  bye: {}\n", byes.join(", ")));
+    }
+    if let Some(again) = s.met_before.filter(|&n| n > 0) {
+        out.push_str(&format!("  met before: {again} pair(s)\n"));
+    }
+    out
 }

@@ -16,8 +16,8 @@
 //! - `run.rs`: `referee tournament` — directory, rounds, the coordinator that
 //!   journals what the pool finishes.
 //! - `progress.rs`: the live bar or periodic progress lines.
-//! - `bracket.rs`: what a round's bracket is made of (tables, game wins, byes),
-//!   for the formats to compose.
+//! - `bracket.rs`: a round's bracket printed — its tables and game wins, and
+//!   the format's summary of the round (who advances, byes, repeat meetings).
 //! - `merge.rs`: `referee merge` — shards back into one tournament.
 //! - `audit.rs`: `referee verify` on a tournament folder — each journal line
 //!   against its transcript.

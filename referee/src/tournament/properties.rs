@@ -167,15 +167,38 @@ impl<'a> Schedule<'a> {
             }
         }
         if self.thorough && self.pairing.by_rounds() {
-            let text = bracket_round(&self.names, self.format, r, ms, &self.outcomes);
-            assert!(
-                text.starts_with(&format!("round {r}:")),
-                "{}: {text}",
-                self.label
-            );
+            self.check_bracket(r, ms, before);
         }
         let label = format!("{} after round {r}", self.label);
         check_standings(&label, &self.names, self.format, &self.outcomes);
+    }
+
+    /// The bracket of round `r` prints, and what the format makes of the round
+    /// fits it: one entry per table, an advancing entrant from its table, byes
+    /// among those not seated.
+    fn check_bracket(&self, r: u32, ms: &[Matchup], before: &[GameResult]) {
+        let label = &self.label;
+        let text = bracket_round(&self.names, self.format, r, ms, &self.outcomes);
+        assert!(text.starts_with(&format!("round {r}:")), "{label}: {text}");
+        let this: Vec<GameResult> = (self.results().into_iter())
+            .filter(|g| g.key.round == r)
+            .collect();
+        let this: Vec<&GameResult> = this.iter().collect();
+        let tables: Vec<[usize; 3]> = ms.iter().map(|m| m.entrants).collect();
+        let n = self.names.len();
+        let s = (self.pairing).summary(n, r, &tables, before, &this);
+        assert_eq!(s.advances.len(), tables.len(), "{label} round {r}");
+        for (t, advances) in tables.iter().zip(&s.advances) {
+            assert!(
+                advances.is_none_or(|e| t.contains(&e)),
+                "{label} round {r}: {s:?}"
+            );
+        }
+        let seated: BTreeSet<usize> = tables.iter().flatten().copied().collect();
+        assert!(
+            s.byes.iter().all(|e| *e < n && !seated.contains(e)),
+            "{label} round {r}: {s:?}"
+        );
     }
 
     fn played<'b>(&'b self, r: u32, ms: &'b [Matchup], before: &'b [GameResult]) -> Played<'b> {

@@ -11,7 +11,7 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::config::TournamentConfig;
-use super::format::{bracket_round, matchups, round};
+use super::format::{bracket_round, last_line, matchups, round};
 use super::journal::Journal;
 use super::manifest::{EntrantRecord, Manifest};
 use super::outcome::GameOutcome;
@@ -106,7 +106,7 @@ pub async fn run(cfg: &TournamentConfig, cancel: &CancellationToken) -> anyhow::
                             dir.display()
                         );
                     }
-                    if let Some(line) = cfg.format.pairing().last_line(&names, r, &before) {
+                    if let Some(line) = last_line(&names, &cfg.format, r, &before) {
                         println!("{line}");
                     }
                     break;

@@ -8,7 +8,7 @@
 //! give an answer, never a panic.
 
 use super::Pairing;
-use crate::tournament::bracket::RoundView;
+use crate::tournament::bracket::RoundSummary;
 use crate::tournament::schedule::GameResult;
 
 pub struct Knockout;
@@ -22,24 +22,31 @@ impl Pairing for Knockout {
         round(entrants, before, r).map_or_else(Vec::new, |k| k.tables)
     }
 
-    /// Each table and who advances from it, then who had a bye.
-    fn bracket(&self, v: &RoundView) -> String {
-        let k = round(v.names.len(), &v.before, v.r);
-        let games = v.games();
-        let mut out = String::new();
-        for (i, m) in v.ms.iter().enumerate() {
-            out.push_str(&v.table(m));
-            if let Some(k) = k.as_ref().filter(|k| i < k.tables.len()) {
-                out.push_str(&format!(" -> {} advances", v.name(k.advances(i, &games))));
-            }
-            out.push('\n');
+    /// Who advances from each table, and who had a bye.
+    fn summary(
+        &self,
+        entrants: usize,
+        r: u32,
+        tables: &[[usize; 3]],
+        before: &[GameResult],
+        this: &[&GameResult],
+    ) -> RoundSummary {
+        let k = round(entrants, before, r);
+        RoundSummary {
+            advances: (0..tables.len())
+                .map(|i| {
+                    let k = k.as_ref().filter(|k| i < k.tables.len())?;
+                    Some(k.advances(i, this))
+                })
+                .collect(),
+            byes: k.map_or_else(Vec::new, |k| k.byes),
+            met_before: None,
         }
-        out + &v.byes(k.as_ref().map_or(&[], |k| &k.byes))
     }
 
-    fn last_line(&self, names: &[String], r: u32, before: &[GameResult]) -> Option<String> {
-        match alive_before(names.len(), before, r)[..] {
-            [champion] => Some(format!("champion: {}", names.get(champion)?)),
+    fn champion(&self, entrants: usize, r: u32, before: &[GameResult]) -> Option<usize> {
+        match alive_before(entrants, before, r)[..] {
+            [champion] => Some(champion),
             _ => None,
         }
     }
@@ -74,11 +81,8 @@ impl Pairing for Knockout {
     fn check_end(&self, p: &super::Played) {
         let alive = alive_before(p.entrants, p.before, p.r);
         assert_eq!(alive.len(), 1, "{}: a champion", p.label);
-        assert!(
-            self.last_line(p.names, p.r, p.before).is_some(),
-            "{}",
-            p.label
-        );
+        let line = super::last_line(p.names, &super::Format::Knockout, p.r, p.before);
+        assert!(line.is_some(), "{}", p.label);
     }
 }
 

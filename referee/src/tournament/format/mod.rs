@@ -1,11 +1,11 @@
 //! Tournament formats: how entrants are brought together. One file per format,
-//! each a [`Pairing`] — its tables, round by round or all at once, how its rounds
-//! read in the bracket, how it ends, and what its standings rank or report
-//! besides the common figures. Everything else in a tournament (the pool, the
-//! journal, shards, merge, standings, the bracket printer) asks the format
-//! through this interface and never names one, so a format's logic runs only on
-//! its own results (the Swiss crash came from a shared printer running the
-//! knockout's branch on a Swiss).
+//! each a [`Pairing`] — its tables, round by round or all at once; what it makes
+//! of a round for the bracket (who advances, who sat out, who met again) and who
+//! won at the end; and what its standings rank by or report besides the common
+//! figures. Everything else in a tournament (the pool, the journal, shards,
+//! merge, standings, the bracket) asks the format through this interface and
+//! never names one, so a format's logic runs only on its own results (the Swiss
+//! crash came from a shared printer running the knockout's branch on a Swiss).
 //!
 //! [`Format`] is a format's identity as the manifest records it; the factory
 //! ([`FormatName::build`] from the flags, [`Format::pairing`] for the rules)
@@ -25,7 +25,7 @@ use std::collections::BTreeSet;
 
 use anyhow::bail;
 
-use super::bracket::RoundView;
+use super::bracket::{self, RoundSummary};
 use super::outcome::GameOutcome;
 use super::schedule::{numbered, GameKey, GameResult, Matchup};
 
@@ -154,15 +154,26 @@ pub trait Pairing {
     /// empty when there is no such round (the tournament is over).
     fn tables(&self, entrants: usize, r: u32, before: &[GameResult]) -> Vec<[usize; 3]>;
 
-    /// The lines of a round's bracket after its heading: by default each table
-    /// and its game wins.
-    fn bracket(&self, round: &RoundView) -> String {
-        round.ms.iter().map(|m| round.table(m) + "\n").collect()
+    /// What the format makes of round `r` (`tables`, in matchup order), given
+    /// `before`, the results of the rounds before it, and `this`, those of the
+    /// round so far: by default, nothing beyond the tables.
+    fn summary(
+        &self,
+        _entrants: usize,
+        _r: u32,
+        tables: &[[usize; 3]],
+        _before: &[GameResult],
+        _this: &[&GameResult],
+    ) -> RoundSummary {
+        RoundSummary {
+            advances: vec![None; tables.len()],
+            ..RoundSummary::default()
+        }
     }
 
-    /// The line that ends a format played by rounds, once round `r` has no
-    /// tables (a knockout's champion).
-    fn last_line(&self, _names: &[String], _r: u32, _before: &[GameResult]) -> Option<String> {
+    /// Who won the tournament, once round `r` has no tables (a knockout's
+    /// champion); by default nobody is named.
+    fn champion(&self, _entrants: usize, _r: u32, _before: &[GameResult]) -> Option<usize> {
         None
     }
 
@@ -256,7 +267,7 @@ pub fn round(
 }
 
 /// The bracket of round `r` (matchups `ms`) with the results in `outcomes`: its
-/// heading, then the format's lines.
+/// heading, its tables and what the format makes of them.
 pub fn bracket_round(
     names: &[String],
     format: &Format,
@@ -264,6 +275,29 @@ pub fn bracket_round(
     ms: &[Matchup],
     outcomes: &BTreeMap<GameKey, GameOutcome>,
 ) -> String {
-    let round = RoundView::new(names, r, ms, outcomes);
-    format!("round {r}:\n{}", format.pairing().bracket(&round))
+    let results = |keep: &dyn Fn(u32) -> bool| -> Vec<GameResult> {
+        (outcomes.values())
+            .filter(|o| keep(o.round))
+            .map(|o| o.result())
+            .collect()
+    };
+    let (before, this) = (results(&|q| q < r), results(&|q| q == r));
+    let this: Vec<&GameResult> = this.iter().collect();
+    let tables: Vec<[usize; 3]> = ms.iter().map(|m| m.entrants).collect();
+    let summary = format
+        .pairing()
+        .summary(names.len(), r, &tables, &before, &this);
+    format!("round {r}:\n{}", bracket::lines(names, ms, &this, &summary))
+}
+
+/// The line that ends a format played by rounds, once round `r` has no tables:
+/// the champion, for a format that names one.
+pub fn last_line(
+    names: &[String],
+    format: &Format,
+    r: u32,
+    before: &[GameResult],
+) -> Option<String> {
+    let champion = format.pairing().champion(names.len(), r, before)?;
+    Some(format!("champion: {}", names.get(champion)?))
 }

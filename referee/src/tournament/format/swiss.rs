@@ -23,7 +23,7 @@ use std::collections::{BTreeMap, HashMap};
 use anyhow::bail;
 
 use super::{Format, Pairing, Params};
-use crate::tournament::bracket::RoundView;
+use crate::tournament::bracket::RoundSummary;
 use crate::tournament::schedule::GameResult;
 
 /// Rounds of a Swiss when --rounds is not given.
@@ -45,28 +45,31 @@ impl Pairing for Swiss {
         tables(entrants, before)
     }
 
-    /// Each table, who sat out, and how many pairs met again.
-    fn bracket(&self, v: &RoundView) -> String {
-        let mut out: String = v.ms.iter().map(|m| v.table(m) + "\n").collect();
-        let byes: Vec<usize> = (0..v.names.len())
-            .filter(|e| v.ms.iter().all(|m| !m.entrants.contains(e)))
-            .collect();
-        out.push_str(&v.byes(&byes));
-        let met = Met::new(v.names.len(), &v.before);
-        let again: u32 =
-            v.ms.iter()
-                .map(|m| {
-                    let [a, b, c] = m.entrants;
-                    [(a, b), (a, c), (b, c)]
-                        .iter()
-                        .filter(|&&(x, y)| met.times(x, y) > 0)
-                        .count() as u32
-                })
-                .sum();
-        if again > 0 {
-            out.push_str(&format!("  met before: {again} pair(s)\n"));
+    /// Who sat out, and how many pairs met again.
+    fn summary(
+        &self,
+        entrants: usize,
+        _r: u32,
+        tables: &[[usize; 3]],
+        before: &[GameResult],
+        _this: &[&GameResult],
+    ) -> RoundSummary {
+        let met = Met::new(entrants, before);
+        let again = (tables.iter())
+            .map(|&[a, b, c]| {
+                [(a, b), (a, c), (b, c)]
+                    .iter()
+                    .filter(|&&(x, y)| met.times(x, y) > 0)
+                    .count() as u32
+            })
+            .sum();
+        RoundSummary {
+            advances: vec![None; tables.len()],
+            byes: (0..entrants)
+                .filter(|e| tables.iter().all(|t| !t.contains(e)))
+                .collect(),
+            met_before: Some(again),
         }
-        out
     }
 
     fn repeat_meetings(&self, entrants: usize, results: &[GameResult]) -> Option<u32> {
