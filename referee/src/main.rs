@@ -26,10 +26,12 @@ fn main() -> ExitCode {
             .validate()
             .and_then(|(argv, limits)| check_bot(argv, limits)),
         Command::Tournament(args) => args.validate().and_then(tournament),
+        Command::Sprt(args) => args.validate().and_then(referee::sprt::main),
         Command::Merge { dirs, out } => merge(&dirs, &out),
         Command::Diff(args) => diff(&args),
         Command::Show(args) => show(&args),
         Command::Schema(args) => schema(&args),
+        Command::Replay(args) => args.validate().and_then(|cfg| replay(&cfg, args.json)),
     };
     result.unwrap_or_else(|e| {
         eprintln!("referee: {e:#}");
@@ -134,7 +136,7 @@ fn tournament(cfg: referee::tournament::TournamentConfig) -> anyhow::Result<Exit
             Ok(ExitCode::SUCCESS)
         }
         Ended::Interrupted(standings) => {
-            let partial = cfg.out.join(referee::tournament::PARTIAL);
+            let partial = cfg.out.join(referee::layout::tournament::PARTIAL_STANDINGS);
             if standings.games > 0 {
                 println!(
                     "PARTIAL standings after {} games (in {}):",
@@ -248,8 +250,7 @@ fn show(args: &referee::cli::ShowArgs) -> anyhow::Result<ExitCode> {
     let replay = referee::show::Replay::new(&transcript)?;
     if let Some(out) = &args.html {
         let page = referee::show::html::render(&replay)?;
-        std::fs::write(out, page)
-            .map_err(|e| anyhow::anyhow!("failed to write {}: {e}", out.display()))?;
+        referee::safe_create::write_atomic(out, page.as_bytes())?;
         eprintln!("referee: wrote {}", out.display());
         return Ok(ExitCode::SUCCESS);
     }
@@ -271,6 +272,26 @@ fn show(args: &referee::cli::ShowArgs) -> anyhow::Result<ExitCode> {
         }
         _ => Ok(ExitCode::SUCCESS),
     }
+}
+
+fn replay(cfg: &referee::rerun::ReplayConfig, json: bool) -> anyhow::Result<ExitCode> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    let report = runtime.block_on(async {
+        referee::bot::install_cleanup();
+        referee::rerun::run(cfg).await
+    })?;
+    if json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        print!("{}", report.text());
+    }
+    Ok(if report.same() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
 }
 
 fn schema(args: &referee::cli::SchemaArgs) -> anyhow::Result<ExitCode> {

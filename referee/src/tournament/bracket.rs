@@ -10,7 +10,7 @@ use super::schedule::{GameResult, Matchup};
 /// What a format makes of a round, for the console's bracket and the page.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct RoundSummary {
-    /// Per table, in matchup order: who advances from it (a knockout).
+    /// By matchup index: who advances from the table (a knockout).
     pub advances: Vec<Option<usize>>,
     /// Who sat out the round.
     pub byes: Vec<usize>,
@@ -24,7 +24,7 @@ pub struct RoundSummary {
 pub fn lines(names: &[String], ms: &[Matchup], this: &[&GameResult], s: &RoundSummary) -> String {
     let name = |e: usize| names.get(e).map_or("?", String::as_str);
     let mut out = String::new();
-    for (i, m) in ms.iter().enumerate() {
+    for m in ms {
         let wins: Vec<String> = m
             .entrants
             .iter()
@@ -38,7 +38,7 @@ pub fn lines(names: &[String], ms: &[Matchup], this: &[&GameResult], s: &RoundSu
             })
             .collect();
         out.push_str(&format!("  table {}: {}", m.index, wins.join(", ")));
-        if let Some(&Some(e)) = s.advances.get(i) {
+        if let Some(&Some(e)) = s.advances.get(m.index as usize) {
             out.push_str(&format!(" -> {} advances", name(e)));
         }
         out.push('\n');

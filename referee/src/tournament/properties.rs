@@ -174,7 +174,7 @@ impl<'a> Schedule<'a> {
     }
 
     /// The bracket of round `r` prints, and what the format makes of the round
-    /// fits it: one entry per table, an advancing entrant from its table, byes
+    /// fits it: an advancing entrant from its own table (by matchup index), byes
     /// among those not seated.
     fn check_bracket(&self, r: u32, ms: &[Matchup], before: &[GameResult]) {
         let label = &self.label;
@@ -187,7 +187,7 @@ impl<'a> Schedule<'a> {
         let tables: Vec<[usize; 3]> = ms.iter().map(|m| m.entrants).collect();
         let n = self.names.len();
         let s = (self.pairing).summary(n, r, &tables, before, &this);
-        assert_eq!(s.advances.len(), tables.len(), "{label} round {r}");
+        assert!(s.advances.len() <= tables.len(), "{label} round {r}: {s:?}");
         for (t, advances) in tables.iter().zip(&s.advances) {
             assert!(
                 advances.is_none_or(|e| t.contains(&e)),

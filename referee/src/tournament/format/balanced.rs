@@ -10,6 +10,10 @@ use crate::tournament::schedule::GameResult;
 pub struct Balanced;
 
 impl Pairing for Balanced {
+    fn title(&self, _name: &dyn Fn(usize) -> String) -> String {
+        "balanced round robin".into()
+    }
+
     fn tables(&self, entrants: usize, _r: u32, _before: &[GameResult]) -> Vec<[usize; 3]> {
         // A field without a system has no tables; `build` refuses it first.
         steiner_triples(entrants).unwrap_or_default()

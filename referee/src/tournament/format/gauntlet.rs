@@ -13,6 +13,11 @@ pub struct Gauntlet<'a> {
 }
 
 impl Pairing for Gauntlet<'_> {
+    fn title(&self, name: &dyn Fn(usize) -> String) -> String {
+        let who: Vec<String> = self.challengers.iter().map(|&c| name(c)).collect();
+        format!("gauntlet of {}", who.join(", "))
+    }
+
     fn tables(&self, entrants: usize, _r: u32, _before: &[GameResult]) -> Vec<[usize; 3]> {
         let pool: Vec<usize> = (0..entrants).filter(|e| !self.is_challenger(*e)).collect();
         self.challengers

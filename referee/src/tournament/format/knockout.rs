@@ -14,6 +14,10 @@ use crate::tournament::schedule::GameResult;
 pub struct Knockout;
 
 impl Pairing for Knockout {
+    fn title(&self, _name: &dyn Fn(usize) -> String) -> String {
+        "knockout".into()
+    }
+
     fn by_rounds(&self) -> bool {
         true
     }
@@ -27,19 +31,20 @@ impl Pairing for Knockout {
         &self,
         entrants: usize,
         r: u32,
-        tables: &[[usize; 3]],
+        _tables: &[[usize; 3]],
         before: &[GameResult],
         this: &[&GameResult],
     ) -> RoundSummary {
-        let k = round(entrants, before, r);
+        // The round's tables follow from the rounds before: those given are
+        // not needed (a shard's page sees only some).
+        let Some(k) = round(entrants, before, r) else {
+            return RoundSummary::default();
+        };
         RoundSummary {
-            advances: (0..tables.len())
-                .map(|i| {
-                    let k = k.as_ref().filter(|k| i < k.tables.len())?;
-                    Some(k.advances(i, this))
-                })
+            advances: (0..k.tables.len())
+                .map(|i| Some(k.advances(i, this)))
                 .collect(),
-            byes: k.map_or_else(Vec::new, |k| k.byes),
+            byes: k.byes,
             met_before: None,
         }
     }

@@ -154,9 +154,10 @@ pub trait Pairing {
     /// empty when there is no such round (the tournament is over).
     fn tables(&self, entrants: usize, r: u32, before: &[GameResult]) -> Vec<[usize; 3]>;
 
-    /// What the format makes of round `r` (`tables`, in matchup order), given
-    /// `before`, the results of the rounds before it, and `this`, those of the
-    /// round so far: by default, nothing beyond the tables.
+    /// What the format makes of round `r` (all of its `tables`, in matchup
+    /// order), given `before`, the results of the rounds before it, and
+    /// `this`, those of the round so far: by default, nothing beyond the
+    /// tables. `advances` is by matchup index.
     fn summary(
         &self,
         _entrants: usize,
@@ -200,6 +201,10 @@ pub trait Pairing {
     fn hint(&self, _entrants: usize, _tables: usize) -> Option<String> {
         None
     }
+
+    /// The format in a few words for a reader, e.g. `Swiss, 5 rounds`; `name`
+    /// gives an entrant's name.
+    fn title(&self, name: &dyn Fn(usize) -> String) -> String;
 
     /// Test support: checks a round this format seated against the format's
     /// own promises (the common ones are checked by `properties.rs`).

@@ -11,6 +11,10 @@ const HINT_FROM: usize = 9;
 pub struct RoundRobin;
 
 impl Pairing for RoundRobin {
+    fn title(&self, _name: &dyn Fn(usize) -> String) -> String {
+        "round robin".into()
+    }
+
     fn tables(&self, entrants: usize, _r: u32, _before: &[GameResult]) -> Vec<[usize; 3]> {
         triples(&(0..entrants).collect::<Vec<_>>())
     }

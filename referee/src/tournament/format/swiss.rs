@@ -34,6 +34,10 @@ pub struct Swiss {
 }
 
 impl Pairing for Swiss {
+    fn title(&self, _name: &dyn Fn(usize) -> String) -> String {
+        format!("Swiss, {} rounds", self.rounds)
+    }
+
     fn by_rounds(&self) -> bool {
         true
     }
