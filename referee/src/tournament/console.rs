@@ -74,14 +74,7 @@ impl Console {
                 "referee: warning: {tables} tables on {cores} cores; bots that think for most of \
                  their time limit will share cores and may time out (lower --jobs, or raise --time-scale)"
             ),
-            Event::BalancedHint {
-                entrants: n,
-                tables,
-                balanced,
-            } => eprintln!(
-                "referee: hint: a round robin of {n} entrants is {tables} tables; `--format balanced` \
-                 has every pair meet exactly once in about {balanced} tables (for 7, 9, 13, 15, 19, … entrants)"
-            ),
+            Event::Hint(hint) => eprintln!("referee: hint: {hint}"),
             _ => {}
         }
     }
@@ -121,7 +114,7 @@ impl Reporter for Console {
                 interrupted,
                 ..
             } => self.ended(standings, *interrupted),
-            Event::RoundStarting(_) | Event::Oversubscribed { .. } | Event::BalancedHint { .. } => {
+            Event::RoundStarting(_) | Event::Oversubscribed { .. } | Event::Hint(_) => {
                 if !self.quiet {
                     self.chatter(event);
                 }

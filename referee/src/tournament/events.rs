@@ -50,13 +50,9 @@ pub enum Event<'a> {
     RoundStarting(&'a RoundPlan),
     /// More tables than cores: bots near their time limit may time out.
     Oversubscribed { tables: usize, cores: usize },
-    /// A round robin of many entrants would meet every pair in fewer tables
-    /// as a balanced tournament.
-    BalancedHint {
-        entrants: usize,
-        tables: usize,
-        balanced: usize,
-    },
+    /// The format's advice on this run (a round robin of many entrants meets
+    /// every pair in fewer tables as a balanced tournament); completes "hint: …".
+    Hint(&'a str),
     /// The tables are playing: `done` of the round's `games` were already
     /// journaled (a resumed run).
     TablesStarted { games: u64, done: u64 },

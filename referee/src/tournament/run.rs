@@ -11,14 +11,14 @@ use anyhow::{bail, Context};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use super::bracket::{bracket_round, last_line};
 use super::config::TournamentConfig;
 use super::events::{Event, Reporter, RoundPlan};
+use super::format::{bracket_round, last_line, matchups, round};
 use super::journal::Journal;
 use super::manifest::{EntrantRecord, Manifest};
 use super::outcome::GameOutcome;
 use super::pool::{self, TableJob};
-use super::schedule::{matchups, round, Format, GameKey, GameResult, Matchup};
+use super::schedule::{GameKey, GameResult, Matchup};
 use super::standings::Standings;
 use crate::layout::tournament::{JOURNAL, MANIFEST, PARTIAL_STANDINGS};
 
@@ -444,13 +444,8 @@ fn announce(
     reporter.report(&Event::RoundStarting(plan));
     check_open_files(plan.tables as u64)?;
     warn_oversubscribed(plan.tables, reporter);
-    let n = cfg.entrants.len();
-    if cfg.format == Format::RoundRobin && n >= 9 {
-        reporter.report(&Event::BalancedHint {
-            entrants: n,
-            tables: plan.in_round,
-            balanced: n * (n - 1) / 6,
-        });
+    if let Some(hint) = cfg.format.pairing().hint(cfg.entrants.len(), plan.in_round) {
+        reporter.report(&Event::Hint(&hint));
     }
     Ok(())
 }
