@@ -1,6 +1,8 @@
 //! One game at one table: the dispatcher. It alone owns the game state and the
 //! deadlines; it asks the seat to act, waits for the reply or the deadline, turns
 //! misbehaviour into faults and fallback actions, and writes the transcript.
+//! It talks to each seat's [`Player`], never to a process: how a bot is
+//! connected, and why its channel closed, is the player's to say.
 //!
 //! Every message to a bot is built from the engine's per-seat view
 //! (`Game::view`, `Event::seen_by`), never from the full state.
@@ -175,9 +177,9 @@ impl Table<'_> {
         }
     }
 
-    /// Tells every seat the game starts (as bot number `announced` of its
-    /// process); seats whose bot is already gone start it replaced (announced
-    /// after game_start, so every bot hears of it within the game).
+    /// Tells every seat the game starts (its bot's game number `announced`);
+    /// seats whose bot is already gone start it replaced (announced after
+    /// game_start, so every bot hears of it within the game).
     fn announce(&mut self, announced: u32) -> anyhow::Result<()> {
         let players: Vec<String> = Seat::all().map(|s| self.slot(s).name.clone()).collect();
         for seat in Seat::all() {
