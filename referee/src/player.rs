@@ -3,11 +3,13 @@
 //! closed, the source of its CPU clock — and never asks what kind it is.
 //!
 //! An enum inside one type rather than a trait object: the kinds are the
-//! referee's own (a bot process; a strategy the referee runs itself, which is
-//! `inproc:*` and the human seat; later a socket), not a plug-in point; most
-//! of the operations are async, which a trait object could offer only through
-//! boxed futures; and every `match` on the kind is in this file, so a new
-//! transport is one variant here beside its own file under `bot/`.
+//! referee's own (a bot over a line channel, with the process behind it when
+//! the referee started one; a strategy the referee runs itself, which is
+//! `inproc:*` and the human seat), not a plug-in point; most of the
+//! operations are async, which a trait object could offer only through boxed
+//! futures; and every `match` on the kind is in this file. A bot over another
+//! transport (a socket) needs no new kind: its transport makes a [`Channel`],
+//! and [`Player::over`] seats it.
 
 use std::collections::BTreeMap;
 use std::process::ExitStatus;
@@ -41,16 +43,19 @@ enum Link {
     /// Nothing: not started, or it failed to start.
     #[default]
     None,
-    /// A bot process and the channel over its stdin and stdout.
-    Process(Box<Piped>),
+    /// A bot at the other end of a line channel.
+    Piped(Box<Piped>),
     /// A strategy the referee runs itself. It decides from its request alone
     /// and is told nothing else: no channel, no clock, never late.
     InProcess(Box<dyn Strategy + Send>),
 }
 
 struct Piped {
-    process: BotProcess,
     channel: Channel,
+    /// The process behind the channel (its stdin and stdout), if the referee
+    /// started one: its exit status tells a crash from a closed channel, its
+    /// process tree is the CPU clock, and it is ended with the player.
+    process: Option<BotProcess>,
 }
 
 /// Why a player's channel closed, as the player tells it: what it did, not
@@ -79,10 +84,19 @@ impl Player {
     /// Starts a bot process.
     pub fn spawn(spec: &Spawn) -> std::io::Result<Player> {
         let (process, channel) = BotProcess::spawn(spec)?;
-        Ok(Player::with(Link::Process(Box::new(Piped {
-            process,
+        let process = Some(process);
+        Ok(Player::with(Link::Piped(Box::new(Piped {
             channel,
+            process,
         }))))
+    }
+
+    /// A bot at the other end of `channel` with no process of the referee's
+    /// behind it (a socket's, in-memory pipes in tests): a closed channel is
+    /// `closed`, never a crash, and the wall clock times it.
+    pub fn over(channel: Channel) -> Player {
+        let process = None;
+        Player::with(Link::Piped(Box::new(Piped { channel, process })))
     }
 
     /// A strategy the referee runs itself (`inproc:*`, the human seat).
@@ -124,14 +138,14 @@ impl Player {
     /// player that is not listening, or is told nothing but its requests).
     pub fn queue(&mut self, msg: &ToBot) -> usize {
         match &mut self.link {
-            Link::Process(p) if self.gone.is_none() => p.channel.queue_json(msg),
+            Link::Piped(p) if self.gone.is_none() => p.channel.queue_json(msg),
             _ => 0,
         }
     }
 
     /// Queues one line as it is (a message already serialised).
     pub fn queue_line(&mut self, line: &[u8]) {
-        if let Link::Process(p) = &mut self.link {
+        if let Link::Piped(p) = &mut self.link {
             if self.gone.is_none() {
                 p.channel.queue(line);
             }
@@ -140,7 +154,7 @@ impl Player {
 
     /// Drops what is queued (nobody listens to it any more).
     pub fn discard_queue(&mut self) {
-        if let Link::Process(p) = &mut self.link {
+        if let Link::Piped(p) = &mut self.link {
             p.channel.discard_queue();
         }
     }
@@ -150,7 +164,7 @@ impl Player {
     /// next [`Player::flush`]).
     pub fn deliver_now(&mut self) -> bool {
         match &mut self.link {
-            Link::Process(p) if self.gone.is_none() => p.channel.try_flush(),
+            Link::Piped(p) if self.gone.is_none() => p.channel.try_flush(),
             _ => true,
         }
     }
@@ -158,7 +172,7 @@ impl Player {
     /// Writes everything queued, giving up after `limit`.
     pub async fn flush(&mut self, limit: Option<Duration>) -> Result<(), WriteError> {
         match &mut self.link {
-            Link::Process(p) => p.channel.flush(limit).await,
+            Link::Piped(p) => p.channel.flush(limit).await,
             _ => Ok(()),
         }
     }
@@ -167,7 +181,7 @@ impl Player {
     /// channel has nothing to send: end of file.
     pub async fn next_line(&mut self, deadline: Option<Instant>) -> Option<Incoming> {
         match &mut self.link {
-            Link::Process(p) => p.channel.next_line(deadline).await,
+            Link::Piped(p) => p.channel.next_line(deadline).await,
             _ => Some(Incoming::Eof { at: Instant::now() }),
         }
     }
@@ -176,8 +190,11 @@ impl Player {
     /// long that takes) exited, one still running by then only closed it.
     pub async fn why_closed(&mut self, by: Option<Instant>) -> Closed {
         match &mut self.link {
-            Link::Process(p) => match p.process.exit_status_by(by).await {
-                Some(status) => Closed::Exited(status),
+            Link::Piped(p) => match p.process.as_mut() {
+                Some(process) => match process.exit_status_by(by).await {
+                    Some(status) => Closed::Exited(status),
+                    None => Closed::StillThere,
+                },
                 None => Closed::StillThere,
             },
             _ => Closed::StillThere,
@@ -188,7 +205,7 @@ impl Player {
     /// times it).
     pub fn cpu_clock(&self) -> Option<CpuSource> {
         match &self.link {
-            Link::Process(p) => Some(CpuSource::process_tree(p.process.pid())),
+            Link::Piped(p) => (p.process.as_ref()).map(|p| CpuSource::process_tree(p.pid())),
             _ => None,
         }
     }
@@ -222,17 +239,19 @@ impl Player {
     }
 
     /// Ends it: writes what is queued (within `grace`), closes its channel,
-    /// and gives its process `grace` to exit before it is killed with its
-    /// whole tree.
+    /// and gives its process (if it has one) `grace` to exit before it is
+    /// killed with its whole tree.
     pub async fn shutdown(self, grace: Duration) {
-        if let Link::Process(p) = self.link {
+        if let Link::Piped(p) = self.link {
             let Piped {
-                process,
                 mut channel,
+                process,
             } = *p;
             let _ = channel.flush(Some(grace)).await;
             channel.close_writer();
-            process.shutdown(grace).await;
+            if let Some(process) = process {
+                process.shutdown(grace).await;
+            }
         }
     }
 }

@@ -718,3 +718,135 @@ enum Outcome {
     /// the limit); the fallback answers.
     Recorded,
 }
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use clap::Parser;
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    use tokio::task::JoinHandle;
+
+    use super::*;
+    use crate::bot::Channel;
+    use crate::cli::{Cli, Command};
+    use crate::config::BotSpec;
+
+    /// A sample strategy at the other end of in-memory pipes, speaking the
+    /// wire protocol through the sample bots' own loop. Its task ends at end
+    /// of input and returns how many bytes it heard.
+    fn piped(name: &str) -> (Player, JoinHandle<usize>) {
+        let (to_bot, bot_in) = tokio::io::duplex(64 * 1024);
+        let (mut bot_out, from_bot) = tokio::io::duplex(64 * 1024);
+        let mut strategy = schmier_sample_bots::by_name(name).expect("a built-in bot");
+        let bot = tokio::spawn(async move {
+            let (mut input, mut line, mut out) = (BufReader::new(bot_in), Vec::new(), Vec::new());
+            let mut heard = 0;
+            loop {
+                line.clear();
+                match input.read_until(b'\n', &mut line).await {
+                    Ok(0) | Err(_) => return heard,
+                    Ok(n) => heard += n,
+                }
+                out.clear();
+                schmier_sample_bots::respond(strategy.as_mut(), &line, &mut out);
+                if bot_out.write_all(&out).await.is_err() {
+                    return heard;
+                }
+            }
+        });
+        (Player::over(Channel::new(from_bot, to_bot, 1 << 16)), bot)
+    }
+
+    fn spec() -> TableSpec {
+        let args = [
+            "referee",
+            "play",
+            "--seed",
+            "5",
+            "--no-timeouts",
+            "--team",
+            "inproc:heuristic",
+            "--team",
+            "inproc:random",
+            "--team",
+            "inproc:heuristic",
+        ];
+        match Cli::try_parse_from(args).expect("flags parse").command() {
+            Command::Play(play) => play.validate().expect("a valid configuration").table,
+            _ => unreachable!("a play command"),
+        }
+    }
+
+    async fn play(cfg: &TableSpec, slots: &mut [Slot], transcript: &Path) -> GameRecord {
+        let plan = GamePlan {
+            match_seed: 5,
+            game: 1,
+            announced: 1,
+            seed: 77,
+            seat_slot: [0, 1, 2, 3, 4, 5],
+            transcript: transcript.to_path_buf(),
+        };
+        let mut next_id = 1;
+        play_game(cfg, &plan, slots, &mut next_id)
+            .await
+            .expect("the game is played")
+    }
+
+    /// The seam a socket transport needs: the table plays a whole game with
+    /// bots at the other end of in-memory pipes, no process anywhere, and
+    /// every decision crosses the wire — to the same transcript, byte for
+    /// byte, as the same strategies asked inside the referee.
+    #[tokio::test]
+    async fn a_game_over_in_memory_channels_is_the_game_of_the_same_bots_in_process() {
+        let cfg = spec();
+        let dir = tempfile::tempdir().expect("a temporary folder");
+        let names = |s: &BotSpec| match s {
+            BotSpec::InProcess(name) => name.clone(),
+            other => panic!("not an in-process bot: {other:?}"),
+        };
+        let slot = |s: &BotSpec, player| Slot {
+            player,
+            ..Slot::new(s.clone(), names(s))
+        };
+
+        let mut direct: Vec<Slot> = (cfg.lineup.iter())
+            .map(|s| {
+                let strategy = schmier_sample_bots::by_name(&names(s)).expect("a built-in bot");
+                slot(s, Player::in_process(strategy))
+            })
+            .collect();
+        let inside = play(&cfg, &mut direct, &dir.path().join("inside.jsonl")).await;
+
+        let (players, bots): (Vec<_>, Vec<_>) = cfg.lineup.iter().map(|s| piped(&names(s))).unzip();
+        let mut over: Vec<Slot> = (cfg.lineup.iter().zip(players))
+            .map(|(s, p)| slot(s, p))
+            .collect();
+        let wired = play(&cfg, &mut over, &dir.path().join("wired.jsonl")).await;
+        for slot in over {
+            slot.player.shutdown(Duration::from_secs(60)).await;
+        }
+        for bot in bots {
+            assert!(
+                bot.await.expect("the bot task ends") > 0,
+                "a bot heard nothing"
+            );
+        }
+
+        assert!(wired.stats.decisions > 0);
+        assert_eq!(
+            wired.stats.answered, wired.stats.decisions,
+            "a decision was not answered over the wire"
+        );
+        assert_eq!(
+            inside.stats.answered, 0,
+            "in-process decisions are not wire answers"
+        );
+        assert_eq!(wired.result.faults, [0; 6]);
+        let read = |p: &Path| std::fs::read(p).expect("a transcript");
+        assert_eq!(
+            String::from_utf8(read(&wired.transcript)).unwrap(),
+            String::from_utf8(read(&inside.transcript)).unwrap()
+        );
+    }
+}
