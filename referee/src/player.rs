@@ -84,18 +84,17 @@ impl Player {
     /// Starts a bot process.
     pub fn spawn(spec: &Spawn) -> std::io::Result<Player> {
         let (process, channel) = BotProcess::spawn(spec)?;
-        let process = Some(process);
-        Ok(Player::with(Link::Piped(Box::new(Piped {
-            channel,
-            process,
-        }))))
+        Ok(Player::piped(channel, Some(process)))
     }
 
     /// A bot at the other end of `channel` with no process of the referee's
     /// behind it (a socket's, in-memory pipes in tests): a closed channel is
     /// `closed`, never a crash, and the wall clock times it.
     pub fn over(channel: Channel) -> Player {
-        let process = None;
+        Player::piped(channel, None)
+    }
+
+    fn piped(channel: Channel, process: Option<BotProcess>) -> Player {
         Player::with(Link::Piped(Box::new(Piped { channel, process })))
     }
 
