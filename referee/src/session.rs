@@ -18,7 +18,7 @@ use schmier_protocol::wire::ToBot;
 use schmier_protocol::Team;
 use schmier_sample_bots::Strategy;
 
-use crate::bot::Spawn;
+use crate::bot::{LaunchError, Spawn};
 use schmier_protocol::shuffle::derive_seed;
 use tokio_util::sync::CancellationToken;
 
@@ -83,7 +83,7 @@ pub async fn run(cfg: &PlayConfig, cancel: &CancellationToken) -> anyhow::Result
         // logs that hold something (and so were kept).
         let logs: Vec<String> = failed
             .iter()
-            .map(|&i| cfg.output.stderr_dir().join(log_name(i, 0)))
+            .map(|&i| crate::layout::stderr_log(&cfg.output.stderr_dir(), i, 0))
             .filter(|p| std::fs::metadata(p).is_ok_and(|m| m.len() > 0))
             .map(|p| p.display().to_string())
             .collect();
@@ -354,7 +354,10 @@ async fn start(
         .filter(|&i| slots[i].player.gone().is_some())
         .collect();
     for &i in &failed {
-        let (slot, log) = (&slots[i], stderr_dir.join(log_name(i, slots[i].starts - 1)));
+        let (slot, log) = (
+            &slots[i],
+            crate::layout::stderr_log(stderr_dir, i, slots[i].starts - 1),
+        );
         let f = slot.player.gone().expect("a failed slot");
         let seat = seat_slot.and_then(|seats| seats.iter().position(|&s| s == i));
         let who = match seat {
@@ -386,7 +389,7 @@ async fn connect(
     slot: &mut Slot,
     hello: &[u8],
 ) -> anyhow::Result<bool> {
-    let log = stderr_dir.join(log_name(i, slot.starts));
+    let log = crate::layout::stderr_log(stderr_dir, i, slot.starts);
     slot.starts += 1;
     if let Some(strategy) = in_process(&slot.spec)? {
         slot.name = strategy.name().to_owned();
@@ -425,38 +428,28 @@ fn spawn(cfg: &TableSpec, i: usize, spec: &BotSpec, log: PathBuf) -> Result<Play
         .unwrap_or_else(|| spec.display());
     let mut env = spec.env(&cfg.isolation.env);
     let launch = std::env::current_dir()
-        .map_err(|e| e.to_string())
+        .map_err(LaunchError::WorkingDirectory)
         .and_then(|cwd| spec.launch(&cwd, Isolation::path_in(&env)))
-        .map_err(std::io::Error::other)
+        .map_err(|e| launch_failure(&program, &e))
         .and_then(|mut launch| {
             if let Some(base) = &cfg.isolation.scratch {
                 let sandbox = cfg.isolation.sandbox.as_deref();
-                let dir = scratch_dir(base, i, &mut launch, sandbox)?;
+                let dir = scratch_dir(base, i, &mut launch, sandbox)
+                    .map_err(|e| spawn_failure(&program, &e))?;
                 env.push((SCRATCH_VAR.to_owned(), dir.to_string_lossy().into_owned()));
             }
             Ok(launch)
-        });
-    let spawned = launch.and_then(|launch| {
-        Player::spawn(&Spawn {
-            launch,
-            env,
-            sandbox: cfg.isolation.sandbox.clone(),
-            max_line: cfg.time.max_line,
-            limits: cfg.limits,
-            stderr_log: Some(log),
-            stderr_cap: cfg.stderr_cap,
-        })
-    });
-    spawned.map_err(|e| spawn_failure(&program, &e))
-}
-
-/// The stderr log of player `i`'s `n`-th start (0: the first). A restarted
-/// bot's stderr goes to a new file, so nothing is overwritten.
-fn log_name(i: usize, n: u32) -> String {
-    match n {
-        0 => format!("player{i}.log"),
-        n => format!("player{i}.restart{n}.log"),
-    }
+        })?;
+    Player::spawn(&Spawn {
+        launch,
+        env,
+        sandbox: cfg.isolation.sandbox.clone(),
+        max_line: cfg.time.max_line,
+        limits: cfg.limits,
+        stderr_log: Some(log),
+        stderr_cap: cfg.stderr_cap,
+    })
+    .map_err(|e| spawn_failure(&program, &e))
 }
 
 /// Why a bot's program could not be started, in the terms a user can act on.
@@ -470,9 +463,16 @@ pub(crate) fn spawn_failure(program: &str, e: &std::io::Error) -> String {
             "permission denied: {program:?} cannot be executed (a folder, or a file \
              without the execute bit: chmod +x, or run it through its interpreter)"
         ),
-        // The launcher's own words: it looks programs up on the bots' PATH.
-        _ if e.to_string().starts_with("failed to find") => format!("not found: {e}"),
         _ => format!("failed to run {program:?}: {e}"),
+    }
+}
+
+/// Why a bot's command could not be resolved, in the same terms.
+pub(crate) fn launch_failure(program: &str, e: &LaunchError) -> String {
+    match e.is_not_found() {
+        // The launcher's own words: it looks programs up on the bots' PATH.
+        true => format!("not found: {e}"),
+        false => format!("failed to run {program:?}: {e}"),
     }
 }
 
@@ -496,7 +496,7 @@ fn scratch_dir(
     launch: &mut crate::bot::Launch,
     sandbox: Option<&crate::bot::Sandbox>,
 ) -> std::io::Result<PathBuf> {
-    let dir = base.join(format!("player{slot}"));
+    let dir = crate::layout::scratch(base, slot);
     std::fs::create_dir_all(&dir).map_err(|e| {
         std::io::Error::new(e.kind(), format!("failed to create {}: {e}", dir.display()))
     })?;

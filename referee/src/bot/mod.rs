@@ -29,11 +29,11 @@ mod spawner;
 mod unix;
 
 pub use cgroup::probe as probe_cgroups;
-pub use cgroup::{probe_with as probe_cgroup_limits, CgroupLimits};
+pub use cgroup::{probe_with as probe_cgroup_limits, CgroupError, CgroupLimits};
 pub use channel::{Channel, WriteError};
 pub use cpu::{tree_cpu_time, CpuSource};
 pub use landlock::{exec as landlock_exec, LandlockArgs};
-pub use launch::{Launch, DEFAULT_PATH};
+pub use launch::{Launch, LaunchError, DEFAULT_PATH};
 pub use lines::Incoming;
 pub use process::{BotProcess, Spawn};
 pub use sandbox::Sandbox;

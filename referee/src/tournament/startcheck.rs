@@ -45,7 +45,7 @@ pub async fn check(cfg: &TournamentConfig, cancel: &CancellationToken) -> Option
         if matches!(e.bot, BotSpec::InProcess(_) | BotSpec::Human) {
             continue; // the referee's own code: nothing to start
         }
-        let log = logs.path().join(format!("entrant{i}.log"));
+        let log = crate::layout::startcheck_log(logs.path(), i);
         let mut p = spawn(spec, &e.bot, log);
         if let Ok(bot) = &mut p {
             if let Err(reason) = handshake::greet(bot, &hello, spec.time.write).await {
@@ -77,7 +77,7 @@ pub async fn check(cfg: &TournamentConfig, cancel: &CancellationToken) -> Option
             }
         };
         if let Some(reason) = reason {
-            let tail = stderr_tail(&logs.path().join(format!("entrant{i}.log")));
+            let tail = stderr_tail(&crate::layout::startcheck_log(logs.path(), i));
             failures.push(Failure {
                 entrant: i,
                 reason: reason + &tail,
@@ -95,7 +95,7 @@ fn spawn(spec: &TableSpec, bot: &BotSpec, log: std::path::PathBuf) -> Result<Pla
     let cwd = std::env::current_dir().map_err(|e| e.to_string())?;
     let launch = bot
         .launch(&cwd, Isolation::path_in(&env))
-        .map_err(|e| crate::session::spawn_failure(&program, &std::io::Error::other(e)))?;
+        .map_err(|e| crate::session::launch_failure(&program, &e))?;
     Player::spawn(&Spawn {
         launch,
         env,
