@@ -13,7 +13,7 @@ use std::time::Duration;
 use tokio::time::Instant;
 
 use schmier_protocol::rules::{first_legal, Action, Decision, Event, Game, HandScore, SeatEvent};
-use schmier_protocol::wire::{FaultNotice, Request, ToBot};
+use schmier_protocol::wire::{Request, ToBot};
 use schmier_protocol::{Seat, Team};
 
 use crate::bot::{Incoming, WriteError};
@@ -43,6 +43,10 @@ pub struct GamePlan {
     /// the games their processes have played, from 1. Not `game`, which in a
     /// tournament is the set and would let a bot tie the games of a set together.
     pub announced: u32,
+    /// Whether the header records `announced`: not where it depends on where a
+    /// resumed table started (processes kept across a tournament matchup), as
+    /// the transcript must be the same either way.
+    pub record_announced: bool,
     /// The game's own seed: it decides every deal.
     pub seed: u64,
     /// The lineup slot at each seat.
@@ -100,7 +104,7 @@ pub async fn play_game(
     slots: &mut [Slot],
     next_id: &mut u64,
 ) -> anyhow::Result<GameRecord> {
-    let mut table = Table::open(cfg, plan, slots)?;
+    let mut table = Table::open(cfg, plan, slots, *next_id)?;
     table.announce(plan.announced)?;
     let (mut game, events) = Game::new(plan.seed, cfg.rules);
     table.publish(&events)?;
@@ -121,9 +125,33 @@ pub async fn play_game(
     table.close(plan, result, hands)
 }
 
+/// The `game_start` a seat is sent: game number `announced`, the players' names
+/// by seat. `referee replay` sends a recorded seat the same.
+pub(crate) fn game_start(
+    announced: u32,
+    seat: Seat,
+    players: &[String],
+    rules: schmier_protocol::rules::RulesConfig,
+) -> ToBot {
+    ToBot::GameStart {
+        game: announced,
+        seat,
+        team: seat.team(),
+        partner: seat.partner(),
+        players: players.to_vec(),
+        rules,
+    }
+}
+
 impl<'a> Table<'a> {
-    /// A table for `plan`'s game, its transcript begun with the header.
-    fn open(cfg: &'a TableSpec, plan: &GamePlan, slots: &'a mut [Slot]) -> anyhow::Result<Self> {
+    /// A table for `plan`'s game, its transcript begun with the header
+    /// (`first_request`: the id its first request will have).
+    fn open(
+        cfg: &'a TableSpec,
+        plan: &GamePlan,
+        slots: &'a mut [Slot],
+        first_request: u64,
+    ) -> anyhow::Result<Self> {
         let mut table = Table {
             cfg,
             transcript: JsonlWriter::create(&plan.transcript)?,
@@ -145,14 +173,14 @@ impl<'a> Table<'a> {
             sent: None,
             timing: None,
         };
-        let header = table.header(plan);
+        let header = table.header(plan, first_request);
         table.transcript.write(&Line::Header(header))?;
         Ok(table)
     }
 }
 
 impl Table<'_> {
-    fn header(&mut self, plan: &GamePlan) -> Header {
+    fn header(&mut self, plan: &GamePlan, first_request: u64) -> Header {
         let cfg = self.cfg;
         Header {
             format: FORMAT.into(),
@@ -160,6 +188,8 @@ impl Table<'_> {
             referee: REFEREE.into(),
             match_seed: plan.match_seed,
             game: plan.game,
+            announced: plan.record_announced.then_some(plan.announced),
+            first_request: Some(first_request),
             seed: plan.seed,
             rules: cfg.rules,
             time_control: cfg.time.record(),
@@ -183,14 +213,7 @@ impl Table<'_> {
     fn announce(&mut self, announced: u32) -> anyhow::Result<()> {
         let players: Vec<String> = Seat::all().map(|s| self.slot(s).name.clone()).collect();
         for seat in Seat::all() {
-            let msg = ToBot::GameStart {
-                game: announced,
-                seat,
-                team: seat.team(),
-                partner: seat.partner(),
-                players: players.clone(),
-                rules: self.cfg.rules,
-            };
+            let msg = game_start(announced, seat, &players, self.cfg.rules);
             self.queue(seat, &msg);
         }
         for seat in Seat::all() {
@@ -392,19 +415,15 @@ impl Table<'_> {
             .is_some_and(|m| self.faults[i] >= m);
         let replaced = self.replaced[i] || over_limit || !self.listening(seat);
         self.replaced[i] = replaced;
-        self.transcript.write(&Line::Fault(FaultRecord {
+        let record = FaultRecord {
             seat,
             request,
             fault: fault.kind,
             detail: fault.detail,
             replaced,
-        }))?;
-        let notice = ToBot::Fault(FaultNotice {
-            seat,
-            request,
-            fault: fault.kind,
-            replaced,
-        });
+        };
+        let notice = ToBot::Fault(record.notice());
+        self.transcript.write(&Line::Fault(record))?;
         for s in Seat::all() {
             self.queue(s, &notice);
         }
@@ -783,6 +802,7 @@ mod tests {
             match_seed: 5,
             game: 1,
             announced: 1,
+            record_announced: true,
             seed: 77,
             seat_slot: [0, 1, 2, 3, 4, 5],
             transcript: transcript.to_path_buf(),

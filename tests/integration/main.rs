@@ -3,6 +3,7 @@
 
 mod bench;
 mod brackets;
+mod browser;
 mod check_bot;
 mod determinism;
 mod diff;
@@ -17,7 +18,9 @@ mod lifetime;
 mod limits;
 mod names;
 mod outputs;
+mod page;
 mod play;
+mod replay;
 mod replay_page;
 mod sample_bots;
 mod schema;
