@@ -3,16 +3,20 @@
 //! - `cli.rs` → `config.rs`: flags, then the validated run configuration;
 //!   `settings/`: the groups of settings `play` and `tournament` share (flags
 //!   and tournament file alike).
-//! - `slot.rs`: a lineup position — its bot spec, name and process.
-//! - `session.rs`: starts the six bot processes, the handshake, one game at a
-//!   time, shutdown; `play.rs`: `referee play`, a session's match.
+//! - `slot.rs`: a lineup position — its bot spec, name and the player in it.
+//! - `player.rs`: what sits in a seat — a bot process, or a strategy the
+//!   referee runs itself — behind one interface the table talks to.
+//! - `session.rs`: starts the six players, one game at a time, shutdown;
+//!   `handshake.rs`: the `hello` each way; `play.rs`: `referee play`, a
+//!   session's match.
 //! - `events.rs`: what a run does, as events for a reporter (the core never
 //!   prints); `summary.rs`: a match's games and tally.
 //! - `table.rs`: one game — the dispatcher that asks, waits, judges and records;
 //!   `clock.rs` times one decision (and keeps the time bank), `reply.rs` reads
 //!   the asked bot's line.
-//! - `bot/`: a bot process — spawning (process group, limits), the capped line
-//!   reader, queued writes, shutdown; platform code in `bot/unix.rs`.
+//! - `bot/`: a bot process — spawning (process group, limits), shutdown — and
+//!   the line channel to it (queued writes, the capped line reader) over any
+//!   byte stream; platform code in `bot/unix.rs`.
 //! - `fault.rs`: bot misbehaviour as data.
 //! - `layout.rs`: every path of a play folder and a tournament folder, named
 //!   once; `outdir.rs`: the output folder — never mixes two runs' games.
@@ -56,12 +60,14 @@ pub mod config;
 pub mod diff;
 pub mod events;
 pub mod fault;
+pub mod handshake;
 pub mod human;
 pub mod layout;
 pub mod load;
 pub mod names;
 pub mod outdir;
 pub mod play;
+pub mod player;
 pub mod reply;
 pub mod report;
 pub mod rerun;
