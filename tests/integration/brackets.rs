@@ -6,20 +6,15 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use crate::support::REFEREE;
+use crate::support::referee;
 
 fn scratch(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("brackets-{}", std::process::id()))
-        .join(name);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(dir.parent().unwrap()).unwrap();
-    dir
+    crate::support::scratch("brackets", name)
 }
 
 /// `n` entrants e1…en, random and heuristic in turn (as in the reports).
 fn tournament(n: usize, out: &Path, args: &[&str]) -> Command {
-    let mut c = Command::new(REFEREE);
+    let mut c = referee();
     c.arg("tournament");
     for i in 1..=n {
         let bot = if i % 2 == 0 { "heuristic" } else { "random" };
@@ -67,7 +62,7 @@ fn a_swiss_with_byes_finishes_with_standings_and_resumes_to_the_same() {
         );
         // The standings page says it too.
         let page = dir.with_extension("html");
-        let mut show = Command::new(REFEREE);
+        let mut show = referee();
         show.arg("show").arg(&dir).arg("--html").arg(&page);
         ok(show);
         let html = std::fs::read_to_string(&page).unwrap();

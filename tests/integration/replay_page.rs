@@ -8,7 +8,7 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::support::{play, Done, REFEREE};
+use crate::support::{play, referee, Done};
 
 /// The browser, or a failure that says how to get one. Never a silent pass.
 fn chromium() -> PathBuf {
@@ -127,7 +127,7 @@ struct Game {
 fn game() -> Game {
     let done = play().seed(41).ok();
     let page = done.dir.join("replay.html");
-    let out = Command::new(REFEREE)
+    let out = referee()
         .arg("show")
         .arg(done.transcript(1))
         .arg("--html")
@@ -298,7 +298,7 @@ fn a_seat_view_shows_that_seat_its_cards_only() {
 fn a_tournament_page_draws_the_intervals_and_links_every_game() {
     let scratch = tempfile::tempdir().unwrap();
     let dir = scratch.path().join("bracket");
-    let ok = Command::new(REFEREE)
+    let ok = referee()
         .args([
             "tournament",
             "--format",
@@ -329,7 +329,7 @@ fn a_tournament_page_draws_the_intervals_and_links_every_game() {
         String::from_utf8_lossy(&ok.stderr)
     );
     let page = scratch.path().join("site/bracket.html");
-    let out = Command::new(REFEREE)
+    let out = referee()
         .arg("show")
         .arg(&dir)
         .arg("--html")
