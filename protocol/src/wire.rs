@@ -530,10 +530,6 @@ mod tests {
         }
     }
 
-    /// `LegalWire`'s hand-written reading against what `#[serde(untagged)]`
-    /// derives for the same variants (its definition before): the same value
-    /// wherever that one reads one, an error wherever it fails.
-
     /// `Call`'s visitor against the untagged reading it replaced.
     #[test]
     fn a_call_reads_as_the_untagged_reading_did() {

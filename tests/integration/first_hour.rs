@@ -204,7 +204,6 @@ fn a_second_run_into_a_folder_with_games_is_refused_unless_overwrite() {
         referee()
             .args(["play", "-q", "--transcript", out.to_str().unwrap()])
             .args(args)
-            .current_dir(root())
             .output()
             .unwrap()
     };
@@ -247,7 +246,6 @@ fn an_interrupted_match_prints_the_tally_of_its_finished_games() {
             "--transcript",
         ])
         .arg(&out)
-        .current_dir(root())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
@@ -299,7 +297,6 @@ fn log_output_into_a_pipe_has_no_colour_codes() {
         .arg("--transcript")
         .arg(tmp.path().join("out"))
         .env("RUST_LOG", "info")
-        .current_dir(root())
         .output()
         .unwrap();
     let err = stderr(&output);

@@ -308,7 +308,6 @@ fn trickle(writes: u32) -> (f64, f64) {
         ))
         .arg("--transcript")
         .arg(dir.path().join("out"))
-        .current_dir(crate::support::root())
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .spawn()

@@ -5,7 +5,7 @@
 use std::io::Write;
 use std::process::Stdio;
 
-use crate::support::{play, referee, root};
+use crate::support::{play, referee};
 
 /// In-process bystanders: no clock runs for them, so the 1 ms limit below
 /// (which shows that the human seat has no clock either) touches nobody.
@@ -35,7 +35,6 @@ fn a_human_seat_plays_what_is_typed() {
         .args(BYSTANDERS)
         .arg("--transcript")
         .arg(&out)
-        .current_dir(root())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

@@ -159,7 +159,6 @@ fn the_manifests_fit_together_and_shard_auto_reads_the_index() {
         .arg(out.path().join("s"))
         .env("JOB_COMPLETION_INDEX", (n - 1).to_string())
         .env("SCHMIER_SHARDS", n.to_string())
-        .current_dir(root())
         .output()
         .unwrap();
     assert!(

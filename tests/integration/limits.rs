@@ -5,7 +5,7 @@ use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use crate::hostile::processes_with;
-use crate::support::{exclusive, play, referee, root, Done};
+use crate::support::{exclusive, play, referee, Done};
 
 fn seat_faults(done: &Done, seat: u64) -> Vec<serde_json::Value> {
     done.lines(1)
@@ -215,7 +215,6 @@ fn memory_stays_bounded_under_an_endless_line() {
         .arg("1=python3 tests/hostile/bot.py endless MB=400")
         .arg("--transcript")
         .arg(dir.path())
-        .current_dir(root())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
@@ -279,7 +278,6 @@ fn slow_referee(token: &str, dir: &std::path::Path) -> std::process::Child {
         ))
         .arg("--transcript")
         .arg(dir)
-        .current_dir(root())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()

@@ -8,7 +8,7 @@
 use std::path::Path;
 use std::process::Output;
 
-use crate::support::{play, root};
+use crate::support::play;
 
 /// The name `tests/hostile/bot.py evil-name` gives in its `hello`.
 const EVIL: &str = "evil\u{1b}[2K\rgood\u{1b}[1A\u{1b}]52;c;aGVsbG8=\u{7}\u{9b}2J\u{202e}eman";
@@ -46,7 +46,6 @@ fn referee(args: &[&str], files: &[&Path]) -> Output {
     crate::support::referee()
         .args(args)
         .args(files)
-        .current_dir(root())
         .output()
         .expect("the referee runs")
 }
@@ -130,7 +129,6 @@ fn a_tournament_console_and_its_page_carry_no_control_character() {
         .args(["--decision-ms", "10000"])
         .arg("--out")
         .arg(&out)
-        .current_dir(root())
         .output()
         .unwrap();
     assert!(run.status.success(), "{}", clean("tournament", &run));

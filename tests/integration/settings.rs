@@ -6,8 +6,6 @@
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-use crate::support::root;
-
 fn referee(args: &[&str]) -> Output {
     crate::support::referee()
         .args(args)
@@ -251,7 +249,6 @@ fn an_interrupted_tournament_writes_partial_standings_and_exits_130() {
         .arg(format!("SCHMIER_TEST_GATE={}", gate.display()))
         .arg("--out")
         .arg(&out)
-        .current_dir(root())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()

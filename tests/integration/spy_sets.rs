@@ -9,7 +9,7 @@
 use std::path::Path;
 use std::sync::atomic::{AtomicU32, Ordering};
 
-use crate::support::{referee, root};
+use crate::support::referee;
 
 /// What a duplicate set with a spy entrant left: the spies' claims and the
 /// games' deals.
@@ -47,7 +47,6 @@ fn duplicate_set(mode: &str, args: &[&str]) -> Set {
         .args(args)
         .arg("--out")
         .arg(&out)
-        .current_dir(root())
         .output()
         .unwrap();
     // What an unsandboxed `remember-files` spy left on the host.

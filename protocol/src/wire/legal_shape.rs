@@ -234,6 +234,9 @@ mod tests {
         "true",
     ];
 
+    /// `LegalWire`'s hand-written reading against what `#[serde(untagged)]`
+    /// derives for the same variants (its definition before): the same value
+    /// wherever that one reads one, an error wherever it fails.
     #[test]
     fn legal_wire_reads_as_the_untagged_derive_would() {
         // Every legal set of a few whole games, as the referee sends them.
