@@ -4,9 +4,9 @@
 //! champion first.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 
-use crate::support::referee;
+use crate::support::{referee, succeeds};
 
 fn scratch(name: &str) -> PathBuf {
     crate::support::scratch("brackets", name)
@@ -24,10 +24,6 @@ fn tournament(n: usize, out: &Path, args: &[&str]) -> Command {
     c
 }
 
-fn ok(mut cmd: Command) -> Output {
-    crate::support::succeeds(&mut cmd)
-}
-
 fn standings(dir: &Path) -> serde_json::Value {
     serde_json::from_slice(&std::fs::read(dir.join("standings.json")).unwrap()).unwrap()
 }
@@ -40,7 +36,7 @@ fn a_swiss_with_byes_finishes_with_standings_and_resumes_to_the_same() {
         let args = [
             "--format", "swiss", "--rounds", rounds, "--sets", sets, "--seed", "5",
         ];
-        let out = ok(tournament(n, &dir, &args));
+        let out = succeeds(&mut tournament(n, &dir, &args));
         let text = String::from_utf8_lossy(&out.stdout).into_owned();
         assert!(text.contains(&format!("round {rounds}:")), "{text}");
         assert!(
@@ -55,7 +51,7 @@ fn a_swiss_with_byes_finishes_with_standings_and_resumes_to_the_same() {
         // Every game is journaled: --resume plays nothing and ends the same.
         let mut again = tournament(n, &dir, &args);
         again.arg("--resume");
-        ok(again);
+        succeeds(&mut again);
         assert!(
             std::fs::read(dir.join("standings.json")).unwrap() == bytes,
             "{n} entrants: the resumed standings differ"
@@ -64,7 +60,7 @@ fn a_swiss_with_byes_finishes_with_standings_and_resumes_to_the_same() {
         let page = dir.with_extension("html");
         let mut show = referee();
         show.arg("show").arg(&dir).arg("--html").arg(&page);
-        ok(show);
+        succeeds(&mut show);
         let html = std::fs::read_to_string(&page).unwrap();
         let want = format!("Repeat meetings: {}.", first["repeat_meetings"]);
         assert!(
@@ -77,7 +73,7 @@ fn a_swiss_with_byes_finishes_with_standings_and_resumes_to_the_same() {
 #[test]
 fn a_knockout_lists_its_champion_first() {
     let dir = scratch("knockout");
-    let out = ok(tournament(
+    let out = succeeds(&mut tournament(
         7,
         &dir,
         &["--format", "knockout", "--seed", "2"],

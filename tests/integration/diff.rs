@@ -5,7 +5,7 @@
 use std::path::Path;
 use std::process::Output;
 
-use crate::support::{play, referee, Done};
+use crate::support::{play, referee, stdout, Done};
 
 /// A game (or `games` games) with the deviant bot in seat 2.
 fn with_deviant(args: &str, games: u32) -> Done {
@@ -24,10 +24,6 @@ fn diff(args: &[&Path], extra: &[&str]) -> Output {
         .args(args)
         .output()
         .expect("the referee runs")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
 }
 
 /// The deviant's own account of where it deviated: (game, deal, trick, seat, first, chosen).

@@ -5,11 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use crate::support::{play, referee, root, verify};
-
-fn stderr(output: &std::process::Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
-}
+use crate::support::{play, referee, root, stderr, verify};
 
 /// What `DIR/*.jsonl` expands to in a shell.
 fn glob_jsonl(dir: &Path) -> Vec<PathBuf> {

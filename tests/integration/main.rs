@@ -9,6 +9,7 @@ mod determinism;
 mod diff;
 mod docs;
 mod first_hour;
+mod harness;
 mod hostile;
 mod human;
 mod kubernetes;

@@ -6,15 +6,13 @@
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
+use crate::support::stderr;
+
 fn referee(args: &[&str]) -> Output {
     crate::support::referee()
         .args(args)
         .output()
         .expect("the referee runs")
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
 /// Every long flag a `--help` text lists (`--name`, as it starts an option line).

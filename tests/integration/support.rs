@@ -259,6 +259,16 @@ pub fn succeeds(cmd: &mut Command) -> Output {
     out
 }
 
+/// A finished command's standard output, as text.
+pub fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// A finished command's standard error, as text.
+pub fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
 /// Runs a command that must refuse its input: exit status 2 (bad input, not a
 /// crash: no panic) with a message; its standard error.
 pub fn refused(cmd: &mut Command) -> String {
