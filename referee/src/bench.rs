@@ -15,6 +15,7 @@
 //! Wall-clock figures live here and in BENCHMARKS.md, never in a test.
 
 use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -247,22 +248,7 @@ fn baseline(request_bytes: usize, trips: usize) -> anyhow::Result<Baseline> {
 fn phase(cfg: &BenchConfig, jobs: usize) -> anyhow::Result<Phase> {
     anyhow::ensure!(jobs >= 1, "--jobs must be at least 1");
     let dir = tempfile::tempdir().context("failed to create a scratch directory")?;
-    // Each table plays its share; the first tables take the remainder.
-    let share =
-        |k: usize| cfg.games / jobs as u32 + u32::from((k as u32) < cfg.games % jobs as u32);
-    let configs: Vec<PlayConfig> = (0..jobs)
-        .filter(|&k| share(k) > 0)
-        .map(|k| {
-            let mut play = cfg.play.clone();
-            play.table.lineup = std::array::from_fn(|_| BotSpec::Builtin(cfg.bot.clone()));
-            play.games = share(k);
-            play.seed = derive_seed(cfg.seed, k as u64);
-            play.table.events = cfg.events;
-            play.output = Output::Dir(dir.path().join(format!("table-{k}")));
-            play.quiet = true;
-            play
-        })
-        .collect();
+    let configs = table_configs(cfg, jobs, dir.path());
     let rss_before = proc_status_kib("VmRSS");
     // Resets VmHWM to the current RSS (Linux 4.0+), so the peak is this phase's.
     let reset = std::fs::write("/proc/self/clear_refs", "5").is_ok();
@@ -287,37 +273,9 @@ fn phase(cfg: &BenchConfig, jobs: usize) -> anyhow::Result<Phase> {
     });
     let wall = start.elapsed();
     let peak = proc_status_kib("VmHWM");
-    let mut stats = TableStats::default();
-    let mut games = 0;
-    for r in results {
-        let summary = r.context("failed to play the benchmark games")?;
-        for g in &summary.games {
-            anyhow::ensure!(
-                g.faults == 0,
-                "failed to benchmark cleanly: game {} had {} fault(s) (transcripts in {})",
-                g.game,
-                g.faults,
-                g.transcript
-            );
-            stats += &g.stats;
-            games += 1;
-        }
-    }
-    anyhow::ensure!(stats.decisions > 0, "failed to play any decision");
+    let (stats, games) = clean_totals(results)?;
     let d = stats.decisions as f64;
-    let us = |x: Duration| x.as_secs_f64() * 1e6 / d;
-    let rest = stats.total().saturating_sub(stats.attributed());
-    let breakdown = Breakdown {
-        request_us: us(stats.request),
-        write_us: us(stats.write),
-        wait_us: us(stats.wait),
-        handoff_us: us(stats.handoff),
-        reply_us: us(stats.reply),
-        apply_us: us(stats.apply),
-        fanout_us: us(stats.fanout),
-        transcript_us: us(stats.transcript),
-        rest_us: us(rest),
-    };
+    let breakdown = Breakdown::of(&stats);
     let bytes = (stats.bytes_out + stats.bytes_in) as f64;
     let secs = wall.as_secs_f64();
     Ok(Phase {
@@ -347,6 +305,73 @@ fn phase(cfg: &BenchConfig, jobs: usize) -> anyhow::Result<Phase> {
         },
         scaling: None,
     })
+}
+
+/// The play settings of each of `jobs` tables, transcripts under `dir`: each
+/// plays its share of the games, the first tables the remainder; a table with
+/// no game is left out.
+fn table_configs(cfg: &BenchConfig, jobs: usize, dir: &Path) -> Vec<PlayConfig> {
+    let share =
+        |k: usize| cfg.games / jobs as u32 + u32::from((k as u32) < cfg.games % jobs as u32);
+    (0..jobs)
+        .filter(|&k| share(k) > 0)
+        .map(|k| {
+            let mut play = cfg.play.clone();
+            play.table.lineup = std::array::from_fn(|_| BotSpec::Builtin(cfg.bot.clone()));
+            play.games = share(k);
+            play.seed = derive_seed(cfg.seed, k as u64);
+            play.table.events = cfg.events;
+            play.output = Output::Dir(dir.join(format!("table-{k}")));
+            play.quiet = true;
+            play
+        })
+        .collect()
+}
+
+/// The tables' timers added up, and the games played; an error for a table
+/// that failed, a game with a fault (a benchmark of a faulting bot measures the
+/// fault) or no decision at all.
+fn clean_totals(
+    results: Vec<anyhow::Result<crate::session::MatchSummary>>,
+) -> anyhow::Result<(TableStats, u32)> {
+    let mut stats = TableStats::default();
+    let mut games = 0;
+    for r in results {
+        let summary = r.context("failed to play the benchmark games")?;
+        for g in &summary.games {
+            anyhow::ensure!(
+                g.faults == 0,
+                "failed to benchmark cleanly: game {} had {} fault(s) (transcripts in {})",
+                g.game,
+                g.faults,
+                g.transcript
+            );
+            stats += &g.stats;
+            games += 1;
+        }
+    }
+    anyhow::ensure!(stats.decisions > 0, "failed to play any decision");
+    Ok((stats, games))
+}
+
+impl Breakdown {
+    /// The mean time per decision in each part of the table's cycle.
+    fn of(stats: &TableStats) -> Breakdown {
+        let d = stats.decisions as f64;
+        let us = |x: Duration| x.as_secs_f64() * 1e6 / d;
+        let rest = stats.total().saturating_sub(stats.attributed());
+        Breakdown {
+            request_us: us(stats.request),
+            write_us: us(stats.write),
+            wait_us: us(stats.wait),
+            handoff_us: us(stats.handoff),
+            reply_us: us(stats.reply),
+            apply_us: us(stats.apply),
+            fanout_us: us(stats.fanout),
+            transcript_us: us(stats.transcript),
+            rest_us: us(rest),
+        }
+    }
 }
 
 /// A field of `/proc/self/status` in KiB (Linux).

@@ -214,62 +214,84 @@ impl Sandbox {
 
     /// The bubblewrap command line that runs `launch` sandboxed.
     pub fn wrap(&self, launch: &Launch) -> (PathBuf, Vec<OsString>) {
+        let mut a = self.system_view();
+        a.extend(self.masks.args());
+        self.bot_view(launch, &mut a);
+        // The referee's executable, for the Landlock wrapper; bound last, so that
+        // no tmpfs above covers it.
+        push(&mut a, &[&"--ro-bind", &self.referee, &self.referee]);
+        push(&mut a, &[&"--chdir", &launch.dir, &"--", &self.referee]);
+        let bot = std::iter::once(launch.program.clone().into_os_string())
+            .chain(launch.args.iter().cloned());
+        a.extend(self.rules(launch).command_line(bot));
+        (self.bwrap.clone(), a)
+    }
+
+    /// bubblewrap's first arguments: new namespaces, no capabilities, never
+    /// root inside, the system's directories read-only, its own /proc.
+    fn system_view(&self) -> Vec<OsString> {
         let mut a: Vec<OsString> = Vec::new();
-        let mut arg = |words: &[&dyn AsRef<std::ffi::OsStr>]| {
-            a.extend(words.iter().map(|w| w.as_ref().to_owned()));
-        };
-        arg(&[
-            &"--unshare-user",
-            &"--unshare-pid",
-            &"--unshare-net",
-            &"--unshare-ipc",
-            &"--unshare-uts",
-            &"--unshare-cgroup-try",
-            &"--die-with-parent",
-            &"--cap-drop",
-            &"ALL",
-            &"--hostname",
-            &"bot",
-        ]);
+        push(
+            &mut a,
+            &[
+                &"--unshare-user",
+                &"--unshare-pid",
+                &"--unshare-net",
+                &"--unshare-ipc",
+                &"--unshare-uts",
+                &"--unshare-cgroup-try",
+                &"--die-with-parent",
+                &"--cap-drop",
+                &"ALL",
+                &"--hostname",
+                &"bot",
+            ],
+        );
         if self.root {
             // Never root inside, whoever runs bubblewrap.
             let nobody = NOBODY.to_string();
-            arg(&[&"--uid", &nobody, &"--gid", &nobody]);
+            push(&mut a, &[&"--uid", &nobody, &"--gid", &nobody]);
         }
         for dir in SYSTEM_DIRS.iter().filter(|d| Path::new(d).is_dir()) {
-            arg(&[&"--ro-bind", dir, dir]);
+            push(&mut a, &[&"--ro-bind", dir, dir]);
         }
         for link in SYSTEM_LINKS {
             let path = Path::new(link);
             match path.read_link() {
-                Ok(target) => arg(&[&"--symlink", &target, link]),
-                Err(_) if path.is_dir() => arg(&[&"--ro-bind", link, link]),
+                Ok(target) => push(&mut a, &[&"--symlink", &target, link]),
+                Err(_) if path.is_dir() => push(&mut a, &[&"--ro-bind", link, link]),
                 Err(_) => {}
             }
         }
-        arg(&[&"--proc", &"/proc"]);
-        a.extend(self.masks.args());
-        let mut arg = |words: &[&dyn AsRef<std::ffi::OsStr>]| {
-            a.extend(words.iter().map(|w| w.as_ref().to_owned()));
-        };
+        push(&mut a, &[&"--proc", &"/proc"]);
+        a
+    }
+
+    /// What the bot sees of its own: private /dev, /tmp and /dev/shm, its
+    /// directory and program read-only with the referee's outputs and other
+    /// bots' folders inside it hidden, and its scratch read-write.
+    fn bot_view(&self, launch: &Launch, a: &mut Vec<OsString>) {
         let size = TMPFS_BYTES.to_string();
-        arg(&[
-            &"--dev",
-            &"/dev",
-            &"--size",
-            &size,
-            &"--tmpfs",
-            &"/tmp",
-            &"--size",
-            &size,
-            &"--tmpfs",
-            &"/dev/shm",
-            &"--ro-bind",
-            &launch.dir,
-            &launch.dir,
-        ]);
+        push(
+            a,
+            &[
+                &"--dev",
+                &"/dev",
+                &"--size",
+                &size,
+                &"--tmpfs",
+                &"/tmp",
+                &"--size",
+                &size,
+                &"--tmpfs",
+                &"/dev/shm",
+                &"--ro-bind",
+                &launch.dir,
+                &launch.dir,
+            ],
+        );
         if !launch.program.starts_with(&launch.dir) && !shown_as_system(&launch.program) {
-            arg(&[&"--ro-bind", &launch.program, &launch.program]);
+            push(a, &[&"--ro-bind", &launch.program, &launch.program]);
         }
         // Hidden paths inside the bot's own directory are covered by an empty
         // tmpfs. They exist by now: the referee creates its output folder first.
@@ -280,22 +302,14 @@ impl Sandbox {
             .map(|h| canonical(h))
         {
             if h != launch.dir && h.starts_with(&launch.dir) && h.is_dir() {
-                arg(&[&"--tmpfs", &h]);
+                push(a, &[&"--tmpfs", &h]);
             }
         }
         // Its own scratch, read-write, over the tmpfs that hides every bot's
         // scratch (the scratch folder is among `outputs`).
         if let Some(scratch) = &launch.scratch {
-            arg(&[&"--bind", scratch, scratch]);
+            push(a, &[&"--bind", scratch, scratch]);
         }
-        // The referee's executable, for the Landlock wrapper; bound last, so that
-        // no tmpfs above covers it.
-        arg(&[&"--ro-bind", &self.referee, &self.referee]);
-        arg(&[&"--chdir", &launch.dir, &"--", &self.referee]);
-        let bot = std::iter::once(launch.program.clone().into_os_string())
-            .chain(launch.args.iter().cloned());
-        a.extend(self.rules(launch).command_line(bot));
-        (self.bwrap.clone(), a)
     }
 
     /// The Landlock rules for `launch`: read what the sandbox shows, write only
@@ -418,4 +432,9 @@ fn readable_by_others(p: &Path) -> anyhow::Result<()> {
         cur = dir.parent();
     }
     Ok(())
+}
+
+/// Appends `words` to the command line `a`.
+fn push(a: &mut Vec<OsString>, words: &[&dyn AsRef<std::ffi::OsStr>]) {
+    a.extend(words.iter().map(|w| w.as_ref().to_owned()));
 }
