@@ -2,6 +2,7 @@
 //! ARCHITECTURE.md names exists, and no function of the referee or the protocol
 //! crate is longer than 80 lines (STYLE.md: functions of one job).
 
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use crate::support::root;
@@ -12,7 +13,7 @@ const MAX_LINES: usize = 80;
 
 /// The spans of `text` between backticks that look like repository paths: a
 /// slash, or a file name with an extension, and nothing but path characters.
-fn named_paths(text: &str) -> Vec<String> {
+fn named_paths(text: &str) -> BTreeSet<String> {
     let path_char = |c: char| c.is_ascii_alphanumeric() || "/._-".contains(c);
     text.split('`')
         .skip(1)
