@@ -109,11 +109,14 @@ fn file(f: &Path, tally: &mut Tally) {
 
 /// A tournament folder: its games, then its journal against them.
 fn tournament(dir: &Path, tally: &mut Tally) -> anyhow::Result<()> {
-    let games_dir = dir.join("games");
+    let games_dir = crate::layout::tournament::games(dir);
     let games: Vec<String> = match games_dir.is_dir() {
         true => crate::load::transcripts_in(&games_dir)?
             .into_iter()
-            .map(|rel| Path::new("games").join(rel).to_string_lossy().into_owned())
+            .map(|rel| {
+                let rel = Path::new(crate::layout::tournament::GAMES).join(rel);
+                rel.to_string_lossy().into_owned()
+            })
             .collect(),
         false => Vec::new(),
     };

@@ -1,7 +1,7 @@
 //! Command-line flags (stage one: raw, as clap parses them) and their validation
 //! into [`PlayConfig`] (stage two). Errors name the flag and the bad value.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::{bail, Context};
@@ -64,6 +64,11 @@ pub enum Command {
     CheckBot(CheckBotArgs),
     /// Run a bracket: many tables of three entrants, duplicate sets, standings.
     Tournament(Box<crate::tournament::TournamentArgs>),
+    /// Is the new bot better than the base? A sequential test (GSPRT) on
+    /// duplicate sets that stops as soon as H0 or H1 is accepted.
+    ///
+    /// Example: referee sprt --new "python3 bot_v2.py" --base "python3 bot_v1.py"
+    Sprt(Box<crate::sprt::SprtArgs>),
     /// Combine the directories of a sharded tournament (--shard K/N) into one.
     Merge {
         /// The shard directories (each a tournament's --out).
@@ -377,17 +382,7 @@ impl PlayArgs {
                 )
             }
             Some(p) => Output::Dir(p.clone()),
-            None if self.seed.is_some() => {
-                Output::Dir(PathBuf::from(format!("schmier-out/seed-{seed}")))
-            }
-            None => Output::Dir(PathBuf::from(format!(
-                "schmier-out/match-{}-{}",
-                std::time::SystemTime::now()
-                    .duration_since(std::time::UNIX_EPOCH)
-                    .unwrap_or_default()
-                    .as_secs(),
-                std::process::id()
-            ))),
+            None => Output::default_dir(self.seed.map(|_| seed)),
         })
     }
 
@@ -414,10 +409,7 @@ impl PlayArgs {
         let limits = self.table.limits.resolve()?;
         let env = self.table.isolation.env()?;
         // Where transcripts, timings and logs go: never shown to a bot.
-        let out_dir = match &output {
-            Output::File(p) => p.parent().unwrap_or(Path::new("")).to_path_buf(),
-            Output::Dir(d) => d.clone(),
-        };
+        let out_dir = output.folder();
         let scratch = (self.table.isolation.scratch.as_deref())
             .map(|s| scratch_folder(s, &[&out_dir, &output.stderr_dir()]))
             .transpose()?;

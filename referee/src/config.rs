@@ -7,7 +7,8 @@ use std::time::Duration;
 
 use schmier_protocol::rules::RulesConfig;
 
-use crate::bot::{Launch, ResourceLimits, Sandbox};
+use crate::bot::{Launch, LaunchError, ResourceLimits, Sandbox};
+pub use crate::layout::Output;
 pub use crate::transcript::FaultPolicy;
 use crate::transcript::TimeControlRecord;
 pub use schmier_protocol::wire::Clock;
@@ -50,59 +51,58 @@ impl BotSpec {
     }
 
     /// The argv to spawn.
-    pub fn argv(&self) -> anyhow::Result<Vec<String>> {
+    pub fn argv(&self) -> Result<Vec<String>, LaunchError> {
         match self {
             BotSpec::Builtin(name) => {
-                let exe = std::env::current_exe().map_err(|e| {
-                    anyhow::anyhow!(
-                        "failed to find the referee's own executable for built-in bots: {e}"
-                    )
-                })?;
+                let exe = std::env::current_exe().map_err(LaunchError::NoOwnExecutable)?;
                 Ok(vec![
                     exe.to_string_lossy().into_owned(),
                     "bot".into(),
                     name.clone(),
                 ])
             }
-            BotSpec::InProcess(name) => {
-                anyhow::bail!("inproc:{name} runs inside the referee and has no command")
-            }
-            BotSpec::Human => anyhow::bail!("a human seat runs inside the referee"),
+            BotSpec::InProcess(name) => Err(LaunchError::InProcess(name.clone())),
+            BotSpec::Human => Err(LaunchError::Human),
             BotSpec::Command { argv, .. } => Ok(argv.clone()),
         }
     }
 
     /// What exactly is executed, and in which directory (see `bot/launch.rs`):
     /// relative paths are taken from `base`, a bare program name from `path`.
-    pub fn launch(&self, base: &Path, path: &str) -> Result<Launch, String> {
-        let argv = self.argv().map_err(|e| format!("{e:#}"))?;
+    pub fn launch(&self, base: &Path, path: &str) -> Result<Launch, LaunchError> {
         match self {
-            BotSpec::Builtin(_) => {
-                let program = std::fs::canonicalize(&argv[0])
-                    .map_err(|e| format!("failed to find the referee's own executable: {e}"))?;
+            BotSpec::Builtin(name) => {
+                let exe = std::env::current_exe().map_err(LaunchError::NoOwnExecutable)?;
+                let program = std::fs::canonicalize(exe).map_err(LaunchError::OwnExecutableGone)?;
                 Ok(Launch {
                     dir: program.parent().unwrap_or(Path::new("/")).to_path_buf(),
                     program,
-                    args: argv[1..].iter().map(Into::into).collect(),
+                    args: vec!["bot".into(), name.into()],
                     scratch: None,
                 })
             }
-            BotSpec::InProcess(name) => Err(format!("inproc:{name} has no process")),
-            BotSpec::Human => Err("a human seat has no process".to_owned()),
-            BotSpec::Command { dir: None, .. } => Launch::resolve(&argv, base, path),
-            BotSpec::Command { dir: Some(dir), .. } => {
-                let dir = std::fs::canonicalize(base.join(dir)).map_err(|e| {
-                    format!("failed to find the bot's directory {}: {e}", dir.display())
+            BotSpec::InProcess(name) => Err(LaunchError::InProcess(name.clone())),
+            BotSpec::Human => Err(LaunchError::Human),
+            BotSpec::Command {
+                argv, dir: None, ..
+            } => Launch::resolve(argv, base, path),
+            BotSpec::Command {
+                argv,
+                dir: Some(dir),
+                ..
+            } => {
+                let dir = std::fs::canonicalize(base.join(dir)).map_err(|error| {
+                    LaunchError::NoDirectory {
+                        dir: dir.clone(),
+                        error,
+                    }
                 })?;
                 if !dir.is_dir() {
-                    return Err(format!(
-                        "the bot's directory {} is not a directory",
-                        dir.display()
-                    ));
+                    return Err(LaunchError::NotADirectory(dir));
                 }
                 Ok(Launch {
                     dir: dir.clone(),
-                    ..Launch::resolve(&argv, &dir, path)?
+                    ..Launch::resolve(argv, &dir, path)?
                 })
             }
         }
@@ -186,60 +186,6 @@ impl TimeControl {
             decision_ms: self.decision.map(|d| d.as_millis() as u64),
             grace_ms: self.grace.as_millis() as u64,
             max_line_bytes: self.max_line,
-        }
-    }
-}
-
-/// Where a run's files go.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Output {
-    /// One game, one transcript file.
-    File(PathBuf),
-    /// A directory with `game-0001.jsonl`, ...
-    Dir(PathBuf),
-}
-
-impl Output {
-    /// The transcript path of game `g` (1-based).
-    pub fn transcript(&self, g: u32) -> PathBuf {
-        match self {
-            Output::File(p) => p.clone(),
-            Output::Dir(d) => d.join(format!("game-{g:04}.jsonl")),
-        }
-    }
-
-    pub fn describe(&self) -> String {
-        match self {
-            Output::File(p) => p.display().to_string(),
-            Output::Dir(d) => format!("{}/", d.display()),
-        }
-    }
-
-    /// The sidecar with a transcript's per-decision timings: `timings/` beside
-    /// the transcript, same file name. A folder of its own, so that a glob for
-    /// transcripts (`DIR/*.jsonl`) never matches it.
-    pub fn timings(transcript: &std::path::Path) -> PathBuf {
-        let dir = transcript.parent().unwrap_or(std::path::Path::new(""));
-        dir.join("timings")
-            .join(transcript.file_name().unwrap_or_default())
-    }
-
-    /// The directory holding the timings sidecars.
-    pub fn timings_dir(&self) -> PathBuf {
-        match self {
-            Output::File(p) => p
-                .parent()
-                .unwrap_or(std::path::Path::new(""))
-                .join("timings"),
-            Output::Dir(d) => d.join("timings"),
-        }
-    }
-
-    /// The directory holding each bot process's stderr log.
-    pub fn stderr_dir(&self) -> PathBuf {
-        match self {
-            Output::File(p) => p.with_extension("stderr"),
-            Output::Dir(d) => d.join("stderr"),
         }
     }
 }

@@ -12,7 +12,8 @@
 //! - `bot/`: a bot process — spawning (process group, limits), the capped line
 //!   reader, queued writes, shutdown; platform code in `bot/unix.rs`.
 //! - `fault.rs`: bot misbehaviour as data.
-//! - `outdir.rs`: the output folder — never mixes two runs' games.
+//! - `layout.rs`: every path of a play folder and a tournament folder, named
+//!   once; `outdir.rs`: the output folder — never mixes two runs' games.
 //! - `transcript.rs`: the JSONL transcript format and its writer.
 //! - `verify.rs`: replaying a transcript through the rules engine — the one replay
 //!   loop, also under `show` and the tournament's outcome reader; `audit.rs`:
@@ -25,6 +26,8 @@
 //! - `human.rs`: `--seat N=human`, a person playing a seat from the terminal.
 //! - `tournament/`: `referee tournament` and `referee merge` — a layer above the
 //!   table: schedule, pool of tables, journal, standings, shards.
+//! - `sprt/`: `referee sprt` — a sequential test of a new bot against a base on
+//!   duplicate sets, played on the tournament's pool and journal.
 //! - `bench.rs` (`referee bench`) and `stats.rs` (the table's timers): where a
 //!   decision's time goes, measured against a raw pipe round trip.
 //! - `builtin.rs`: `referee bot NAME`, the built-in sample bots.
@@ -48,6 +51,7 @@ pub mod config;
 pub mod diff;
 pub mod fault;
 pub mod human;
+pub mod layout;
 pub mod load;
 pub mod names;
 pub mod outdir;
@@ -60,6 +64,7 @@ pub mod settings;
 pub mod show;
 pub mod shutdown;
 pub mod slot;
+pub mod sprt;
 pub mod stats;
 pub mod table;
 pub mod tournament;

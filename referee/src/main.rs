@@ -26,6 +26,7 @@ fn main() -> ExitCode {
             .validate()
             .and_then(|(argv, limits)| check_bot(argv, limits)),
         Command::Tournament(args) => args.validate().and_then(tournament),
+        Command::Sprt(args) => args.validate().and_then(referee::sprt::main),
         Command::Merge { dirs, out } => merge(&dirs, &out),
         Command::Diff(args) => diff(&args),
         Command::Show(args) => show(&args),
@@ -134,7 +135,7 @@ fn tournament(cfg: referee::tournament::TournamentConfig) -> anyhow::Result<Exit
             Ok(ExitCode::SUCCESS)
         }
         Ended::Interrupted(standings) => {
-            let partial = cfg.out.join(referee::tournament::PARTIAL);
+            let partial = cfg.out.join(referee::layout::tournament::PARTIAL_STANDINGS);
             if standings.games > 0 {
                 println!(
                     "PARTIAL standings after {} games (in {}):",
@@ -248,8 +249,7 @@ fn show(args: &referee::cli::ShowArgs) -> anyhow::Result<ExitCode> {
     let replay = referee::show::Replay::new(&transcript)?;
     if let Some(out) = &args.html {
         let page = referee::show::html::render(&replay)?;
-        std::fs::write(out, page)
-            .map_err(|e| anyhow::anyhow!("failed to write {}: {e}", out.display()))?;
+        referee::safe_create::write_atomic(out, page.as_bytes())?;
         eprintln!("referee: wrote {}", out.display());
         return Ok(ExitCode::SUCCESS);
     }

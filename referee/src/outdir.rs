@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context};
 
-use crate::config::Output;
+use crate::layout::{is_game, is_stderr_log as is_log, Output};
 
 /// Free space below which a run is refused before it starts: a transcript is a
 /// few hundred KiB at most, so this leaves room for a long match or a bracket's
@@ -52,10 +52,7 @@ pub fn prepare(output: &Output, overwrite: bool) -> anyhow::Result<Prepared> {
     for f in list(&output.stderr_dir(), is_log)? {
         std::fs::remove_file(&f).with_context(|| format!("failed to delete {}", f.display()))?;
     }
-    let parent = match output {
-        Output::File(p) => p.parent().map(Path::to_path_buf).unwrap_or_default(),
-        Output::Dir(d) => d.clone(),
-    };
+    let parent = output.folder();
     let mut prepared = Prepared {
         stderr_dir: output.stderr_dir(),
         created: Vec::new(),
@@ -127,7 +124,7 @@ fn earlier_run(output: &Output) -> anyhow::Result<Vec<PathBuf>> {
     match output {
         Output::File(p) => {
             for f in [p.clone(), Output::timings(p)] {
-                let partial = crate::safe_create::partial_name(&f);
+                let partial = crate::layout::partial(&f);
                 found.extend([f, partial].into_iter().filter(|f| f.is_file()));
             }
         }
@@ -141,14 +138,6 @@ fn earlier_run(output: &Output) -> anyhow::Result<Vec<PathBuf>> {
     }
     found.sort();
     Ok(found)
-}
-
-fn is_game(name: &str) -> bool {
-    name.starts_with("game-") && (name.ends_with(".jsonl") || name.ends_with(".jsonl.partial"))
-}
-
-fn is_log(name: &str) -> bool {
-    name.starts_with("player") && name.ends_with(".log")
 }
 
 /// Files directly in `dir` whose name passes `keep`; none if `dir` does not exist.

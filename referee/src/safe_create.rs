@@ -47,13 +47,6 @@ pub struct WriteError {
     pub error: std::io::Error,
 }
 
-/// The temporary name a file is written under: `NAME.partial`.
-pub fn partial_name(path: &Path) -> PathBuf {
-    let mut partial = path.as_os_str().to_owned();
-    partial.push(".partial");
-    PathBuf::from(partial)
-}
-
 /// A file written under `NAME.partial`, given its final name by [`commit`].
 /// Dropped without a commit (an interrupted game), the `.partial` stays.
 ///
@@ -70,7 +63,7 @@ pub struct AtomicFile {
 
 impl AtomicFile {
     pub fn create(path: &Path) -> Result<AtomicFile, WriteError> {
-        let partial = partial_name(path);
+        let partial = crate::layout::partial(path);
         let file = create_new(&partial).map_err(|source| WriteError {
             path: partial.clone(),
             action: "create",
@@ -248,7 +241,7 @@ mod tests {
         let victim = dir.path().join("victim");
         std::fs::write(&victim, "precious").unwrap();
         let path = dir.path().join("standings.json");
-        std::os::unix::fs::symlink(&victim, partial_name(&path)).unwrap();
+        std::os::unix::fs::symlink(&victim, crate::layout::partial(&path)).unwrap();
         write_atomic(&path, b"{}").unwrap();
         assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "{}");

@@ -79,8 +79,7 @@ pub fn write(dir: &Path) -> anyhow::Result<()> {
     std::fs::create_dir_all(dir).with_context(|| format!("failed to create {}", dir.display()))?;
     for (name, text) in files() {
         let path = dir.join(name);
-        std::fs::write(&path, text)
-            .with_context(|| format!("failed to write {}", path.display()))?;
+        crate::safe_create::write_atomic(&path, text.as_bytes())?;
     }
     Ok(())
 }

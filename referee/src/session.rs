@@ -17,7 +17,7 @@ use schmier_protocol::rules::EndReason;
 use schmier_protocol::wire::{FromBot, Limits, ToBot, PROTOCOL};
 use schmier_protocol::Team;
 
-use crate::bot::{BotProcess, Incoming, Spawn};
+use crate::bot::{BotProcess, Incoming, LaunchError, Spawn};
 use schmier_protocol::shuffle::derive_seed;
 use tokio_util::sync::CancellationToken;
 
@@ -81,7 +81,7 @@ pub async fn run(cfg: &PlayConfig, cancel: &CancellationToken) -> anyhow::Result
         // logs that hold something (and so were kept).
         let logs: Vec<String> = failed
             .iter()
-            .map(|&i| cfg.output.stderr_dir().join(log_name(i, 0)))
+            .map(|&i| crate::layout::stderr_log(&cfg.output.stderr_dir(), i, 0))
             .filter(|p| std::fs::metadata(p).is_ok_and(|m| m.len() > 0))
             .map(|p| p.display().to_string())
             .collect();
@@ -365,17 +365,18 @@ async fn start(
         let program = (slot.spec.argv().ok())
             .and_then(|argv| argv.first().cloned())
             .unwrap_or_else(|| slot.spec.display());
-        let log = log_name(i, slot.starts);
+        let log = crate::layout::stderr_log(stderr_dir, i, slot.starts);
         slot.starts += 1;
         let mut env = slot.spec.env(&cfg.isolation.env);
         let launch = std::env::current_dir()
-            .map_err(|e| e.to_string())
+            .map_err(LaunchError::WorkingDirectory)
             .and_then(|cwd| slot.spec.launch(&cwd, Isolation::path_in(&env)))
-            .map_err(std::io::Error::other)
+            .map_err(|e| launch_failure(&program, &e))
             .and_then(|mut launch| {
                 if let Some(base) = &cfg.isolation.scratch {
                     let sandbox = cfg.isolation.sandbox.as_deref();
-                    let dir = scratch_dir(base, i, &mut launch, sandbox)?;
+                    let dir = scratch_dir(base, i, &mut launch, sandbox)
+                        .map_err(|e| spawn_failure(&program, &e))?;
                     env.push((SCRATCH_VAR.to_owned(), dir.to_string_lossy().into_owned()));
                 }
                 Ok(launch)
@@ -387,9 +388,10 @@ async fn start(
                 sandbox: cfg.isolation.sandbox.clone(),
                 max_line: cfg.time.max_line,
                 limits: cfg.limits,
-                stderr_log: Some(stderr_dir.join(log)),
+                stderr_log: Some(log),
                 stderr_cap: cfg.stderr_cap,
             })
+            .map_err(|e| spawn_failure(&program, &e))
         });
         match spawned {
             Ok(mut p) => {
@@ -402,7 +404,7 @@ async fn start(
                 }
                 slot.process = Some(p);
             }
-            Err(e) => slot.gone = Some(Fault::new(FaultKind::Start, spawn_failure(&program, &e))),
+            Err(detail) => slot.gone = Some(Fault::new(FaultKind::Start, detail)),
         }
     }
     let deadline = cfg
@@ -464,7 +466,10 @@ async fn start(
         .filter(|&i| slots[i].gone.is_some())
         .collect();
     for &i in &failed {
-        let (slot, log) = (&slots[i], stderr_dir.join(log_name(i, slots[i].starts - 1)));
+        let (slot, log) = (
+            &slots[i],
+            crate::layout::stderr_log(stderr_dir, i, slots[i].starts - 1),
+        );
         let f = slot.gone.as_ref().expect("a failed slot");
         let seat = seat_slot.and_then(|seats| seats.iter().position(|&s| s == i));
         let who = match seat {
@@ -486,15 +491,6 @@ async fn start(
     Ok(failed)
 }
 
-/// The stderr log of player `i`'s `n`-th start (0: the first). A restarted
-/// bot's stderr goes to a new file, so nothing is overwritten.
-fn log_name(i: usize, n: u32) -> String {
-    match n {
-        0 => format!("player{i}.log"),
-        n => format!("player{i}.restart{n}.log"),
-    }
-}
-
 /// Why a bot's program could not be started, in the terms a user can act on.
 pub(crate) fn spawn_failure(program: &str, e: &std::io::Error) -> String {
     match e.kind() {
@@ -506,9 +502,16 @@ pub(crate) fn spawn_failure(program: &str, e: &std::io::Error) -> String {
             "permission denied: {program:?} cannot be executed (a folder, or a file \
              without the execute bit: chmod +x, or run it through its interpreter)"
         ),
-        // The launcher's own words: it looks programs up on the bots' PATH.
-        _ if e.to_string().starts_with("failed to find") => format!("not found: {e}"),
         _ => format!("failed to run {program:?}: {e}"),
+    }
+}
+
+/// Why a bot's command could not be resolved, in the same terms.
+pub(crate) fn launch_failure(program: &str, e: &LaunchError) -> String {
+    match e.is_not_found() {
+        // The launcher's own words: it looks programs up on the bots' PATH.
+        true => format!("not found: {e}"),
+        false => format!("failed to run {program:?}: {e}"),
     }
 }
 
@@ -532,7 +535,7 @@ fn scratch_dir(
     launch: &mut crate::bot::Launch,
     sandbox: Option<&crate::bot::Sandbox>,
 ) -> std::io::Result<PathBuf> {
-    let dir = base.join(format!("player{slot}"));
+    let dir = crate::layout::scratch(base, slot);
     std::fs::create_dir_all(&dir).map_err(|e| {
         std::io::Error::new(e.kind(), format!("failed to create {}: {e}", dir.display()))
     })?;

@@ -63,6 +63,10 @@ fn tournament_help_lists_every_table_flag_of_play() {
         assert!(table.iter().any(|t| *t == f), "play lacks --{f}");
     }
     assert!(table.len() >= 30, "{} flags compared", table.len());
+    // `sprt` flattens the same table flags.
+    let sprt = flags(&String::from_utf8(referee(&["sprt", "--help"]).stdout).unwrap());
+    let missing: Vec<&&String> = table.iter().filter(|f| !sprt.contains(f)).collect();
+    assert!(missing.is_empty(), "sprt --help lacks {missing:?}");
 }
 
 fn scratch(name: &str) -> PathBuf {

@@ -37,6 +37,28 @@ pub struct CgroupLimits {
     pub cpu_millicores: Option<u64>,
 }
 
+/// Why a bot's cgroup could not be made: the host does not offer the
+/// controller, or a step of making it failed.
+#[derive(Debug, thiserror::Error)]
+pub enum CgroupError {
+    #[error(
+        "no {0} cgroup controller is available to the referee (neither a \
+         writable cgroup v1 hierarchy nor one delegated by cgroup v2)"
+    )]
+    NoController(&'static str),
+    #[error("failed to create the cgroup {}: {error}", dir.display())]
+    Create { dir: PathBuf, error: std::io::Error },
+    #[error("failed to open {}/cgroup.procs: {error}", dir.display())]
+    OpenProcs { dir: PathBuf, error: std::io::Error },
+    #[error("failed to set {}/{file} to {value}: {error}", dir.display())]
+    Set {
+        dir: PathBuf,
+        file: &'static str,
+        value: String,
+        error: std::io::Error,
+    },
+}
+
 /// The CPU bandwidth period, µs (the kernel's default); the quota is the
 /// limit's share of it, so 1000 millicores is one core.
 const CPU_PERIOD_US: u64 = 100_000;
@@ -62,7 +84,7 @@ impl Limit {
 impl Cgroup {
     /// Creates a cgroup with at most `processes` tasks and `memory` bytes (those
     /// given). Fails, saying why, where the host does not allow it.
-    pub fn create(processes: Option<u64>, memory: Option<u64>) -> Result<Cgroup, String> {
+    pub fn create(processes: Option<u64>, memory: Option<u64>) -> Result<Cgroup, CgroupError> {
         Cgroup::create_with(CgroupLimits {
             processes,
             memory,
@@ -72,7 +94,7 @@ impl Cgroup {
 
     /// Creates a cgroup with `limits`. Fails, saying why, where the host does
     /// not allow one of them.
-    pub fn create_with(limits: CgroupLimits) -> Result<Cgroup, String> {
+    pub fn create_with(limits: CgroupLimits) -> Result<Cgroup, CgroupError> {
         static SEQ: AtomicU32 = AtomicU32::new(0);
         let name = format!(
             "schmier-{}-{}",
@@ -104,29 +126,33 @@ impl Cgroup {
             let (parent, files) = match own_cgroup(limit.controller) {
                 Some((dir, Version::V1)) => (dir, limit.v1),
                 Some((dir, Version::V2)) => (dir, limit.v2),
-                None => {
-                    return Err(format!(
-                        "no {} cgroup controller is available to the referee (neither a \
-                         writable cgroup v1 hierarchy nor one delegated by cgroup v2)",
-                        limit.controller
-                    ))
-                }
+                None => return Err(CgroupError::NoController(limit.controller)),
             };
             let dir = parent.join(&name);
             if !cgroup.dirs.contains(&dir) {
-                std::fs::create_dir(&dir)
-                    .map_err(|e| format!("failed to create the cgroup {}: {e}", dir.display()))?;
+                std::fs::create_dir(&dir).map_err(|error| CgroupError::Create {
+                    dir: dir.clone(),
+                    error,
+                })?;
                 cgroup.dirs.push(dir.clone());
                 let procs = OpenOptions::new()
                     .write(true)
                     .open(dir.join("cgroup.procs"))
-                    .map_err(|e| format!("failed to open {}/cgroup.procs: {e}", dir.display()))?;
+                    .map_err(|error| CgroupError::OpenProcs {
+                        dir: dir.clone(),
+                        error,
+                    })?;
                 cgroup.procs.push(procs);
             }
             for (file, value) in files {
-                std::fs::write(dir.join(file), &value).map_err(|e| {
-                    format!("failed to set {}/{file} to {value}: {e}", dir.display())
-                })?;
+                if let Err(error) = std::fs::write(dir.join(file), &value) {
+                    return Err(CgroupError::Set {
+                        dir,
+                        file,
+                        value,
+                        error,
+                    });
+                }
             }
         }
         Ok(cgroup)
@@ -226,12 +252,12 @@ fn writable(dir: &Path) -> bool {
 }
 
 /// Checks once, before any bot starts, that per-bot cgroups can be made.
-pub fn probe(processes: Option<u64>, memory: Option<u64>) -> Result<(), String> {
+pub fn probe(processes: Option<u64>, memory: Option<u64>) -> Result<(), CgroupError> {
     Cgroup::create(processes, memory).map(drop)
 }
 
 /// Checks once, before any bot starts, that per-bot cgroups with `limits` can
 /// be made (a CPU limit included).
-pub fn probe_with(limits: CgroupLimits) -> Result<(), String> {
+pub fn probe_with(limits: CgroupLimits) -> Result<(), CgroupError> {
     Cgroup::create_with(limits).map(drop)
 }

@@ -31,20 +31,69 @@ pub struct Launch {
     pub scratch: Option<PathBuf>,
 }
 
+/// Why a bot's command could not be resolved to a program and a directory.
+#[derive(Debug, thiserror::Error)]
+pub enum LaunchError {
+    #[error("the command is empty")]
+    Empty,
+    #[error("failed to find the program {program:?}: {error}")]
+    NoProgram {
+        program: String,
+        error: std::io::Error,
+    },
+    #[error(
+        "failed to find the program {program:?} on the bots' PATH ({path}); \
+         give its path, or set the bots' PATH with --bot-env PATH=..."
+    )]
+    NotOnPath { program: String, path: String },
+    /// The referee's own executable, which runs the built-in bots.
+    #[error("failed to find the referee's own executable for built-in bots: {0}")]
+    NoOwnExecutable(std::io::Error),
+    #[error("failed to find the referee's own executable: {0}")]
+    OwnExecutableGone(std::io::Error),
+    #[error("failed to find the bot's directory {}: {error}", dir.display())]
+    NoDirectory { dir: PathBuf, error: std::io::Error },
+    #[error("the bot's directory {} is not a directory", .0.display())]
+    NotADirectory(PathBuf),
+    /// In-process and human seats are the referee's own code: no command.
+    #[error("inproc:{0} runs inside the referee and has no command")]
+    InProcess(String),
+    #[error("a human seat runs inside the referee")]
+    Human,
+    /// The referee's working directory, against which the command is read.
+    #[error("{0}")]
+    WorkingDirectory(std::io::Error),
+}
+
+impl LaunchError {
+    /// Whether the program (or the bot's directory) is missing: what the user
+    /// fixes by giving the right path, rather than a program that fails to run.
+    pub fn is_not_found(&self) -> bool {
+        matches!(
+            self,
+            LaunchError::NoProgram { .. }
+                | LaunchError::NotOnPath { .. }
+                | LaunchError::NoOwnExecutable(_)
+                | LaunchError::OwnExecutableGone(_)
+                | LaunchError::NoDirectory { .. }
+        )
+    }
+}
+
 impl Launch {
     /// Resolves `argv` (as the user wrote it, relative to `base`, the referee's
     /// working directory) with `path` as the search path for a bare program name.
-    pub fn resolve(argv: &[String], base: &Path, path: &str) -> Result<Launch, String> {
-        let (program, args) = argv.split_first().ok_or("the command is empty")?;
+    pub fn resolve(argv: &[String], base: &Path, path: &str) -> Result<Launch, LaunchError> {
+        let (program, args) = argv.split_first().ok_or(LaunchError::Empty)?;
         let program = if program.contains('/') {
-            std::fs::canonicalize(base.join(program))
-                .map_err(|e| format!("failed to find the program {program:?}: {e}"))?
+            std::fs::canonicalize(base.join(program)).map_err(|error| LaunchError::NoProgram {
+                program: program.clone(),
+                error,
+            })?
         } else {
-            find_on_path(program, path).ok_or_else(|| {
-                format!(
-                    "failed to find the program {program:?} on the bots' PATH ({path}); \
-                     give its path, or set the bots' PATH with --bot-env PATH=..."
-                )
+            find_on_path(program, path).ok_or_else(|| LaunchError::NotOnPath {
+                program: program.clone(),
+                path: path.to_owned(),
             })?
         };
         let mut dir = None;
@@ -141,9 +190,16 @@ mod tests {
         assert_eq!(got.dir, got.program.parent().unwrap());
         let err = Launch::resolve(&words(&["no-such-bot-xyz"]), Path::new("/"), "/nonexistent")
             .unwrap_err();
+        assert!(err.is_not_found(), "{err}");
+        let err = err.to_string();
         assert!(
             err.contains("no-such-bot-xyz") && err.contains("/nonexistent"),
             "{err}"
+        );
+        let empty = Launch::resolve(&[], Path::new("/"), "").unwrap_err();
+        assert!(
+            !empty.is_not_found(),
+            "an empty command is not a missing program"
         );
     }
 }

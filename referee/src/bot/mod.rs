@@ -24,10 +24,10 @@ mod spawner;
 mod unix;
 
 pub use cgroup::probe as probe_cgroups;
-pub use cgroup::{probe_with as probe_cgroup_limits, CgroupLimits};
+pub use cgroup::{probe_with as probe_cgroup_limits, CgroupError, CgroupLimits};
 pub use cpu::tree_cpu_time;
 pub use landlock::{exec as landlock_exec, LandlockArgs};
-pub use launch::{Launch, DEFAULT_PATH};
+pub use launch::{Launch, LaunchError, DEFAULT_PATH};
 pub use lines::Incoming;
 pub use process::{BotProcess, Spawn, WriteError};
 pub use sandbox::Sandbox;

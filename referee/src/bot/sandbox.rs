@@ -55,7 +55,6 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use anyhow::{bail, Context};
 use seccompiler::BpfProgram;
 
 use super::landlock::Rules;
@@ -82,6 +81,91 @@ const SYSTEM_DIRS: &[&str] = &["/usr", "/etc"];
 /// Top-level names that are links into `/usr` on merged-usr systems, directories
 /// on others.
 const SYSTEM_LINKS: &[&str] = &["/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"];
+
+/// Why `--sandbox` cannot be given on this host (all "failed to start the
+/// sandbox: …", saying what to do), or why it refuses a bot.
+#[derive(Debug, thiserror::Error)]
+pub enum SandboxError {
+    #[error(
+        "failed to start the sandbox: --sandbox needs bubblewrap (`bwrap`), which is not \
+         on PATH; install it (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf \
+         install bubblewrap) or run without --sandbox"
+    )]
+    NoBubblewrap,
+    #[error("failed to start the sandbox: cannot find the referee's own executable")]
+    NoOwnExecutable(#[source] std::io::Error),
+    /// Landlock, the seccomp filter or the constant `/proc` files could not be
+    /// set up (their own modules say why).
+    #[error(transparent)]
+    Layer(#[from] anyhow::Error),
+    #[error(
+        "failed to start the sandbox: {reason}, and the sandbox's constant /proc files \
+         are there ({}); set TMPDIR to a directory every user can reach (/tmp)",
+        dir.display()
+    )]
+    MasksUnreachable { reason: Unreachable, dir: PathBuf },
+    #[error("failed to start the sandbox: no `true` program in /usr/bin or /bin")]
+    NoTrue,
+    #[error("failed to start the sandbox: cannot run {}", .0.display())]
+    CannotRun(PathBuf, #[source] std::io::Error),
+    #[error(
+        "failed to start the sandbox: its Landlock layer failed inside bubblewrap \
+         ({0}); run without --sandbox, or report this with the kernel version"
+    )]
+    LandlockFailed(Refusal),
+    #[error(
+        "failed to start the sandbox: this bubblewrap is too old for the sandbox's \
+         options ({0}); --sandbox needs `--size` for its bounded /tmp \
+         (bubblewrap 0.8 is known to work). Upgrade bubblewrap, or run without \
+         --sandbox"
+    )]
+    OldBubblewrap(Refusal),
+    #[error(
+        "failed to start the sandbox: this host does not let bubblewrap create the \
+         namespaces --sandbox needs ({0}). Allow unprivileged user namespaces \
+         (e.g. sysctl kernel.unprivileged_userns_clone=1, or on Ubuntu \
+         kernel.apparmor_restrict_unprivileged_userns=0), or run without --sandbox; \
+         the referee does not run bots unsandboxed when --sandbox is asked for"
+    )]
+    NoNamespaces(Refusal),
+    #[error("its directory is /: put the bot in a directory of its own")]
+    RootDirectory,
+    #[error(
+        "its directory {} holds $HOME, which the sandbox never shows: put the \
+         bot in a directory of its own",
+        .0.display()
+    )]
+    HoldsHome(PathBuf),
+    #[error(
+        "its directory {} is where the transcripts go; give --transcript a \
+         place outside it",
+        .0.display()
+    )]
+    HoldsOutput(PathBuf),
+}
+
+/// How bubblewrap refused the probe: its exit status and what it said.
+#[derive(Debug)]
+pub struct Refusal {
+    status: std::process::ExitStatus,
+    stderr: String,
+}
+
+impl std::fmt::Display for Refusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.status, self.stderr.trim())
+    }
+}
+
+/// Why other users cannot reach a path: a bot run as a user of its own could
+/// not either.
+#[derive(Debug, thiserror::Error)]
+pub enum Unreachable {
+    #[error("failed to read {}", .0.display())]
+    Unreadable(PathBuf, #[source] std::io::Error),
+    #[error("{} is not {} by other users", .0.display(), .1)]
+    Closed(PathBuf, &'static str),
+}
 
 /// What every sandboxed bot of a run shares: where bubblewrap is, what must stay
 /// hidden, and the seccomp program.
@@ -110,16 +194,13 @@ impl Sandbox {
     /// Checks that this host can give what `--sandbox` promises, by starting a
     /// sandboxed `true`; fails closed, saying why and what to do.
     /// `outputs` and `bot_dirs` are absolute.
-    pub fn prepare(outputs: Vec<PathBuf>, bot_dirs: Vec<PathBuf>) -> anyhow::Result<Sandbox> {
-        let bwrap = find_on_path("bwrap", &std::env::var("PATH").unwrap_or_default()).context(
-            "failed to start the sandbox: --sandbox needs bubblewrap (`bwrap`), which is not \
-                 on PATH; install it (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf \
-                 install bubblewrap) or run without --sandbox",
-        )?;
+    pub fn prepare(outputs: Vec<PathBuf>, bot_dirs: Vec<PathBuf>) -> Result<Sandbox, SandboxError> {
+        let bwrap = find_on_path("bwrap", &std::env::var("PATH").unwrap_or_default())
+            .ok_or(SandboxError::NoBubblewrap)?;
         super::landlock::probe()?;
         let referee = std::env::current_exe()
             .and_then(std::fs::canonicalize)
-            .context("failed to start the sandbox: cannot find the referee's own executable")?;
+            .map_err(SandboxError::NoOwnExecutable)?;
         let sandbox = Sandbox {
             bwrap,
             outputs,
@@ -131,12 +212,11 @@ impl Sandbox {
             uids: Mutex::new((std::process::id().wrapping_mul(64), BTreeMap::new())),
         };
         if sandbox.root {
-            readable_by_others(sandbox.masks.dir()).map_err(|e| {
-                anyhow::anyhow!(
-                    "failed to start the sandbox: {e}, and the sandbox's constant /proc files \
-                     are there ({}); set TMPDIR to a directory every user can reach (/tmp)",
-                    sandbox.masks.dir().display()
-                )
+            readable_by_others(sandbox.masks.dir()).map_err(|reason| {
+                SandboxError::MasksUnreachable {
+                    reason,
+                    dir: sandbox.masks.dir().to_path_buf(),
+                }
             })?;
         }
         sandbox.probe()?;
@@ -144,29 +224,19 @@ impl Sandbox {
     }
 
     /// Refuses a bot whose directory would show more than the bot's own files.
-    pub fn check(&self, launch: &Launch) -> anyhow::Result<()> {
+    pub fn check(&self, launch: &Launch) -> Result<(), SandboxError> {
         let dir = &launch.dir;
         if dir == Path::new("/") {
-            bail!("its directory is /: put the bot in a directory of its own");
+            return Err(SandboxError::RootDirectory);
         }
         if let Some(home) = std::env::var_os("HOME").filter(|h| !h.is_empty()) {
             let home = std::fs::canonicalize(&home).unwrap_or_else(|_| PathBuf::from(home));
             if home.starts_with(dir) {
-                bail!(
-                    "its directory {} holds $HOME, which the sandbox never shows: put the \
-                     bot in a directory of its own",
-                    dir.display()
-                );
+                return Err(SandboxError::HoldsHome(dir.clone()));
             }
         }
-        for out in &self.outputs {
-            if &canonical(out) == dir {
-                bail!(
-                    "its directory {} is where the transcripts go; give --transcript a \
-                     place outside it",
-                    dir.display()
-                );
-            }
+        if self.outputs.iter().any(|out| &canonical(out) == dir) {
+            return Err(SandboxError::HoldsOutput(dir.clone()));
         }
         if let (true, Err(e)) = (self.root, self.reachable_by_others(launch)) {
             eprintln!(
@@ -203,7 +273,7 @@ impl Sandbox {
 
     /// Whether other users can reach a bot's directory and program, and the
     /// referee's executable that confines it.
-    fn reachable_by_others(&self, launch: &Launch) -> anyhow::Result<()> {
+    fn reachable_by_others(&self, launch: &Launch) -> Result<(), Unreachable> {
         readable_by_others(&launch.dir)?;
         readable_by_others(&launch.program)?;
         if let Some(scratch) = &launch.scratch {
@@ -214,84 +284,66 @@ impl Sandbox {
 
     /// The bubblewrap command line that runs `launch` sandboxed.
     pub fn wrap(&self, launch: &Launch) -> (PathBuf, Vec<OsString>) {
-        let mut a = self.system_view();
-        a.extend(self.masks.args());
-        self.bot_view(launch, &mut a);
+        let mut a = Args::default();
+        self.isolate(&mut a);
+        show_system(&mut a);
+        a.add(&[&"--proc", &"/proc"]);
+        a.0.extend(self.masks.args());
+        self.show_bot(&mut a, launch);
         // The referee's executable, for the Landlock wrapper; bound last, so that
         // no tmpfs above covers it.
-        push(&mut a, &[&"--ro-bind", &self.referee, &self.referee]);
-        push(&mut a, &[&"--chdir", &launch.dir, &"--", &self.referee]);
+        a.add(&[&"--ro-bind", &self.referee, &self.referee]);
+        a.add(&[&"--chdir", &launch.dir, &"--", &self.referee]);
         let bot = std::iter::once(launch.program.clone().into_os_string())
             .chain(launch.args.iter().cloned());
-        a.extend(self.rules(launch).command_line(bot));
-        (self.bwrap.clone(), a)
+        a.0.extend(self.rules(launch).command_line(bot));
+        (self.bwrap.clone(), a.0)
     }
 
-    /// bubblewrap's first arguments: new namespaces, no capabilities, never
-    /// root inside, the system's directories read-only, its own /proc.
-    fn system_view(&self) -> Vec<OsString> {
-        let mut a: Vec<OsString> = Vec::new();
-        push(
-            &mut a,
-            &[
-                &"--unshare-user",
-                &"--unshare-pid",
-                &"--unshare-net",
-                &"--unshare-ipc",
-                &"--unshare-uts",
-                &"--unshare-cgroup-try",
-                &"--die-with-parent",
-                &"--cap-drop",
-                &"ALL",
-                &"--hostname",
-                &"bot",
-            ],
-        );
+    /// New namespaces of every kind, no capabilities, and never root inside.
+    fn isolate(&self, a: &mut Args) {
+        a.add(&[
+            &"--unshare-user",
+            &"--unshare-pid",
+            &"--unshare-net",
+            &"--unshare-ipc",
+            &"--unshare-uts",
+            &"--unshare-cgroup-try",
+            &"--die-with-parent",
+            &"--cap-drop",
+            &"ALL",
+            &"--hostname",
+            &"bot",
+        ]);
         if self.root {
             // Never root inside, whoever runs bubblewrap.
             let nobody = NOBODY.to_string();
-            push(&mut a, &[&"--uid", &nobody, &"--gid", &nobody]);
+            a.add(&[&"--uid", &nobody, &"--gid", &nobody]);
         }
-        for dir in SYSTEM_DIRS.iter().filter(|d| Path::new(d).is_dir()) {
-            push(&mut a, &[&"--ro-bind", dir, dir]);
-        }
-        for link in SYSTEM_LINKS {
-            let path = Path::new(link);
-            match path.read_link() {
-                Ok(target) => push(&mut a, &[&"--symlink", &target, link]),
-                Err(_) if path.is_dir() => push(&mut a, &[&"--ro-bind", link, link]),
-                Err(_) => {}
-            }
-        }
-        push(&mut a, &[&"--proc", &"/proc"]);
-        a
     }
 
-    /// What the bot sees of its own: private /dev, /tmp and /dev/shm, its
-    /// directory and program read-only with the referee's outputs and other
-    /// bots' folders inside it hidden, and its scratch read-write.
-    fn bot_view(&self, launch: &Launch, a: &mut Vec<OsString>) {
+    /// A private `/dev`, `/tmp` and `/dev/shm`; the bot's directory and program
+    /// read-only, with the referee's outputs and the other bots' directories
+    /// inside it hidden; its scratch read-write.
+    fn show_bot(&self, a: &mut Args, launch: &Launch) {
         let size = TMPFS_BYTES.to_string();
-        push(
-            a,
-            &[
-                &"--dev",
-                &"/dev",
-                &"--size",
-                &size,
-                &"--tmpfs",
-                &"/tmp",
-                &"--size",
-                &size,
-                &"--tmpfs",
-                &"/dev/shm",
-                &"--ro-bind",
-                &launch.dir,
-                &launch.dir,
-            ],
-        );
+        a.add(&[
+            &"--dev",
+            &"/dev",
+            &"--size",
+            &size,
+            &"--tmpfs",
+            &"/tmp",
+            &"--size",
+            &size,
+            &"--tmpfs",
+            &"/dev/shm",
+            &"--ro-bind",
+            &launch.dir,
+            &launch.dir,
+        ]);
         if !launch.program.starts_with(&launch.dir) && !shown_as_system(&launch.program) {
-            push(a, &[&"--ro-bind", &launch.program, &launch.program]);
+            a.add(&[&"--ro-bind", &launch.program, &launch.program]);
         }
         // Hidden paths inside the bot's own directory are covered by an empty
         // tmpfs. They exist by now: the referee creates its output folder first.
@@ -302,13 +354,13 @@ impl Sandbox {
             .map(|h| canonical(h))
         {
             if h != launch.dir && h.starts_with(&launch.dir) && h.is_dir() {
-                push(a, &[&"--tmpfs", &h]);
+                a.add(&[&"--tmpfs", &h]);
             }
         }
         // Its own scratch, read-write, over the tmpfs that hides every bot's
         // scratch (the scratch folder is among `outputs`).
         if let Some(scratch) = &launch.scratch {
-            push(a, &[&"--bind", scratch, scratch]);
+            a.add(&[&"--bind", scratch, scratch]);
         }
     }
 
@@ -340,9 +392,8 @@ impl Sandbox {
         }
     }
 
-    fn probe(&self) -> anyhow::Result<()> {
-        let truth = find_on_path("true", DEFAULT_PATH)
-            .context("failed to start the sandbox: no `true` program in /usr/bin or /bin")?;
+    fn probe(&self) -> Result<(), SandboxError> {
+        let truth = find_on_path("true", DEFAULT_PATH).ok_or(SandboxError::NoTrue)?;
         let launch = Launch {
             dir: truth.parent().unwrap_or(Path::new("/usr")).to_path_buf(),
             program: truth,
@@ -357,43 +408,49 @@ impl Sandbox {
             // std drops the supplementary groups too when root changes uid.
             cmd.uid(id).gid(id);
         }
-        let out = cmd.output().with_context(|| {
-            format!(
-                "failed to start the sandbox: cannot run {}",
-                program.display()
-            )
-        })?;
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        if !out.status.success() && stderr.contains("Landlock") {
-            bail!(
-                "failed to start the sandbox: its Landlock layer failed inside bubblewrap \
-                 ({}: {}); run without --sandbox, or report this with the kernel version",
-                out.status,
-                stderr.trim()
-            );
+        let out = cmd
+            .output()
+            .map_err(|e| SandboxError::CannotRun(program.clone(), e))?;
+        if out.status.success() {
+            return Ok(());
         }
-        if !out.status.success() && stderr.contains("Unknown option") {
-            bail!(
-                "failed to start the sandbox: this bubblewrap is too old for the sandbox's \
-                 options ({}: {}); --sandbox needs `--size` for its bounded /tmp \
-                 (bubblewrap 0.8 is known to work). Upgrade bubblewrap, or run without \
-                 --sandbox",
-                out.status,
-                stderr.trim()
-            );
+        let refusal = Refusal {
+            status: out.status,
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        };
+        // bubblewrap's own words are all there is to tell its refusals apart.
+        Err(if refusal.stderr.contains("Landlock") {
+            SandboxError::LandlockFailed(refusal)
+        } else if refusal.stderr.contains("Unknown option") {
+            SandboxError::OldBubblewrap(refusal)
+        } else {
+            SandboxError::NoNamespaces(refusal)
+        })
+    }
+}
+
+/// A bubblewrap command line being built.
+#[derive(Default)]
+struct Args(Vec<OsString>);
+
+impl Args {
+    fn add(&mut self, words: &[&dyn AsRef<std::ffi::OsStr>]) {
+        self.0.extend(words.iter().map(|w| w.as_ref().to_owned()));
+    }
+}
+
+/// The system's directories, read-only, and its merged-usr links as links.
+fn show_system(a: &mut Args) {
+    for dir in SYSTEM_DIRS.iter().filter(|d| Path::new(d).is_dir()) {
+        a.add(&[&"--ro-bind", dir, dir]);
+    }
+    for link in SYSTEM_LINKS {
+        let path = Path::new(link);
+        match path.read_link() {
+            Ok(target) => a.add(&[&"--symlink", &target, link]),
+            Err(_) if path.is_dir() => a.add(&[&"--ro-bind", link, link]),
+            Err(_) => {}
         }
-        if !out.status.success() {
-            bail!(
-                "failed to start the sandbox: this host does not let bubblewrap create the \
-                 namespaces --sandbox needs ({}: {}). Allow unprivileged user namespaces \
-                 (e.g. sysctl kernel.unprivileged_userns_clone=1, or on Ubuntu \
-                 kernel.apparmor_restrict_unprivileged_userns=0), or run without --sandbox; \
-                 the referee does not run bots unsandboxed when --sandbox is asked for",
-                out.status,
-                stderr.trim()
-            );
-        }
-        Ok(())
     }
 }
 
@@ -406,11 +463,11 @@ fn shown_as_system(p: &Path) -> bool {
     SYSTEM_DIRS.iter().any(|d| p.starts_with(d))
 }
 
-fn readable_by_others(p: &Path) -> anyhow::Result<()> {
+fn readable_by_others(p: &Path) -> Result<(), Unreachable> {
     let mut cur = Some(p);
     while let Some(dir) = cur {
         let mode = std::fs::metadata(dir)
-            .with_context(|| format!("failed to read {}", dir.display()))?
+            .map_err(|e| Unreachable::Unreadable(dir.to_path_buf(), e))?
             .permissions()
             .mode();
         let need = if dir == p && !dir.is_dir() {
@@ -419,22 +476,13 @@ fn readable_by_others(p: &Path) -> anyhow::Result<()> {
             0o001
         };
         if mode & need == 0 {
-            bail!(
-                "{} is not {} by other users",
-                dir.display(),
-                if need == 0o004 {
-                    "readable"
-                } else {
-                    "searchable"
-                }
-            );
+            let what = match need {
+                0o004 => "readable",
+                _ => "searchable",
+            };
+            return Err(Unreachable::Closed(dir.to_path_buf(), what));
         }
         cur = dir.parent();
     }
     Ok(())
-}
-
-/// Appends `words` to the command line `a`.
-fn push(a: &mut Vec<OsString>, words: &[&dyn AsRef<std::ffi::OsStr>]) {
-    a.extend(words.iter().map(|w| w.as_ref().to_owned()));
 }

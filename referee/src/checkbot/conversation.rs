@@ -89,7 +89,7 @@ impl Conversation {
         let cwd = std::env::current_dir().unwrap_or_default();
         let launch = crate::bot::Launch::resolve(&self.argv, &cwd, &path).map_err(|e| {
             Failure::new(
-                e,
+                e.to_string(),
                 None,
                 "a command that starts (check the path and the execute bit)",
             )

@@ -22,11 +22,11 @@ pub struct Written {
 
 /// Is `dir` a tournament folder (it has standings)?
 pub fn is_tournament(dir: &Path) -> bool {
-    dir.join("standings.json").is_file()
+    dir.join(crate::layout::tournament::STANDINGS).is_file()
 }
 
 pub fn write(dir: &Path, out: &Path) -> anyhow::Result<Written> {
-    let path = dir.join("standings.json");
+    let path = dir.join(crate::layout::tournament::STANDINGS);
     let text = std::fs::read_to_string(&path)
         .with_context(|| format!("failed to read {}", path.display()))?;
     let standings: Value = serde_json::from_str(&text)
@@ -38,7 +38,7 @@ pub fn write(dir: &Path, out: &Path) -> anyhow::Result<Written> {
             standings["format"]
         );
     }
-    let games_dir = dir.join("games");
+    let games_dir = crate::layout::tournament::games(dir);
     let games = transcripts_in(&games_dir)?;
     let stem = out
         .file_stem()
@@ -54,8 +54,7 @@ pub fn write(dir: &Path, out: &Path) -> anyhow::Result<Written> {
         let name = rel.with_extension("html");
         let page = html::render(&Replay::new(&transcript)?)?;
         let target = folder.join(&name);
-        std::fs::write(&target, page)
-            .with_context(|| format!("failed to write {}", target.display()))?;
+        crate::safe_create::write_atomic(&target, page.as_bytes())?;
         let href = format!("{folder_name}/{}", name.display());
         let _ = writeln!(
             rows,
@@ -66,7 +65,7 @@ pub fn write(dir: &Path, out: &Path) -> anyhow::Result<Written> {
         );
     }
     let page = page(&standings, &rows, games.len())?;
-    std::fs::write(out, page).with_context(|| format!("failed to write {}", out.display()))?;
+    crate::safe_create::write_atomic(out, page.as_bytes())?;
     Ok(Written {
         page: out.to_owned(),
         replays: games.len(),

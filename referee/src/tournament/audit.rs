@@ -8,20 +8,20 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use super::journal::FILE;
 use super::manifest::Manifest;
 use super::outcome::GameOutcome;
 use super::schedule::GameKey;
+use crate::layout::tournament::{JOURNAL, MANIFEST};
 use crate::load::Transcript;
 
 /// Whether `dir` is a tournament's folder (it has the manifest).
 pub fn is_tournament(dir: &Path) -> bool {
-    dir.join(super::manifest::FILE).is_file()
+    dir.join(MANIFEST).is_file()
 }
 
 /// Whether `path` is the journal of a tournament folder.
 pub fn is_journal(path: &Path) -> bool {
-    path.file_name().is_some_and(|n| n == FILE)
+    path.file_name().is_some_and(|n| n == JOURNAL)
         && path.parent().is_some_and(|d| {
             is_tournament(if d.as_os_str().is_empty() {
                 Path::new(".")
@@ -46,7 +46,7 @@ pub struct JournalAudit {
 /// Checks every line of `dir/journal.jsonl` against its transcript. `games` are
 /// the transcripts found in the folder, relative to it.
 pub fn journal(dir: &Path, games: &[String]) -> anyhow::Result<JournalAudit> {
-    let path = dir.join(FILE);
+    let path = dir.join(JOURNAL);
     let manifest = Manifest::read(dir)?;
     let bytes = std::fs::read(&path)
         .map_err(|e| anyhow::anyhow!("failed to read {}: {e}", path.display()))?;

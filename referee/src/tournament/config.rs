@@ -450,7 +450,11 @@ fn format(
 /// What every table shares, from the merged settings; the lineup is a
 /// placeholder, filled in per matchup. Sandboxing is checked for every entrant
 /// before anything is started or written.
-fn table_spec(table: &TableArgs, entrants: &[Entrant], out: &Path) -> anyhow::Result<TableSpec> {
+pub(crate) fn table_spec(
+    table: &TableArgs,
+    entrants: &[Entrant],
+    out: &Path,
+) -> anyhow::Result<TableSpec> {
     let time = table.time.resolve(table.limits.max_line()?)?;
     let limits = table.limits.resolve()?;
     let env = table.isolation.env()?;

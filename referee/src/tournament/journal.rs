@@ -18,7 +18,7 @@ use anyhow::{bail, Context};
 use super::outcome::GameOutcome;
 use super::schedule::GameKey;
 
-pub const FILE: &str = "journal.jsonl";
+use crate::layout::tournament::{JOURNAL, MANIFEST};
 
 pub struct Journal {
     path: PathBuf,
@@ -36,7 +36,7 @@ impl Journal {
     /// Opens `dir/journal.jsonl` for appending (creating it), after reading what
     /// it holds and cutting off a torn last line.
     pub fn open(dir: &Path) -> anyhow::Result<(Journal, Loaded)> {
-        let path = dir.join(FILE);
+        let path = dir.join(JOURNAL);
         let loaded = match std::fs::read(&path) {
             Ok(bytes) => {
                 let (loaded, good) = parse(&bytes, &path)?;
@@ -93,7 +93,7 @@ impl Journal {
 
 /// Reads a journal without changing it.
 pub fn read(dir: &Path) -> anyhow::Result<Loaded> {
-    let path = dir.join(FILE);
+    let path = dir.join(JOURNAL);
     let bytes =
         std::fs::read(&path).with_context(|| format!("failed to read {}", path.display()))?;
     Ok(parse(&bytes, &path)?.0)
@@ -152,12 +152,12 @@ fn is_last(bytes: &[u8], end: Option<usize>) -> bool {
 /// would have to match. Anything else (a game's transcript, a log with content,
 /// a stranger's file) stays, and with it the folders that hold it.
 pub fn discard_unplayed(dir: &Path) {
-    let journal = dir.join(FILE);
+    let journal = dir.join(JOURNAL);
     if std::fs::metadata(&journal).is_ok_and(|m| m.len() > 0) {
         return;
     }
     let _ = std::fs::remove_file(journal);
-    let _ = std::fs::remove_file(dir.join(super::manifest::FILE));
+    let _ = std::fs::remove_file(dir.join(MANIFEST));
     remove_empty(dir);
 }
 
@@ -186,7 +186,7 @@ pub fn rewrite_sorted(dir: &Path, outcomes: &BTreeMap<GameKey, GameOutcome>) -> 
         serde_json::to_writer(&mut text, o).expect("outcomes serialize");
         text.push(b'\n');
     }
-    super::write_atomic(&dir.join(FILE), &text)
+    Ok(crate::safe_create::write_atomic(&dir.join(JOURNAL), &text)?)
 }
 
 #[cfg(test)]
@@ -223,7 +223,7 @@ mod tests {
             j.record(&outcome(0, 1)).unwrap();
             j.record(&outcome(0, 2)).unwrap();
         }
-        let path = dir.path().join(FILE);
+        let path = dir.path().join(JOURNAL);
         let whole = std::fs::read(&path).unwrap();
         let mut torn = whole.clone();
         let third = serde_json::to_vec(&outcome(1, 1)).unwrap();
@@ -264,7 +264,7 @@ mod tests {
         text.extend_from_slice(b"\n{\"matchup\": oops}\n");
         text.extend_from_slice(&serde_json::to_vec(&outcome(0, 2)).unwrap());
         text.push(b'\n');
-        std::fs::write(dir.path().join(FILE), &text).unwrap();
+        std::fs::write(dir.path().join(JOURNAL), &text).unwrap();
         let err = Journal::open(dir.path()).err().unwrap().to_string();
         assert!(err.contains("line 2 is damaged"), "{err}");
     }
@@ -277,7 +277,7 @@ mod tests {
             text.extend_from_slice(&serde_json::to_vec(&outcome(3, 4)).unwrap());
             text.push(b'\n');
         }
-        std::fs::write(dir.path().join(FILE), &text).unwrap();
+        std::fs::write(dir.path().join(JOURNAL), &text).unwrap();
         let err = read(dir.path()).err().unwrap().to_string();
         assert!(
             err.contains("round 0 matchup 3 game 4 a second time"),
@@ -295,7 +295,7 @@ mod tests {
         drop(j);
         let loaded = read(dir.path()).unwrap();
         rewrite_sorted(dir.path(), &loaded.outcomes).unwrap();
-        let text = std::fs::read_to_string(dir.path().join(FILE)).unwrap();
+        let text = std::fs::read_to_string(dir.path().join(JOURNAL)).unwrap();
         let order: Vec<(u32, u32)> = text
             .lines()
             .map(|l| {
@@ -377,7 +377,7 @@ mod tests {
         // temporary file is left of the lost one.
         let loaded = read(&out).unwrap();
         assert_eq!(loaded.outcomes.len(), 5);
-        assert!(!crate::safe_create::partial_name(&lost).exists());
+        assert!(!crate::layout::partial(&lost).exists());
         assert!(!lost.exists());
 
         // --resume plays the lost game (the disk has room again) and completes.

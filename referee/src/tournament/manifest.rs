@@ -15,7 +15,7 @@ use super::schedule::{Format, Shard};
 use crate::config::FaultPolicy;
 use crate::transcript::TimeControlRecord;
 
-pub const FILE: &str = "tournament.json";
+use crate::layout::tournament::MANIFEST;
 pub const FORMAT: &str = "schmier-tournament/1";
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -51,7 +51,7 @@ impl Manifest {
     }
 
     pub fn read(dir: &Path) -> anyhow::Result<Manifest> {
-        let path = dir.join(FILE);
+        let path = dir.join(MANIFEST);
         let text = std::fs::read_to_string(&path)
             .with_context(|| format!("failed to read {}", path.display()))?;
         serde_json::from_str(&text).with_context(|| format!("failed to read {}", path.display()))

@@ -197,11 +197,12 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> anyhow::Result<Standings> {
     // Everything is checked: only now is anything created, so a refused merge
     // (an unfinished shard, say) leaves no folder behind and its retry after
     // the shard is recovered starts clean.
-    std::fs::create_dir_all(out.join("games"))
+    std::fs::create_dir_all(crate::layout::tournament::games(out))
         .with_context(|| format!("failed to create {}", out.display()))?;
     for (key, o) in &outcomes {
         super::copy_game(source[key], out, &o.transcript)?;
     }
-    super::write_atomic(&out.join(super::manifest::FILE), &manifest.bytes())?;
+    let manifest_path = out.join(crate::layout::tournament::MANIFEST);
+    crate::safe_create::write_atomic(&manifest_path, &manifest.bytes())?;
     super::finish(out, &manifest, &outcomes)
 }

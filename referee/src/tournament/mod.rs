@@ -22,20 +22,20 @@
 
 pub mod audit;
 mod bracket;
-mod config;
-mod journal;
+pub(crate) mod config;
+pub(crate) mod journal;
 mod knockout;
-mod manifest;
+pub(crate) mod manifest;
 mod merge;
 pub mod outcome;
-mod pool;
+pub(crate) mod pool;
 mod progress;
 #[cfg(test)]
 mod properties;
-mod run;
+pub(crate) mod run;
 pub mod schedule;
 pub mod standings;
-mod startcheck;
+pub(crate) mod startcheck;
 mod swiss;
 
 use std::collections::BTreeMap;
@@ -43,18 +43,14 @@ use std::path::Path;
 
 use anyhow::Context;
 
+use crate::layout::tournament::{STANDINGS, STANDINGS_CSV};
+use crate::safe_create::write_atomic;
+
 pub use config::{TournamentArgs, TournamentConfig};
 pub use journal::discard_unplayed;
 pub use merge::merge;
-pub use run::{run, Ended, PARTIAL};
+pub use run::{run, Ended};
 pub use standings::Standings;
-
-/// Writes a whole file through the referee's one atomic writer
-/// ([`crate::safe_create::write_atomic`]: `NAME.partial`, fsync, rename, fsync of
-/// the folder), so a reader (or a crash) never sees half of it.
-fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
-    Ok(crate::safe_create::write_atomic(path, bytes)?)
-}
 
 /// Copies a game's transcript (and its timings, if kept) between tournament
 /// directories.
@@ -82,14 +78,14 @@ fn copy_game(from: &Path, to: &Path, transcript: &str) -> anyhow::Result<()> {
 
 /// The end of a complete tournament (or merge): the journal in schedule order,
 /// and the standings files.
-fn finish(
+pub(crate) fn finish(
     dir: &Path,
     manifest: &manifest::Manifest,
     outcomes: &BTreeMap<schedule::GameKey, outcome::GameOutcome>,
 ) -> anyhow::Result<Standings> {
     journal::rewrite_sorted(dir, outcomes)?;
     let standings = standings::compute(manifest, outcomes);
-    write_atomic(&dir.join("standings.json"), &standings.json())?;
-    write_atomic(&dir.join("standings.csv"), &standings.csv())?;
+    write_atomic(&dir.join(STANDINGS), &standings.json())?;
+    write_atomic(&dir.join(STANDINGS_CSV), &standings.csv())?;
     Ok(standings)
 }

@@ -37,10 +37,7 @@ pub struct TableJob {
 
 /// The transcript of a game, relative to the tournament directory.
 pub fn transcript_name(key: GameKey) -> String {
-    format!(
-        "games/r{:02}-m{:04}-g{:03}.jsonl",
-        key.round, key.matchup, key.game
-    )
+    crate::layout::tournament::transcript(key.round, key.matchup, key.game)
 }
 
 /// Plays `jobs` on `tables` tables until done or `stop` fires; every finished
@@ -302,19 +299,9 @@ impl Table<'_> {
     /// cards: what its bots wrote the first time must be gone).
     fn prepare(&self, spec: &mut TableSpec, first: u32) -> anyhow::Result<PathBuf> {
         let m = &self.job.matchup;
-        let (logs, scratch) = if self.fresh {
-            let game = format!("r{:02}-m{:04}-g{first:03}", m.round, m.index);
-            (game.clone(), game)
-        } else {
-            // A resumed table logs to a directory of its own, so no log is
-            // overwritten.
-            (
-                format!("r{:02}-m{:04}-from-g{first:03}", m.round, m.index),
-                format!("r{:02}-m{:04}", m.round, m.index),
-            )
-        };
+        let table = crate::layout::tournament::table(self.dir, m.round, m.index, first, self.fresh);
         if let Some(base) = &spec.isolation.scratch {
-            let path = base.join(scratch);
+            let path = base.join(&table.scratch);
             if self.fresh {
                 match std::fs::remove_dir_all(&path) {
                     Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
@@ -328,7 +315,7 @@ impl Table<'_> {
             }
             spec.isolation.scratch = Some(path);
         }
-        Ok(self.dir.join("stderr").join(logs))
+        Ok(table.logs)
     }
 }
 
@@ -350,8 +337,6 @@ fn discard_partial(transcript: &Path) {
         transcript.to_path_buf(),
         crate::config::Output::timings(transcript),
     ] {
-        let mut partial = path.into_os_string();
-        partial.push(".partial");
-        let _ = std::fs::remove_file(partial);
+        let _ = std::fs::remove_file(crate::layout::partial(&path));
     }
 }

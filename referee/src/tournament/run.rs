@@ -19,6 +19,7 @@ use super::pool::{self, TableJob};
 use super::progress::{leader, Progress};
 use super::schedule::{matchups, round, Format, GameKey, GameResult, Matchup};
 use super::standings::Standings;
+use crate::layout::tournament::{JOURNAL, MANIFEST, PARTIAL_STANDINGS};
 
 /// Open files a table needs: three pipes and a log per bot, two transcripts, slack.
 const FILES_PER_TABLE: u64 = 32;
@@ -75,7 +76,7 @@ pub async fn run(cfg: &TournamentConfig, cancel: &CancellationToken) -> anyhow::
         eprintln!(
             "referee: cut off a torn last line ({} bytes) of {}; that game is played again",
             loaded.torn,
-            dir.join(super::journal::FILE).display()
+            dir.join(JOURNAL).display()
         );
     }
     let mut outcomes = loaded.outcomes;
@@ -139,7 +140,7 @@ pub async fn run(cfg: &TournamentConfig, cancel: &CancellationToken) -> anyhow::
             .collect();
         if play_round(cfg, &mine, ms.len(), r, &mut journal, &mut outcomes, cancel).await? {
             let so_far = super::standings::compute(&manifest, &outcomes);
-            super::write_atomic(&dir.join(PARTIAL), &so_far.json())?;
+            crate::safe_create::write_atomic(&dir.join(PARTIAL_STANDINGS), &so_far.json())?;
             return Ok(Ended::Interrupted(so_far));
         }
         if by_rounds {
@@ -161,17 +162,15 @@ pub async fn run(cfg: &TournamentConfig, cancel: &CancellationToken) -> anyhow::
     }
     let standings = super::finish(dir, &manifest, &outcomes)?;
     // The standings of an interrupted run are superseded by the whole ones.
-    match std::fs::remove_file(dir.join(PARTIAL)) {
+    let partial = dir.join(PARTIAL_STANDINGS);
+    match std::fs::remove_file(&partial) {
         Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-            bail!("failed to remove {}: {e}", dir.join(PARTIAL).display())
+            bail!("failed to remove {}: {e}", partial.display())
         }
         _ => {}
     }
     Ok(Ended::Complete(standings))
 }
-
-/// The standings so far of an interrupted run, beside the journal.
-pub const PARTIAL: &str = "standings.partial.json";
 
 /// Reports each entrant that failed the start check, and stops the run before
 /// any game unless `--keep-going`.
@@ -355,14 +354,19 @@ fn import(
 
 /// A new run needs an empty (or absent) directory; `--resume` needs the same
 /// tournament's directory; `--overwrite` replaces the tournament in it.
-fn prepare(dir: &Path, manifest: &Manifest, resume: bool, overwrite: bool) -> anyhow::Result<()> {
+pub(crate) fn prepare(
+    dir: &Path,
+    manifest: &Manifest,
+    resume: bool,
+    overwrite: bool,
+) -> anyhow::Result<()> {
     let busy = |dir: &Path| std::fs::read_dir(dir).is_ok_and(|mut d| d.next().is_some());
     if busy(dir) && overwrite {
         remove_tournament(dir)?;
     }
     let busy = busy(dir);
     if busy && !resume {
-        if !dir.join(super::manifest::FILE).is_file() {
+        if !dir.join(MANIFEST).is_file() {
             bail!(
                 "failed to start: {} is not empty and holds no tournament; choose another --out",
                 dir.display()
@@ -385,31 +389,27 @@ fn prepare(dir: &Path, manifest: &Manifest, resume: bool, overwrite: bool) -> an
         }
         return Ok(());
     }
-    std::fs::create_dir_all(dir.join("games"))
+    std::fs::create_dir_all(crate::layout::tournament::games(dir))
         .with_context(|| format!("failed to create {}", dir.display()))?;
-    super::write_atomic(&dir.join(super::manifest::FILE), &manifest.bytes())
+    Ok(crate::safe_create::write_atomic(
+        &dir.join(MANIFEST),
+        &manifest.bytes(),
+    )?)
 }
 
 /// `--overwrite`: removes what a tournament writes, and only from a folder that
 /// holds one (its manifest), so a mistyped --out never deletes anything else.
 /// Whatever else is in the folder stays, and keeps it busy.
 fn remove_tournament(dir: &Path) -> anyhow::Result<()> {
-    if !dir.join(super::manifest::FILE).is_file() {
+    if !dir.join(MANIFEST).is_file() {
         bail!(
             "failed to start: {} is not empty and holds no tournament ({} is missing), so \
              --overwrite deletes nothing there; choose another --out",
             dir.display(),
-            super::manifest::FILE
+            MANIFEST
         );
     }
-    let files = [
-        super::manifest::FILE,
-        super::journal::FILE,
-        "standings.json",
-        "standings.csv",
-        PARTIAL,
-    ];
-    for name in files {
+    for name in crate::layout::tournament::FILES {
         let path = dir.join(name);
         match std::fs::remove_file(&path) {
             Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
@@ -418,7 +418,7 @@ fn remove_tournament(dir: &Path) -> anyhow::Result<()> {
             _ => {}
         }
     }
-    for name in ["games", "stderr"] {
+    for name in crate::layout::tournament::FOLDERS {
         let path = dir.join(name);
         match std::fs::remove_dir_all(&path) {
             Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
@@ -432,7 +432,7 @@ fn remove_tournament(dir: &Path) -> anyhow::Result<()> {
 
 /// Raises the soft open-file limit if the tables need it, or says how many
 /// tables fit.
-fn check_open_files(tables: u64) -> anyhow::Result<()> {
+pub(crate) fn check_open_files(tables: u64) -> anyhow::Result<()> {
     use nix::sys::resource::{getrlimit, setrlimit, Resource};
     let need = 64 + tables * FILES_PER_TABLE;
     let Ok((soft, hard)) = getrlimit(Resource::RLIMIT_NOFILE) else {
@@ -454,7 +454,7 @@ fn check_open_files(tables: u64) -> anyhow::Result<()> {
 /// One seat of a table thinks at a time, so a table keeps about one core busy with
 /// bots that use their time; more tables than cores make bots share cores, and a
 /// bot near its time limit may then lose on time.
-fn warn_oversubscribed(tables: usize, quiet: bool) {
+pub(crate) fn warn_oversubscribed(tables: usize, quiet: bool) {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     if tables > cores && !quiet {
         eprintln!(

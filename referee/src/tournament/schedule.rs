@@ -307,25 +307,30 @@ impl Shard {
     }
 }
 
-impl std::str::FromStr for Shard {
-    type Err = String;
+/// Why a `K/N` shard does not parse.
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ShardError {
+    #[error("{0:?} is not K/N, e.g. 0/3")]
+    NotKOfN(String),
+    #[error("{0:?}: K is not a number")]
+    BadIndex(String),
+    #[error("{0:?}: N is not a number")]
+    BadCount(String),
+    #[error("{0:?}: need 0 <= K < N (shards are numbered from 0)")]
+    OutOfRange(String),
+}
 
-    fn from_str(s: &str) -> Result<Shard, String> {
+impl std::str::FromStr for Shard {
+    type Err = ShardError;
+
+    fn from_str(s: &str) -> Result<Shard, ShardError> {
         let (k, n) = s
             .split_once('/')
-            .ok_or_else(|| format!("{s:?} is not K/N, e.g. 0/3"))?;
-        let index: u32 = k
-            .trim()
-            .parse()
-            .map_err(|_| format!("{s:?}: K is not a number"))?;
-        let count: u32 = n
-            .trim()
-            .parse()
-            .map_err(|_| format!("{s:?}: N is not a number"))?;
+            .ok_or_else(|| ShardError::NotKOfN(s.to_owned()))?;
+        let index: u32 = (k.trim().parse()).map_err(|_| ShardError::BadIndex(s.to_owned()))?;
+        let count: u32 = (n.trim().parse()).map_err(|_| ShardError::BadCount(s.to_owned()))?;
         if count == 0 || index >= count {
-            return Err(format!(
-                "{s:?}: need 0 <= K < N (shards are numbered from 0)"
-            ));
+            return Err(ShardError::OutOfRange(s.to_owned()));
         }
         Ok(Shard { index, count })
     }
@@ -486,8 +491,9 @@ mod tests {
     #[test]
     fn shard_parsing_says_what_is_wrong() {
         assert_eq!("1/3".parse::<Shard>(), Ok(Shard { index: 1, count: 3 }));
-        assert!("3/3".parse::<Shard>().unwrap_err().contains("0 <= K < N"));
-        assert!("x/3".parse::<Shard>().unwrap_err().contains("K is not"));
-        assert!("13".parse::<Shard>().unwrap_err().contains("K/N"));
+        let err = |s: &str| s.parse::<Shard>().unwrap_err().to_string();
+        assert!(err("3/3").contains("0 <= K < N"), "{}", err("3/3"));
+        assert!(err("x/3").contains("K is not"), "{}", err("x/3"));
+        assert!(err("13").contains("K/N"), "{}", err("13"));
     }
 }

@@ -46,7 +46,7 @@ pub async fn check(cfg: &TournamentConfig, cancel: &CancellationToken) -> Option
         if matches!(e.bot, BotSpec::InProcess(_) | BotSpec::Human) {
             continue; // the referee's own code: nothing to start
         }
-        let log = logs.path().join(format!("entrant{i}.log"));
+        let log = crate::layout::startcheck_log(logs.path(), i);
         let mut p = spawn(spec, &e.bot, log).map_err(|e| e.to_string());
         if let Ok(bot) = &mut p {
             bot.queue(&hello);
@@ -77,7 +77,7 @@ pub async fn check(cfg: &TournamentConfig, cancel: &CancellationToken) -> Option
             }
         };
         if let Some(reason) = reason {
-            let tail = stderr_tail(&logs.path().join(format!("entrant{i}.log")));
+            let tail = stderr_tail(&crate::layout::startcheck_log(logs.path(), i));
             failures.push(Failure {
                 entrant: i,
                 reason: reason + &tail,
@@ -95,7 +95,7 @@ fn spawn(spec: &TableSpec, bot: &BotSpec, log: std::path::PathBuf) -> Result<Bot
     let cwd = std::env::current_dir().map_err(|e| e.to_string())?;
     let launch = bot
         .launch(&cwd, Isolation::path_in(&env))
-        .map_err(|e| crate::session::spawn_failure(&program, &std::io::Error::other(e)))?;
+        .map_err(|e| crate::session::launch_failure(&program, &e))?;
     BotProcess::spawn(&Spawn {
         launch,
         env,

@@ -1,0 +1,211 @@
+//! `referee sprt`'s flags (stage one) and the validated [`SprtConfig`] (stage
+//! two). The run is a tournament of three entrants — new, base, third — in one
+//! matchup of up to --max-sets duplicate sets, so the table's settings are the
+//! tournament's, built by the same function.
+
+use std::path::PathBuf;
+
+use anyhow::bail;
+use clap::Args;
+
+use super::gsprt::Hypotheses;
+use crate::config::BotSpec;
+use crate::settings::{fresh_seed, parse_bot, with_default, PolicyName, TableArgs, SMALL_SEED};
+use crate::tournament::config::{table_spec, Entrant};
+use crate::tournament::schedule::Format;
+use crate::tournament::TournamentConfig;
+
+const THIRD: &str = "builtin:heuristic";
+const H0: f64 = 0.0;
+const H1: f64 = 2.0;
+const ALPHA: f64 = 0.05;
+const BETA: f64 = 0.05;
+const MAX_SETS: u32 = 1000;
+/// Every set still to play is queued at the start (one table job each), so
+/// the queue is bounded: 60,000 games is far past any useful test.
+const MAX_SETS_LIMIT: u32 = 10_000;
+
+/// The entrant names: new is entrant 0, base 1, third 2 (see `measure.rs`).
+pub const NAMES: [&str; 3] = ["new", "base", "third"];
+
+#[derive(Args, Debug)]
+#[command(
+    after_help = "The measure is the duplicate score difference, new minus base, \
+    in points per game, one value per duplicate set (six games on one deal, the three \
+    bots rotated through every arrangement). Exit status: 0 when the test ended (H0, H1, \
+    or inconclusive at --max-sets: read the verdict), 2 on bad input or a failure, 130 \
+    (128 + the signal) when interrupted; --resume continues."
+)]
+pub struct SprtArgs {
+    /// The changed bot (a command, `builtin:NAME` or `inproc:NAME`).
+    #[arg(long, value_name = "CMD")]
+    pub new: String,
+
+    /// The bot it is compared with.
+    #[arg(long, value_name = "CMD")]
+    pub base: String,
+
+    #[arg(long, value_name = "CMD", help = with_default("The third team at every table.", THIRD))]
+    pub third: Option<String>,
+
+    #[arg(long, value_name = "POINTS", allow_hyphen_values = true, help = with_default("H0: new minus base is this many points per game of duplicate score (no better).", H0))]
+    pub h0: Option<f64>,
+
+    #[arg(long, value_name = "POINTS", allow_hyphen_values = true, help = with_default("H1: new minus base is this many points per game (the smallest gain worth finding; must exceed --h0).", H1))]
+    pub h1: Option<f64>,
+
+    #[arg(long, value_name = "P", help = with_default("Chance of accepting H1 when H0 holds.", ALPHA))]
+    pub alpha: Option<f64>,
+
+    #[arg(long, value_name = "P", help = with_default("Chance of accepting H0 when H1 holds.", BETA))]
+    pub beta: Option<f64>,
+
+    #[arg(long, value_name = "N", help = with_default("Stop, inconclusive, after this many sets (at most 10000).", MAX_SETS))]
+    pub max_sets: Option<u32>,
+
+    /// Tables played at once; the verdict and every file are the same for any
+    /// value. [default: the number of cores]
+    #[arg(long, value_name = "N")]
+    pub jobs: Option<usize>,
+
+    /// Seed; every set's deal derives from it. Random if absent; kept in
+    /// --out (tournament.json, sprt.json).
+    #[arg(long, value_name = "N")]
+    pub seed: Option<u64>,
+
+    /// Output directory. [default: schmier-out/sprt-SEED]
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+
+    /// Continue the test in --out: its journal's sets count, in order, and only
+    /// the games it lacks are played. A larger --max-sets continues a test that
+    /// ended inconclusive.
+    #[arg(long)]
+    pub resume: bool,
+
+    /// Print the result as JSON (what --out/sprt.json holds) instead of a line.
+    #[arg(long)]
+    pub json: bool,
+
+    #[command(flatten)]
+    pub table: TableArgs,
+}
+
+/// A validated SPRT.
+#[derive(Clone, Debug)]
+pub struct SprtConfig {
+    /// The three entrants' tournament: one matchup, --max-sets sets.
+    pub tournament: TournamentConfig,
+    pub hypotheses: Hypotheses,
+    pub json: bool,
+}
+
+impl SprtArgs {
+    pub fn validate(&self) -> anyhow::Result<SprtConfig> {
+        let hypotheses = self.hypotheses()?;
+        let max_sets = self.max_sets.unwrap_or(MAX_SETS);
+        if !(1..=MAX_SETS_LIMIT).contains(&max_sets) {
+            bail!("--max-sets must be from 1 to {MAX_SETS_LIMIT}, got {max_sets}");
+        }
+        let third = self.third.as_deref().unwrap_or(THIRD);
+        let mut entrants = Vec::new();
+        for (name, cmd) in NAMES.into_iter().zip([&*self.new, &self.base, third]) {
+            let bot = parse_bot(cmd, &format!("--{name}"))?;
+            if bot == BotSpec::Human {
+                bail!("--{name} human: an SPRT plays hundreds of games; give a bot's command");
+            }
+            entrants.push(Entrant {
+                name: name.to_owned(),
+                bot,
+            });
+        }
+        if self.table.policy.keep_going() {
+            bail!(
+                "--keep-going: an SPRT compares the bots that play; one that fails to start \
+                 must be fixed first (`referee check-bot -- CMD`)"
+            );
+        }
+        let quiet = self.table.output.quiet;
+        let seed = match self.seed {
+            Some(seed) => {
+                if self.table.policy.name() == PolicyName::Competition
+                    && seed < SMALL_SEED
+                    && !quiet
+                {
+                    eprintln!(
+                        "referee: warning: seed {seed} is small enough to be found from a \
+                         bot's own hand; for a competition give no seed"
+                    );
+                }
+                seed
+            }
+            None => fresh_seed()?,
+        };
+        let jobs = self
+            .jobs
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+        if jobs == 0 {
+            bail!("--jobs must be at least 1");
+        }
+        let out = self
+            .out
+            .clone()
+            .unwrap_or_else(|| PathBuf::from(format!("schmier-out/sprt-{seed}")));
+        let overwrite = self.table.output.overwrite();
+        if self.resume && overwrite {
+            bail!(
+                "--resume and --overwrite: continue the test in {} or replace it, not both",
+                out.display()
+            );
+        }
+        let table = table_spec(&self.table, &entrants, &out)?;
+        Ok(SprtConfig {
+            tournament: TournamentConfig {
+                entrants,
+                format: Format::RoundRobin,
+                sets: max_sets,
+                seed,
+                table,
+                out,
+                jobs,
+                resume: self.resume,
+                overwrite,
+                keep_going: false,
+                shard: None,
+                round: None,
+                from: None,
+                quiet,
+            },
+            hypotheses,
+            json: self.json,
+        })
+    }
+
+    fn hypotheses(&self) -> anyhow::Result<Hypotheses> {
+        let h = Hypotheses {
+            h0: self.h0.unwrap_or(H0),
+            h1: self.h1.unwrap_or(H1),
+            alpha: self.alpha.unwrap_or(ALPHA),
+            beta: self.beta.unwrap_or(BETA),
+        };
+        for (flag, v) in [("--h0", h.h0), ("--h1", h.h1)] {
+            if !v.is_finite() {
+                bail!("{flag} must be a number of points per game, got {v}");
+            }
+        }
+        if h.h1 <= h.h0 {
+            bail!(
+                "--h1 ({}) must be greater than --h0 ({}): H1 is the gain worth finding, H0 \
+                 the difference that is not",
+                h.h1,
+                h.h0
+            );
+        }
+        for (flag, p) in [("--alpha", h.alpha), ("--beta", h.beta)] {
+            if !(p > 0.0 && p < 0.5) {
+                bail!("{flag} must be a probability above 0 and below 0.5, got {p}");
+            }
+        }
+        Ok(h)
+    }
+}
