@@ -174,16 +174,18 @@ pub fn scratch(group: &str, name: &str) -> PathBuf {
     dir
 }
 
-/// An exclusive lock named `name`, held until dropped, that holds across the
-/// threads of one test process and across test processes (a runner such as
-/// nextest starts one process per test, where an in-process mutex excludes
-/// nothing): an `flock` on a file in Cargo's scratch space, which every test
-/// process of this build shares. `flock` locks belong to the open file, so
-/// two threads that each open the file exclude each other too.
+/// A lock taken by [`lock`], released when dropped.
 pub struct Exclusive {
     _lock: nix::fcntl::Flock<std::fs::File>,
 }
 
+/// Waits for, then holds, the exclusive lock named `name`, across the threads
+/// of one test process and across test processes (a runner such as nextest
+/// starts one process per test, where an in-process mutex excludes nothing):
+/// an `flock` on a file in Cargo's scratch space, which every test process of
+/// this build shares. `flock` locks belong to the open file, so two threads
+/// that each open the file exclude each other too; the kernel drops the lock
+/// of a test process that dies.
 pub fn lock(name: &str) -> Exclusive {
     let path = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("{name}.lock"));
     let file = std::fs::OpenOptions::new()
