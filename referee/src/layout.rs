@@ -155,6 +155,8 @@ pub enum Kind {
     Standings,
     /// `standings.partial.json`: the standings so far of an interrupted run.
     PartialStandings,
+    /// `sprt.json` and `sprt.html`: a sequential test's verdict and its chart.
+    SprtReport,
 }
 
 /// Is `name` a play transcript's file name (`game-NNNN.jsonl`)?
@@ -232,6 +234,28 @@ pub mod tournament {
     ];
     /// The folders a tournament writes.
     pub const FOLDERS: [&str; 2] = [GAMES, STDERR];
+    /// `referee sprt`'s verdict (JSON) and its LLR chart, beside the
+    /// tournament files of the games it played.
+    pub const SPRT_REPORT: &str = "sprt.json";
+    pub const SPRT_PAGE: &str = "sprt.html";
+
+    /// The folders holding a file or folder per game: transcripts, their
+    /// timings, and the tables' bot logs (see [`game_of`]).
+    pub fn per_game_folders(dir: &Path) -> [PathBuf; 3] {
+        [
+            games(dir),
+            games(dir).join(super::TIMINGS),
+            dir.join(STDERR),
+        ]
+    }
+
+    /// The game number a per-game file or folder is named after
+    /// (`…-g013.jsonl`, `…-g013`, or `…-from-g013`: a table's logs from its
+    /// first game).
+    pub fn game_of(name: &str) -> Option<u32> {
+        let stem = name.strip_suffix(".jsonl").unwrap_or(name);
+        stem.rsplit_once("-g")?.1.parse().ok()
+    }
 
     /// The transcript of a game, relative to the tournament directory.
     pub fn transcript(round: u32, matchup: u32, game: u32) -> String {
@@ -288,6 +312,7 @@ pub mod tournament {
             [JOURNAL] => Some(Kind::Journal),
             [STANDINGS] | [STANDINGS_CSV] => Some(Kind::Standings),
             [PARTIAL_STANDINGS] => Some(Kind::PartialStandings),
+            [SPRT_REPORT] | [SPRT_PAGE] => Some(Kind::SprtReport),
             [GAMES, name] => is_game_name(name).then_some(Kind::Transcript),
             [GAMES, super::TIMINGS, name] => is_game_name(name).then_some(Kind::Timings),
             [STDERR, table, log] => {
@@ -373,5 +398,14 @@ mod tests {
         // One game to a file: other games' names are not its.
         let file = Output::File(PathBuf::from("D/one.jsonl"));
         assert_eq!(file.kind(Path::new("D/game-0001.jsonl")), None);
+    }
+
+    #[test]
+    fn per_game_files_and_logs_are_told_apart_by_their_game() {
+        use super::tournament::game_of;
+        assert_eq!(game_of("r00-m0000-g013.jsonl"), Some(13));
+        assert_eq!(game_of("r00-m0000-g007"), Some(7));
+        assert_eq!(game_of("r00-m0000-from-g019"), Some(19));
+        assert_eq!(game_of("timings"), None);
     }
 }

@@ -7,8 +7,6 @@ use std::fmt::Write;
 
 use super::report::Report;
 
-pub const FILE: &str = "sprt.html";
-
 const WIDTH: f64 = 640.0;
 const HEIGHT: f64 = 320.0;
 /// Room for the axis labels.

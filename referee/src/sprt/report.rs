@@ -7,7 +7,6 @@ use serde::Serialize;
 use super::args::SprtConfig;
 use super::gsprt::{Sequential, Verdict, MIN_SETS};
 
-pub const FILE: &str = "sprt.json";
 pub const FORMAT: &str = "schmier-sprt/1";
 
 /// What the test measures, in words (also in the file).

@@ -19,6 +19,7 @@ use super::measure::set_difference;
 use super::progress::Progress;
 use super::report::Report;
 use crate::config::TableSpec;
+use crate::layout;
 use crate::tournament::journal::Journal;
 use crate::tournament::manifest::Manifest;
 use crate::tournament::outcome::GameOutcome;
@@ -107,7 +108,7 @@ pub async fn run(cfg: &SprtConfig, cancel: &CancellationToken) -> anyhow::Result
         eprintln!(
             "referee: cut off a torn last line ({} bytes) of {}; that game is played again",
             loaded.torn,
-            dir.join(crate::layout::tournament::JOURNAL).display()
+            dir.join(layout::tournament::JOURNAL).display()
         );
     }
     let mut state = State {
@@ -245,9 +246,9 @@ fn finish(cfg: &SprtConfig, manifest: &Manifest, state: State) -> anyhow::Result
         .verdict
         .expect("play returns with a verdict or an error");
     let report = Report::new(cfg, &state.test, &state.differences, verdict);
-    crate::safe_create::write_atomic(&dir.join(super::report::FILE), &report.json())?;
+    crate::safe_create::write_atomic(&dir.join(layout::tournament::SPRT_REPORT), &report.json())?;
     crate::safe_create::write_atomic(
-        &dir.join(super::html::FILE),
+        &dir.join(layout::tournament::SPRT_PAGE),
         super::html::render(&report).as_bytes(),
     )?;
     Ok(Ended::Done {
@@ -256,31 +257,20 @@ fn finish(cfg: &SprtConfig, manifest: &Manifest, state: State) -> anyhow::Result
     })
 }
 
-/// The game number a file or folder of a game is named after (`…-g013.jsonl`,
-/// `…-g013`, `…-from-g013`: a table's logs from its first game).
-fn game_number(name: &str) -> Option<u32> {
-    let stem = name.strip_suffix(".jsonl").unwrap_or(name);
-    stem.rsplit_once("-g")?.1.parse().ok()
-}
-
 /// Removes the transcripts, timings and logs of games after `last`: played
 /// past the verdict (or in an earlier run of a test that has decided).
 /// Returns how many transcripts were removed.
 fn remove_games_after(dir: &Path, last: u32) -> anyhow::Result<usize> {
     let mut transcripts = 0;
-    let games = dir.join("games");
-    let places = [
-        games.clone(),
-        dir.join("games").join("timings"),
-        dir.join("stderr"),
-    ];
+    let places = layout::tournament::per_game_folders(dir);
+    let games = places[0].clone();
     for place in places {
         let Ok(entries) = std::fs::read_dir(&place) else {
             continue;
         };
         for e in entries.flatten() {
             let name = e.file_name();
-            let Some(game) = name.to_str().and_then(game_number) else {
+            let Some(game) = name.to_str().and_then(layout::tournament::game_of) else {
                 continue;
             };
             if game <= last {
@@ -315,7 +305,7 @@ fn raise_max_sets(dir: &Path, manifest: &Manifest) -> anyhow::Result<()> {
     };
     if old.sets < manifest.sets && same_test == *manifest {
         crate::safe_create::write_atomic(
-            &dir.join(crate::layout::tournament::MANIFEST),
+            &dir.join(layout::tournament::MANIFEST),
             &manifest.bytes(),
         )?;
     }
@@ -325,10 +315,13 @@ fn raise_max_sets(dir: &Path, manifest: &Manifest) -> anyhow::Result<()> {
 /// `--overwrite`: the SPRT's own files; the tournament's are removed by
 /// `prepare`, which also refuses a folder that holds no tournament.
 fn remove_own_files(dir: &Path) -> anyhow::Result<()> {
-    if !dir.join(crate::layout::tournament::MANIFEST).is_file() {
+    if !dir.join(layout::tournament::MANIFEST).is_file() {
         return Ok(());
     }
-    for name in [super::report::FILE, super::html::FILE] {
+    for name in [
+        layout::tournament::SPRT_REPORT,
+        layout::tournament::SPRT_PAGE,
+    ] {
         let path = dir.join(name);
         match std::fs::remove_file(&path) {
             Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
@@ -338,17 +331,4 @@ fn remove_own_files(dir: &Path) -> anyhow::Result<()> {
         }
     }
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::game_number;
-
-    #[test]
-    fn files_and_logs_are_told_apart_by_their_game() {
-        assert_eq!(game_number("r00-m0000-g013.jsonl"), Some(13));
-        assert_eq!(game_number("r00-m0000-g007"), Some(7));
-        assert_eq!(game_number("r00-m0000-from-g019"), Some(19));
-        assert_eq!(game_number("timings"), None);
-    }
 }
