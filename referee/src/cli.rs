@@ -219,8 +219,9 @@ pub struct SchemaArgs {
 
 #[derive(Args, Debug)]
 pub struct ShowArgs {
-    /// The transcript (*.jsonl), or with --html a tournament folder (its page:
-    /// standings with interval bars and a replay page for every game).
+    /// The transcript (*.jsonl), or with --html a finished tournament folder (its
+    /// page, as `tournament --page` keeps it: standings with interval bars, head
+    /// to head, rounds, and a replay page for every game in OUT-games/).
     pub file: PathBuf,
     /// Only what this seat (0-5) was told: its own cards, everyone's public moves.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u8).range(0..6))]

@@ -155,6 +155,8 @@ pub enum Kind {
     Standings,
     /// `standings.partial.json`: the standings so far of an interrupted run.
     PartialStandings,
+    /// A tournament's page (`--page`), its replay pages and their script and style.
+    Page,
     /// `sprt.json` and `sprt.html`: a sequential test's verdict and its chart.
     SprtReport,
 }
@@ -222,18 +224,23 @@ pub mod tournament {
     pub const GAMES: &str = "games";
     /// The folder of each table's bot logs.
     pub const STDERR: &str = super::STDERR;
+    /// With `--page`: the tournament's page, and the folder of its replay
+    /// pages and their shared script and style (`tournament/page.rs`).
+    pub const INDEX: &str = "index.html";
+    pub const PAGES: &str = "index-games";
 
     /// The files directly in the folder a tournament writes, which
     /// `--overwrite` removes (with [`FOLDERS`]).
-    pub const FILES: [&str; 5] = [
+    pub const FILES: [&str; 6] = [
         MANIFEST,
         JOURNAL,
         STANDINGS,
         STANDINGS_CSV,
         PARTIAL_STANDINGS,
+        INDEX,
     ];
     /// The folders a tournament writes.
-    pub const FOLDERS: [&str; 2] = [GAMES, STDERR];
+    pub const FOLDERS: [&str; 3] = [GAMES, STDERR, PAGES];
     /// `referee sprt`'s verdict (JSON) and its LLR chart, beside the
     /// tournament files of the games it played.
     pub const SPRT_REPORT: &str = "sprt.json";
@@ -312,6 +319,8 @@ pub mod tournament {
             [JOURNAL] => Some(Kind::Journal),
             [STANDINGS] | [STANDINGS_CSV] => Some(Kind::Standings),
             [PARTIAL_STANDINGS] => Some(Kind::PartialStandings),
+            [INDEX] => Some(Kind::Page),
+            [PAGES, name] => is_page_name(name).then_some(Kind::Page),
             [SPRT_REPORT] | [SPRT_PAGE] => Some(Kind::SprtReport),
             [GAMES, name] => is_game_name(name).then_some(Kind::Transcript),
             [GAMES, super::TIMINGS, name] => is_game_name(name).then_some(Kind::Timings),
@@ -320,6 +329,19 @@ pub mod tournament {
             }
             _ => None,
         }
+    }
+
+    /// Is `name` one of the files in [`PAGES`]: a game's replay page
+    /// (`rRR-mMMMM-gGGG.html`), or their script or style?
+    fn is_page_name(name: &str) -> bool {
+        let shared = [
+            crate::show::html::SCRIPT_FILE,
+            crate::show::html::STYLE_FILE,
+        ];
+        shared.contains(&name)
+            || name
+                .strip_suffix(".html")
+                .is_some_and(|stem| is_game_name(&format!("{stem}.jsonl")))
     }
 
     /// Is `name` a tournament transcript's file name (`rRR-mMMMM-gGGG.jsonl`)?

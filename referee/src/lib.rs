@@ -33,7 +33,8 @@
 //! - `builtin.rs`: `referee bot NAME`, the built-in sample bots.
 //! - `load.rs`: reading transcripts back for the tools below.
 //! - `diff.rs`: `referee diff`, two transcripts compared in game terms.
-//! - `show/`: `referee show`, a transcript as a terminal account or a replay page.
+//! - `show/`: `referee show`, a transcript as a terminal account or a replay page,
+//!   and a tournament's page (kept live by `tournament/page.rs`).
 //! - `schema.rs`: `referee schema`, the JSON Schema of every message and line.
 //! - `safe_create.rs`: the one atomic writer of output files (temp name, fsync,
 //!   rename, fsync of the folder), never following a planted symlink.

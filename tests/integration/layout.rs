@@ -70,7 +70,15 @@ fn a_tournament_folder_holds_only_what_the_layout_names() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("t");
     let run = referee()
-        .args(["tournament", "--seed", "12", "--jobs", "1", "--quiet"])
+        .args([
+            "tournament",
+            "--seed",
+            "12",
+            "--jobs",
+            "1",
+            "--quiet",
+            "--page",
+        ])
         .args([
             "--entrant",
             "a=builtin:random",
@@ -91,13 +99,15 @@ fn a_tournament_folder_holds_only_what_the_layout_names() {
     let count = census(&files, |f| {
         layout::tournament::kind(f.strip_prefix(&dir).unwrap())
     });
-    // One duplicate set: six games, each with its timings.
+    // One duplicate set: six games, each with its timings; with --page the
+    // page, a replay page per game, and their script and style.
     let want = [
         ("Journal", 1),
         ("Manifest", 1),
         ("Standings", 2),
         ("Timings", 6),
         ("Transcript", 6),
+        ("Page", 9),
     ];
     for (kind, n) in want {
         assert_eq!(count.get(kind), Some(&n), "{kind}: {files:#?}");

@@ -4,6 +4,7 @@
 mod architecture;
 mod bench;
 mod brackets;
+mod browser;
 mod check_bot;
 mod determinism;
 mod diff;
@@ -19,6 +20,7 @@ mod lifetime;
 mod limits;
 mod names;
 mod outputs;
+mod page;
 mod play;
 mod replay_page;
 mod sample_bots;

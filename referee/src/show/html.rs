@@ -1,15 +1,22 @@
-//! `referee show FILE --html OUT.html`: one self-contained page (no network, no
-//! external assets) that replays the game at a table: the hands, the auction,
-//! each card played, step forward and back, jump to a deal, a seat's-view toggle.
+//! Replay pages: one page that replays a game at a table — the hands, the
+//! auction, each card played, step forward and back, jump to a deal, a
+//! seat's-view toggle. `referee show FILE --html OUT.html` writes one
+//! self-contained page (no network, no external assets); a tournament's pages
+//! share their script and style, `replay.js` and `replay.css`, written once
+//! beside them ([`write_assets`]), and each names its players by their entrant
+//! names, is titled with its matchup and links back to the tournament's page.
 //!
 //! Rust does the game logic: every transcript line becomes a *frame* — the
 //! caption, everyone's holdings, the cards on the table, the auction and scores
-//! after it — and the page's script (`replay.html`) only draws frames. A caption
+//! after it — and the page's script (`replay.js`) only draws frames. A caption
 //! that names hidden cards comes with each seat's version, made from
 //! `Event::seen_by`, so the seat's-view toggle shows what that seat was told.
+//! The frames travel compactly, as changes from one to the next (`compact.rs`).
 //!
 //! The page reads its URL fragment (`#deal=3&seat=2&next=12`) on load, so a
 //! headless browser can be driven without a script of its own.
+
+use std::path::Path;
 
 use serde::Serialize;
 
@@ -21,44 +28,66 @@ use super::text::plain_card;
 use crate::transcript::{FaultRecord, ResultRecord};
 
 const TEMPLATE: &str = include_str!("replay.html");
+/// The page's script and style: inlined in a page of its own, else shared.
+pub const SCRIPT: &str = include_str!("replay.js");
+pub const STYLE: &str = include_str!("replay.css");
+/// The shared files' names, beside the pages that use them.
+pub const SCRIPT_FILE: &str = "replay.js";
+pub const STYLE_FILE: &str = "replay.css";
+
+/// How a page is set in its surroundings.
+#[derive(Default)]
+pub struct Setting {
+    /// The page's title; by default the game number and seeds.
+    pub title: Option<String>,
+    /// Each seat's player as the page names it; by default the name its bot
+    /// gave in `hello`, as recorded in the transcript.
+    pub players: Option<[String; 6]>,
+    /// A link back (`href`, text), e.g. to the tournament's page.
+    pub back: Option<(String, String)>,
+    /// Load `replay.js` and `replay.css` from beside the page instead of
+    /// carrying them.
+    pub shared_assets: bool,
+}
 
 #[derive(Serialize)]
 struct Page {
     title: String,
     players: Vec<String>,
     result: String,
-    frames: Vec<Frame>,
+    texts: Vec<String>,
+    frames: Vec<serde_json::Map<String, serde_json::Value>>,
 }
 
-#[derive(Serialize, Clone)]
-struct Frame {
-    deal: u32,
-    dealer: Option<Seat>,
+/// The table after one transcript line.
+#[derive(Clone)]
+pub(super) struct Frame {
+    pub deal: u32,
+    pub dealer: Option<Seat>,
     /// What happened, for someone who sees everything.
-    text: String,
+    pub text: String,
     /// What happened as each seat was told, when that differs from `text`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    seat_text: Option<Vec<String>>,
+    pub seat_text: Option<Vec<String>>,
     /// The seat that acted, if any.
-    actor: Option<Seat>,
+    pub actor: Option<Seat>,
     /// Everyone's cards after this step.
-    hands: [CardSet; 6],
+    pub hands: [CardSet; 6],
     /// The cards on the table, in play order.
-    trick: Vec<Played>,
+    pub trick: Vec<Played>,
     /// The trick's winner once it is complete.
-    winner: Option<Seat>,
-    trick_number: u8,
-    bids: Vec<SeatCall>,
-    bidder: Option<Seat>,
-    bid: Option<u8>,
-    trump: Option<Suit>,
-    scores: [i32; 3],
-    fault: bool,
+    pub winner: Option<Seat>,
+    pub trick_number: u8,
+    pub bids: Vec<SeatCall>,
+    pub bidder: Option<Seat>,
+    pub bid: Option<u8>,
+    pub trump: Option<Suit>,
+    pub scores: [i32; 3],
+    pub fault: bool,
 }
 
 impl Frame {
     /// The table before anything is dealt.
-    fn before_the_first_deal() -> Frame {
+    pub(super) fn before_the_first_deal() -> Frame {
         Frame {
             deal: 0,
             dealer: None,
@@ -77,6 +106,104 @@ impl Frame {
             fault: false,
         }
     }
+}
+
+fn cards(set: CardSet) -> String {
+    if set.is_empty() {
+        return "nothing".into();
+    }
+    set.iter().map(plain_card).collect::<Vec<_>>().join(" ")
+}
+
+/// The self-contained page for `replay`.
+pub fn render(replay: &Replay) -> anyhow::Result<String> {
+    render_in(replay, &Setting::default())
+}
+
+/// The page for `replay`, set as `setting` says.
+pub fn render_in(replay: &Replay, setting: &Setting) -> anyhow::Result<String> {
+    let h = &replay.header;
+    let (frames, result) = frames(replay);
+    let compact = super::compact::compact(&frames);
+    let page = Page {
+        title: setting.title.clone().unwrap_or_else(|| {
+            format!(
+                "Schmier game {} (match seed {}, game seed {})",
+                h.game, h.match_seed, h.seed
+            )
+        }),
+        players: match &setting.players {
+            Some(names) => names.to_vec(),
+            None => (h.seats.iter())
+                .map(|s| crate::names::printable(&s.name).into_owned())
+                .collect(),
+        },
+        result,
+        texts: compact.texts,
+        frames: compact.frames,
+    };
+    // Inside <script> only "</" could end the element early.
+    let data = serde_json::to_string(&page)?.replace("</", "<\\/");
+    let (style, script) = if setting.shared_assets {
+        (
+            format!("<link rel=\"stylesheet\" href=\"{STYLE_FILE}\">"),
+            format!("<script src=\"{SCRIPT_FILE}\"></script>"),
+        )
+    } else {
+        (
+            format!("<style>\n{STYLE}</style>"),
+            format!("<script>\n{SCRIPT}</script>"),
+        )
+    };
+    let back = setting.back.as_ref().map_or(String::new(), |(href, text)| {
+        format!(
+            "<a id=\"back\" href=\"{}\">{}</a>",
+            escape(href),
+            escape(text)
+        )
+    });
+    Ok(fill(
+        TEMPLATE,
+        &[
+            ("STYLE", &style),
+            ("SCRIPT", &script),
+            ("BACK", &back),
+            ("TITLE", &escape(&page.title)),
+            ("DATA", &data),
+        ],
+    ))
+}
+
+/// Every step of `replay` as a frame, and the game's result in one line.
+fn frames(replay: &Replay) -> (Vec<Frame>, String) {
+    let mut frames: Vec<Frame> = Vec::new();
+    let mut f = Frame::before_the_first_deal();
+    let mut result = String::new();
+    for step in &replay.steps {
+        f.seat_text = None;
+        f.actor = None;
+        f.fault = false;
+        if f.winner.is_some() {
+            // The last trick stays on the table until the next card.
+            f.trick.clear();
+            f.winner = None;
+            f.trick_number += 1;
+        }
+        match &step.what {
+            What::Fault(r) => {
+                f.fault = true;
+                f.actor = Some(r.seat);
+                f.text = fault_text(r);
+            }
+            What::Result(r) => {
+                result = result_text(r);
+                f.text = format!("Result: {result}");
+            }
+            What::Event(e) => event(e, &mut f),
+        }
+        frames.push(f.clone());
+    }
+    (frames, result)
 }
 
 fn fault_text(r: &FaultRecord) -> String {
@@ -109,65 +236,48 @@ fn result_text(r: &ResultRecord) -> String {
     result
 }
 
-fn cards(set: CardSet) -> String {
-    if set.is_empty() {
-        return "nothing".into();
+/// `template` with each `{{KEY}}` replaced by its value, in one pass, so that
+/// a value (which may hold names bots chose) is never searched for another
+/// placeholder.
+pub(crate) fn fill(template: &str, values: &[(&str, &str)]) -> String {
+    let mut out = String::with_capacity(template.len());
+    let mut rest = template;
+    while let Some(at) = rest.find("{{") {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + 2..];
+        let known = after.find("}}").and_then(|end| {
+            let key = &after[..end];
+            let value = values.iter().find(|(k, _)| *k == key)?.1;
+            Some((value, end))
+        });
+        match known {
+            Some((value, end)) => {
+                out.push_str(value);
+                rest = &after[end + 2..];
+            }
+            None => {
+                out.push_str("{{");
+                rest = after;
+            }
+        }
     }
-    set.iter().map(plain_card).collect::<Vec<_>>().join(" ")
+    out.push_str(rest);
+    out
 }
 
-/// The page for `replay`.
-pub fn render(replay: &Replay) -> anyhow::Result<String> {
-    let h = &replay.header;
-    let mut frames: Vec<Frame> = Vec::new();
-    let mut f = Frame::before_the_first_deal();
-    let mut result = String::new();
-    for step in &replay.steps {
-        f.seat_text = None;
-        f.actor = None;
-        f.fault = false;
-        if f.winner.is_some() {
-            // The last trick stays on the table until the next card.
-            f.trick.clear();
-            f.winner = None;
-            f.trick_number += 1;
-        }
-        match &step.what {
-            What::Fault(r) => {
-                f.fault = true;
-                f.actor = Some(r.seat);
-                f.text = fault_text(r);
-            }
-            What::Result(r) => {
-                result = result_text(r);
-                f.text = format!("Result: {result}");
-            }
-            What::Event(e) => event(e, &mut f),
-        }
-        frames.push(f.clone());
-    }
-    let page = Page {
-        title: format!(
-            "Schmier game {} (match seed {}, game seed {})",
-            h.game, h.match_seed, h.seed
-        ),
-        players: (h.seats.iter())
-            .map(|s| crate::names::printable(&s.name).into_owned())
-            .collect(),
-        result,
-        frames,
-    };
-    // Inside <script> only "</" could end the element early.
-    let data = serde_json::to_string(&page)?.replace("</", "<\\/");
-    Ok(TEMPLATE
-        .replace("{{TITLE}}", &escape(&page.title))
-        .replace("{{DATA}}", &data))
+/// Writes `replay.js` and `replay.css` into `folder`, for pages rendered with
+/// [`Setting::shared_assets`].
+pub fn write_assets(folder: &Path) -> anyhow::Result<()> {
+    crate::safe_create::write_atomic(&folder.join(SCRIPT_FILE), SCRIPT.as_bytes())?;
+    crate::safe_create::write_atomic(&folder.join(STYLE_FILE), STYLE.as_bytes())?;
+    Ok(())
 }
 
 fn escape(text: &str) -> String {
     text.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
+        .replace('"', "&quot;")
 }
 
 /// Moves frame `f` on by one event of the engine.
@@ -348,4 +458,20 @@ fn hand_end_text(h: &HandScore) -> String {
         h.scores[1],
         h.scores[2]
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fill;
+
+    /// A value is put in as it is: a name that looks like a placeholder is not
+    /// filled in again, and an unknown placeholder stays.
+    #[test]
+    fn a_value_is_never_searched_for_placeholders() {
+        let page = fill(
+            "<title>{{TITLE}}</title>{{DATA}}{{OTHER}}",
+            &[("TITLE", "{{DATA}}"), ("DATA", "[1]")],
+        );
+        assert_eq!(page, "<title>{{DATA}}</title>[1]{{OTHER}}");
+    }
 }

@@ -175,6 +175,8 @@ impl SprtArgs {
                 round: None,
                 from: None,
                 quiet,
+                // An SPRT's sets are not a tournament to watch.
+                page: false,
             },
             hypotheses,
             json: self.json,

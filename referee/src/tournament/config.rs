@@ -120,6 +120,13 @@ pub struct TournamentArgs {
     #[arg(long = "entrant-env", value_name = "NAME=KEY=VALUE")]
     pub entrant_envs: Vec<String>,
 
+    /// Keep a page of the tournament current while it runs: OUT/index.html
+    /// (progress, standings, head to head, rounds) and a replay page for each
+    /// finished game in OUT/index-games/, rewritten after every game; it
+    /// reloads itself until the run ends.
+    #[arg(long)]
+    pub page: bool,
+
     #[command(flatten)]
     pub table: TableArgs,
 }
@@ -139,6 +146,7 @@ struct FileConfig {
     fill: Option<String>,
     /// N for `--shard auto` (SCHMIER_SHARDS wins).
     shards: Option<u32>,
+    page: Option<bool>,
     #[serde(default, rename = "entrant")]
     entrants: Vec<FileEntrant>,
     // Each group flattened here, not through TableArgs: serde hands a nested
@@ -200,6 +208,8 @@ pub struct TournamentConfig {
     pub round: Option<u32>,
     pub from: Option<PathBuf>,
     pub quiet: bool,
+    /// Keep `out/index.html` current (`--page`).
+    pub page: bool,
 }
 
 impl TournamentArgs {
@@ -271,6 +281,7 @@ impl TournamentArgs {
             round: self.round,
             from: self.from.clone(),
             quiet,
+            page: self.page || file.page.unwrap_or(false),
         })
     }
 

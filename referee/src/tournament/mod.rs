@@ -16,6 +16,8 @@
 //! - `knockout.rs`, `swiss.rs`: how each format played by rounds seats its next
 //!   round from the results so far (and, for a knockout, who advanced).
 //! - `bracket.rs`: a knockout or Swiss round's tables and who advanced, printed.
+//! - `page.rs`: the tournament's page in the browser, kept current with
+//!   `--page` and written for a finished folder by `show --html`.
 //! - `merge.rs`: `referee merge` — shards back into one tournament.
 //! - `audit.rs`: `referee verify` on a tournament folder — each journal line
 //!   against its transcript.
@@ -28,6 +30,7 @@ mod knockout;
 pub(crate) mod manifest;
 mod merge;
 pub mod outcome;
+pub mod page;
 pub(crate) mod pool;
 mod progress;
 #[cfg(test)]

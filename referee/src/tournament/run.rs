@@ -15,6 +15,7 @@ use super::config::TournamentConfig;
 use super::journal::Journal;
 use super::manifest::{EntrantRecord, Manifest};
 use super::outcome::GameOutcome;
+use super::page::LivePage;
 use super::pool::{self, TableJob};
 use super::progress::{leader, Progress};
 use super::schedule::{matchups, round, Format, GameKey, GameResult, Matchup};
@@ -85,6 +86,7 @@ pub async fn run(cfg: &TournamentConfig, cancel: &CancellationToken) -> anyhow::
             import(from, dir, &manifest, round, &mut journal, &mut outcomes)?;
         }
     }
+    let mut page = LivePage::new(cfg.page, dir, &manifest, &outcomes);
     let by_rounds = cfg.format.by_rounds();
     let names: Vec<String> = cfg.entrants.iter().map(|e| e.name.clone()).collect();
     let mut known: BTreeSet<GameKey> = BTreeSet::new();
@@ -134,11 +136,15 @@ pub async fn run(cfg: &TournamentConfig, cancel: &CancellationToken) -> anyhow::
             r += 1;
             continue;
         }
-        let mine: Vec<&Matchup> = ms
-            .iter()
-            .filter(|m| cfg.shard.is_none_or(|s| s.holds(m)))
-            .collect();
-        if play_round(cfg, &mine, ms.len(), r, &mut journal, &mut outcomes, cancel).await? {
+        if by_rounds {
+            page.on_round(r, &ms, &outcomes);
+        }
+        let played = play_round(cfg, &ms, r, &mut journal, &mut outcomes, &mut page, cancel);
+        let interrupted = played
+            .await
+            .inspect_err(|_| page.on_end(&outcomes, false))?;
+        if interrupted {
+            page.on_end(&outcomes, false);
             let so_far = super::standings::compute(&manifest, &outcomes);
             crate::safe_create::write_atomic(&dir.join(PARTIAL_STANDINGS), &so_far.json())?;
             return Ok(Ended::Interrupted(so_far));
@@ -161,6 +167,7 @@ pub async fn run(cfg: &TournamentConfig, cancel: &CancellationToken) -> anyhow::
         );
     }
     let standings = super::finish(dir, &manifest, &outcomes)?;
+    page.on_end(&outcomes, true);
     // The standings of an interrupted run are superseded by the whole ones.
     let partial = dir.join(PARTIAL_STANDINGS);
     match std::fs::remove_file(&partial) {
@@ -207,18 +214,23 @@ fn refuse_unstarted(
     Ok(())
 }
 
-/// Plays the games of `mine` (this run's share of round `r`) that the journal
-/// lacks. Returns whether the run was interrupted.
+/// Plays the games of this run's share of round `r` (matchups `ms`) that the
+/// journal lacks. Returns whether the run was interrupted.
 async fn play_round(
     cfg: &TournamentConfig,
-    mine: &[&Matchup],
-    in_round: usize,
+    ms: &[Matchup],
     r: u32,
     journal: &mut Journal,
     outcomes: &mut BTreeMap<GameKey, GameOutcome>,
+    page: &mut LivePage,
     cancel: &CancellationToken,
 ) -> anyhow::Result<bool> {
     let dir = &cfg.out;
+    let in_round = ms.len();
+    let mine: Vec<&Matchup> = ms
+        .iter()
+        .filter(|m| cfg.shard.is_none_or(|s| s.holds(m)))
+        .collect();
     let wanted: Vec<GameKey> = mine.iter().flat_map(|m| m.keys()).collect();
     let jobs: Vec<TableJob> = mine
         .iter()
@@ -287,7 +299,9 @@ async fn play_round(
                     failure.get_or_insert(e);
                     continue;
                 }
-                outcomes.insert(o.key(), o);
+                let key = o.key();
+                outcomes.insert(key, o);
+                page.on_game_journaled(key, outcomes);
                 count += 1;
                 progress.update(count, leader(&names, outcomes));
             }

@@ -1,0 +1,158 @@
+// The replay page's script: draws the frames in the page's data (written by
+// the referee; see referee/src/show/html.rs) and steps through them.
+"use strict";
+const D = JSON.parse(document.getElementById("data").textContent);
+// Each frame carries only what changed since the one before (compact.rs):
+// laid over its predecessor it is the whole table again.
+const NAMES = { d: "deal", D: "dealer", x: "text", v: "seat_text", a: "actor", t: "trick",
+  w: "winner", n: "trick_number", b: "bids", B: "bidder", k: "bid", T: "trump", s: "scores", f: "fault" };
+// `before` laid over with `delta`: a "+" key appends to the text before, a
+// caption is a number in D.texts, the seats' captions are the common one and
+// the seats told otherwise.
+function next(before, delta) {
+  const out = Object.assign({}, before);
+  for (const [k, v] of Object.entries(delta)) {
+    if (k[0] === "+") out[NAMES[k.slice(1)]] += v;
+    else out[NAMES[k] || k] = v;
+  }
+  if ("x" in delta) out.text = D.texts[delta.x];
+  if (delta.v) out.seat_text = [0, 1, 2, 3, 4, 5].map(s => D.texts[delta.v[s] ?? delta.v["*"]]);
+  return out;
+}
+let whole = {};
+const F = D.frames.map(d => (whole = next(whole, d)));
+// Card lists are runs of two-letter codes; the trick and the auction prefix
+// each entry with its seat.
+const codes = s => s.match(/../g) || [];
+const hand = (f, s) => codes(f["h" + s]);
+const trick = f => (f.trick.match(/\d../g) || []).map(e => ({ seat: Number(e[0]), card: e.slice(1) }));
+const bids = f => (f.bids.match(/\d./g) || []).map(e => ({ seat: Number(e[0]), bid: e[1] === "p" ? "pass" : e[1] }));
+let step = 0;
+let me = null; // null: everyone's cards; else the seat whose view is shown
+const SUITS = { S: "♠", H: "♥", D: "♦", C: "♣" };
+// Screen places for seats, seat 0 at the bottom, then clockwise (left of s is s+1).
+const PLACES = [[255, 455], [4, 330], [4, 60], [255, 6], [506, 60], [506, 330]];
+const TRICK_PLACES = [[130, 150], [20, 110], [20, 30], [130, 0], [240, 30], [240, 110]];
+
+function el(tag, cls, text) {
+  const e = document.createElement(tag);
+  if (cls) e.className = cls;
+  if (text !== undefined) e.textContent = text;
+  return e;
+}
+function cardEl(code) {
+  if (code === "JK") { const e = el("span", "card joker", "Joker"); e.dataset.card = code; return e; }
+  const rank = code[0] === "T" ? "10" : code[0];
+  const e = el("span", "card" + (code[1] === "H" || code[1] === "D" ? " red" : ""), rank + SUITS[code[1]]);
+  e.dataset.card = code;
+  return e;
+}
+function place(s) { return me === null ? s : (s - me + 6) % 6; }
+function dealStart(k) { return F.findIndex(f => f.deal === k); }
+
+const table = document.getElementById("table");
+const seatBoxes = [];
+for (let s = 0; s < 6; s++) {
+  const box = el("section", "seat");
+  box.id = "seat-" + s;
+  box.dataset.seat = s;
+  box.append(el("h2"), el("div", "hand"));
+  table.append(box);
+  seatBoxes.push(box);
+}
+const dealSel = document.getElementById("deal");
+[...new Set(F.map(f => f.deal))].filter(k => k > 0).forEach(k => {
+  const o = el("option", "", String(k)); o.value = k; dealSel.append(o);
+});
+const viewSel = document.getElementById("view");
+for (let s = 0; s < 6; s++) {
+  const o = el("option", "", "seat " + s + " (" + D.players[s] + ") only"); o.value = s; viewSel.append(o);
+}
+document.getElementById("title").textContent = document.title;
+// A team is named by its player when both its seats have the same one.
+for (let t = 0; t < 3; t++) {
+  const th = document.querySelectorAll("table.scores th")[t + 1];
+  if (D.players[t] === D.players[t + 3]) th.textContent = "team " + t + " · " + D.players[t];
+}
+
+function render() {
+  const f = F[step];
+  document.body.dataset.step = step;
+  document.body.dataset.deal = f.deal;
+  document.body.dataset.view = me === null ? "all" : me;
+  dealSel.value = f.deal;
+  viewSel.value = me === null ? "all" : me;
+  document.getElementById("counter").textContent = "step " + (step + 1) + " of " + F.length;
+  for (let s = 0; s < 6; s++) {
+    const box = seatBoxes[s];
+    const [x, y] = PLACES[place(s)];
+    box.style.left = x + "px"; box.style.top = y + "px";
+    box.classList.toggle("actor", f.actor === s);
+    box.classList.toggle("me", me === s);
+    const tags = [];
+    if (f.dealer === s) tags.push("dealer");
+    if (f.bidder === s && f.bid !== null) tags.push("bid " + f.bid);
+    const h2 = box.querySelector("h2");
+    h2.textContent = "seat " + s + " · " + D.players[s] + " · team " + (s % 3) + " ";
+    h2.append(el("span", "tags", tags.join(", ")));
+    const shown = box.querySelector(".hand");
+    shown.replaceChildren();
+    const cards = hand(f, s);
+    shown.dataset.count = cards.length;
+    if (me === null || me === s) {
+      cards.forEach(c => shown.append(cardEl(c)));
+    } else {
+      cards.forEach(() => shown.append(el("span", "card back")));
+    }
+  }
+  const centre = document.getElementById("centre");
+  centre.querySelectorAll(".played").forEach(e => e.remove());
+  const onTable = trick(f);
+  onTable.forEach(p => {
+    const c = cardEl(p.card);
+    c.classList.add("played");
+    if (f.winner === p.seat) c.classList.add("win");
+    c.dataset.seat = p.seat;
+    const [x, y] = TRICK_PLACES[place(p.seat)];
+    c.style.left = x + "px"; c.style.top = y + "px";
+    centre.append(c);
+  });
+  document.getElementById("trump").textContent = f.trump ? "trump " + SUITS[f.trump] : "";
+  document.getElementById("trick-info").textContent =
+    f.winner !== null ? "seat " + f.winner + " wins trick " + f.trick_number
+    : onTable.length ? "trick " + f.trick_number : "";
+  const cap = document.getElementById("caption");
+  cap.textContent = (me !== null && f.seat_text) ? f.seat_text[me] : f.text;
+  cap.classList.toggle("fault", f.fault);
+  const auction = bids(f);
+  document.getElementById("bids").textContent = auction.length
+    ? "Auction: " + auction.map(b => "seat " + b.seat + " " + b.bid).join(", ")
+    : "";
+  for (let t = 0; t < 3; t++) document.getElementById("score-" + t).textContent = f.scores[t];
+  document.getElementById("result").textContent =
+    step === F.length - 1 && D.result ? "Result: " + D.result : "";
+}
+
+function go(n) { step = Math.max(0, Math.min(F.length - 1, n)); render(); }
+document.getElementById("next").addEventListener("click", () => go(step + 1));
+document.getElementById("prev").addEventListener("click", () => go(step - 1));
+document.getElementById("first").addEventListener("click", () => go(dealStart(F[step].deal)));
+dealSel.addEventListener("change", () => go(dealStart(Number(dealSel.value))));
+viewSel.addEventListener("change", () => { me = viewSel.value === "all" ? null : Number(viewSel.value); render(); });
+document.addEventListener("keydown", e => {
+  if (e.key === "ArrowRight") go(step + 1);
+  if (e.key === "ArrowLeft") go(step - 1);
+});
+
+// The fragment: #deal=3&seat=2&step=40&next=5&prev=1, applied through the controls.
+function fromFragment() {
+  const p = new URLSearchParams(location.hash.slice(1));
+  if (p.has("seat")) { viewSel.value = p.get("seat"); viewSel.dispatchEvent(new Event("change")); }
+  if (p.has("deal")) { dealSel.value = p.get("deal"); dealSel.dispatchEvent(new Event("change")); }
+  if (p.has("step")) go(Number(p.get("step")));
+  for (let i = 0; i < Number(p.get("next") || 0); i++) document.getElementById("next").click();
+  for (let i = 0; i < Number(p.get("prev") || 0); i++) document.getElementById("prev").click();
+  render();
+}
+window.addEventListener("hashchange", fromFragment);
+fromFragment();
