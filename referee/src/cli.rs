@@ -103,6 +103,76 @@ pub enum Command {
     /// Write the JSON Schema of every protocol message and transcript line
     /// (to-bot.json, from-bot.json, transcript-line.json, timings-line.json).
     Schema(SchemaArgs),
+    /// Replay one seat of a recorded game to a live bot and compare its answers
+    /// with the recorded ones.
+    ///
+    /// The bot is started as `play` starts a seat's bot (its working directory,
+    /// an empty environment but PATH and --bot-env, the recorded startup and
+    /// decision limits) and is sent exactly what seat N was sent in that game:
+    /// hello, game_start, every event as the seat saw it, its requests, the fault
+    /// notices. At each request the live answer is compared with the recorded
+    /// one. By default it stops at the first request where they differ and shows
+    /// the seat's view, the legal actions and both answers; --at K stops at the
+    /// seat's K-th request instead. Works on a `play` transcript and on a
+    /// tournament's games/*.jsonl.
+    ///
+    /// Exit status: 0 the live bot answers as recorded (at every request, or at
+    /// request K with --at), 1 it does not, 2 bad input or a bot that does not
+    /// start. Example: referee replay runs/game-0001.jsonl --seat 2 -- python3
+    /// my_bot.py
+    Replay(ReplayArgs),
+}
+
+/// `referee replay`.
+#[derive(Args, Debug)]
+pub struct ReplayArgs {
+    /// The transcript: a `play` game-NNNN.jsonl or a tournament's games/*.jsonl.
+    pub file: PathBuf,
+    /// The seat (0-5) whose bot to replay.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u8).range(0..6))]
+    pub seat: u8,
+    /// Stop at the seat's K-th request of the game (from 1) and show it, whether
+    /// the answers differ there or not; earlier differences are listed.
+    #[arg(long, value_name = "K")]
+    pub at: Option<u32>,
+    /// Print the outcome as one JSON object.
+    #[arg(long)]
+    pub json: bool,
+    /// Hold the bot to no time limit (for a bot under a debugger).
+    #[arg(long)]
+    pub no_timeouts: bool,
+    /// An environment variable for the bot, as for `play` (repeatable).
+    #[arg(long = "bot-env", value_name = "KEY=VALUE")]
+    pub bot_env: Vec<String>,
+    /// The bot's command and its arguments, after `--` (one word with spaces is
+    /// split like a shell would; `builtin:NAME` names a built-in bot).
+    #[arg(last = true, required = true, value_name = "CMD")]
+    pub command: Vec<String>,
+}
+
+impl ReplayArgs {
+    pub fn validate(&self) -> anyhow::Result<crate::rerun::ReplayConfig> {
+        let text = match self.command.as_slice() {
+            [one] => one.clone(),
+            many => shlex::try_join(many.iter().map(String::as_str))
+                .context("replay: the command holds a NUL byte")?,
+        };
+        let bot = parse_bot(&text, "replay")?;
+        if matches!(bot, BotSpec::InProcess(_) | BotSpec::Human) {
+            bail!("replay: {text:?} is played inside the referee; replay starts a bot process (builtin:NAME or a command)");
+        }
+        if self.at == Some(0) {
+            bail!("--at counts the seat's requests from 1");
+        }
+        Ok(crate::rerun::ReplayConfig {
+            file: self.file.clone(),
+            seat: schmier_protocol::Seat::new(usize::from(self.seat)),
+            at: self.at,
+            bot,
+            env: Isolation::env(&crate::settings::parse_env(&self.bot_env)?),
+            no_timeouts: self.no_timeouts,
+        })
+    }
 }
 
 /// `referee bench`.

@@ -219,7 +219,7 @@ fn cards_text(cards: CardSet) -> String {
 }
 
 /// What the seat knows, in a few lines.
-fn describe(v: &SeatView) -> String {
+pub(crate) fn describe(v: &SeatView) -> String {
     let mut out = format!(
         "\n— deal {}, you are seat {} (partner seat {}), dealer seat {}; scores {:?} (yours: team {})",
         v.deal,

@@ -35,6 +35,8 @@
 //! - `diff.rs`: `referee diff`, two transcripts compared in game terms.
 //! - `show/`: `referee show`, a transcript as a terminal account or a replay page,
 //!   and a tournament's page (kept live by `tournament/page.rs`).
+//! - `rerun/`: `referee replay`, one seat of a recorded game replayed to a live
+//!   bot, its answers compared with the recorded ones.
 //! - `schema.rs`: `referee schema`, the JSON Schema of every message and line.
 //! - `safe_create.rs`: the one atomic writer of output files (temp name, fsync,
 //!   rename, fsync of the folder), never following a planted symlink.
@@ -58,6 +60,7 @@ pub mod names;
 pub mod outdir;
 pub mod reply;
 pub mod report;
+pub mod rerun;
 pub mod safe_create;
 pub mod schema;
 pub mod session;

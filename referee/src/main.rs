@@ -31,6 +31,7 @@ fn main() -> ExitCode {
         Command::Diff(args) => diff(&args),
         Command::Show(args) => show(&args),
         Command::Schema(args) => schema(&args),
+        Command::Replay(args) => args.validate().and_then(|cfg| replay(&cfg, args.json)),
     };
     result.unwrap_or_else(|e| {
         eprintln!("referee: {e:#}");
@@ -271,6 +272,26 @@ fn show(args: &referee::cli::ShowArgs) -> anyhow::Result<ExitCode> {
         }
         _ => Ok(ExitCode::SUCCESS),
     }
+}
+
+fn replay(cfg: &referee::rerun::ReplayConfig, json: bool) -> anyhow::Result<ExitCode> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    let report = runtime.block_on(async {
+        referee::bot::install_cleanup();
+        referee::rerun::run(cfg).await
+    })?;
+    if json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        print!("{}", report.text());
+    }
+    Ok(if report.same() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
 }
 
 fn schema(args: &referee::cli::SchemaArgs) -> anyhow::Result<ExitCode> {

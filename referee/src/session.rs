@@ -112,6 +112,7 @@ pub async fn run(cfg: &PlayConfig, cancel: &CancellationToken) -> anyhow::Result
             // Every game of a match has a seed of its own: a bot that remembers
             // the cards of earlier games learns nothing about this one's.
             announced: g + 1,
+            record_announced: true,
             seed: derive_seed(cfg.seed, u64::from(g)),
             seat_slot: std::array::from_fn(|s| cfg.slot_at(s, g)),
             transcript: cfg.output.transcript(g + 1),
@@ -294,6 +295,25 @@ async fn start_bots(
     let all: Vec<usize> = (0..slots.len()).collect();
     start(cfg, stderr_dir, &mut slots, &all, Some(seat_slot)).await?;
     Ok(slots)
+}
+
+/// Starts the bot of lineup slot `seat` alone, exactly as a `play` seat's bot is
+/// started (its launch, environment, working directory, `hello` and startup
+/// deadline), for `referee replay`. A bot that fails is reported on the console
+/// as seat `seat` and comes back gone, with the reason.
+pub(crate) async fn start_alone(
+    cfg: &TableSpec,
+    stderr_dir: &Path,
+    seat: usize,
+) -> anyhow::Result<Slot> {
+    std::fs::create_dir_all(stderr_dir)
+        .with_context(|| format!("failed to create {}", stderr_dir.display()))?;
+    let spec = cfg.lineup[seat].clone();
+    let mut slots = vec![Slot::new(spec.clone(), default_name(&spec))];
+    let mut seat_slot = [usize::MAX; 6];
+    seat_slot[seat] = 0;
+    start(cfg, stderr_dir, &mut slots, &[0], Some(seat_slot)).await?;
+    Ok(slots.pop().expect("one slot"))
 }
 
 /// Restarts the bots that crashed or closed their pipes, if the policy says so.

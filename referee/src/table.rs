@@ -11,7 +11,7 @@ use std::time::Duration;
 use tokio::time::Instant;
 
 use schmier_protocol::rules::{first_legal, Action, Decision, Event, Game, HandScore, SeatEvent};
-use schmier_protocol::wire::{FaultNotice, Request, ToBot};
+use schmier_protocol::wire::{Request, ToBot};
 use schmier_protocol::{Seat, Team};
 
 use crate::bot::{Incoming, WriteError};
@@ -40,6 +40,10 @@ pub struct GamePlan {
     /// the games their processes have played, from 1. Not `game`, which in a
     /// tournament is the set and would let a bot tie the games of a set together.
     pub announced: u32,
+    /// Whether the header records `announced`: not where it depends on where a
+    /// resumed table started (processes kept across a tournament matchup), as
+    /// the transcript must be the same either way.
+    pub record_announced: bool,
     /// The game's own seed: it decides every deal.
     pub seed: u64,
     /// The lineup slot at each seat.
@@ -117,6 +121,8 @@ pub async fn play_game(
         referee: REFEREE.into(),
         match_seed: plan.match_seed,
         game: plan.game,
+        announced: plan.record_announced.then_some(plan.announced),
+        first_request: Some(*next_id),
         seed,
         rules: cfg.rules,
         time_control: cfg.time.record(),
@@ -136,14 +142,7 @@ pub async fn play_game(
 
     let players: Vec<String> = Seat::all().map(|s| table.slot(s).name.clone()).collect();
     for seat in Seat::all() {
-        let msg = ToBot::GameStart {
-            game: plan.announced,
-            seat,
-            team: seat.team(),
-            partner: seat.partner(),
-            players: players.clone(),
-            rules: cfg.rules,
-        };
+        let msg = game_start(plan.announced, seat, &players, cfg.rules);
         table.queue(seat, &msg);
     }
     // Seats whose bot is already gone start the game replaced (announced after
@@ -232,6 +231,24 @@ pub async fn play_game(
         hands,
         stats: table.stats,
     })
+}
+
+/// The `game_start` a seat is sent: game number `announced`, the players' names
+/// by seat. `referee replay` sends a recorded seat the same.
+pub(crate) fn game_start(
+    announced: u32,
+    seat: Seat,
+    players: &[String],
+    rules: schmier_protocol::rules::RulesConfig,
+) -> ToBot {
+    ToBot::GameStart {
+        game: announced,
+        seat,
+        team: seat.team(),
+        partner: seat.partner(),
+        players: players.to_vec(),
+        rules,
+    }
 }
 
 impl Table<'_> {
@@ -358,19 +375,15 @@ impl Table<'_> {
             .is_some_and(|m| self.faults[i] >= m);
         let replaced = self.replaced[i] || over_limit || !self.listening(seat);
         self.replaced[i] = replaced;
-        self.transcript.write(&Line::Fault(FaultRecord {
+        let record = FaultRecord {
             seat,
             request,
             fault: fault.kind,
             detail: fault.detail,
             replaced,
-        }))?;
-        let notice = ToBot::Fault(FaultNotice {
-            seat,
-            request,
-            fault: fault.kind,
-            replaced,
-        });
+        };
+        let notice = ToBot::Fault(record.notice());
+        self.transcript.write(&Line::Fault(record))?;
         for s in Seat::all() {
             self.queue(s, &notice);
         }

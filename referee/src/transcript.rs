@@ -20,7 +20,13 @@ use schmier_protocol::FaultKind;
 
 use crate::safe_create::{AtomicFile, WriteError};
 
-pub const FORMAT: &str = "schmier-transcript/1";
+/// The format this referee writes. Version 2 added `announced` and
+/// `first_request` to the header, so that `referee replay` can send a seat
+/// exactly what it was sent; version 1 transcripts are still read.
+pub const FORMAT: &str = "schmier-transcript/2";
+
+/// Every format `verify`, `show`, `diff` and `replay` read.
+pub const FORMATS_READ: [&str; 2] = ["schmier-transcript/1", FORMAT];
 
 /// A seat's player as recorded.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -55,6 +61,16 @@ pub struct Header {
     pub match_seed: u64,
     /// Game number within the match, from 1.
     pub game: u32,
+    /// The game number the bots were told in `game_start`; `null` where that
+    /// depends on where a resumed table started (processes kept across a
+    /// tournament matchup), which the transcript must not. Absent in format 1.
+    #[serde(default)]
+    pub announced: Option<u32>,
+    /// The id of the game's first request: ids then rise by one for each
+    /// request sent to any seat, so every request id of the game follows from
+    /// this and the fault lines. Absent in format 1.
+    #[serde(default)]
+    pub first_request: Option<u64>,
     pub seed: u64,
     pub rules: RulesConfig,
     pub time_control: TimeControlRecord,
@@ -99,6 +115,19 @@ pub struct FaultRecord {
     pub detail: String,
     /// The seat's decisions are made by the fallback for the rest of the game.
     pub replaced: bool,
+}
+
+impl FaultRecord {
+    /// The notice every seat is sent of this fault (the detail stays in the
+    /// transcript: it may quote the faulty bot's output).
+    pub fn notice(&self) -> schmier_protocol::wire::FaultNotice {
+        schmier_protocol::wire::FaultNotice {
+            seat: self.seat,
+            request: self.request,
+            fault: self.fault,
+            replaced: self.replaced,
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]

@@ -21,7 +21,7 @@ use schmier_protocol::{FaultKind, Team};
 
 use crate::load::Transcript;
 use crate::transcript::{
-    credited_winner, FaultPolicy, FaultRecord, Header, Line, ResultRecord, FORMAT,
+    credited_winner, FaultPolicy, FaultRecord, Header, Line, ResultRecord, FORMAT, FORMATS_READ,
 };
 
 /// A transcript that does not check out: where and why.
@@ -245,8 +245,18 @@ impl Replaying {
 /// A header the referee could have written: this format, six seats, and the
 /// game's seed derived from the match seed and game number.
 fn check_header(h: &Header) -> Result<(), String> {
-    if h.format != FORMAT {
-        return Err(format!("format {:?} is not {FORMAT:?}", h.format));
+    if !FORMATS_READ.contains(&h.format.as_str()) {
+        return Err(format!(
+            "format {:?} is not one this referee reads ({FORMATS_READ:?})",
+            h.format
+        ));
+    }
+    // Format 2 records where the request ids start; 0 is never an id.
+    if h.format == FORMAT && matches!(h.first_request, None | Some(0)) {
+        return Err(format!(
+            "first_request {:?}: format {FORMAT} records the id of the game's first request (at least 1)",
+            h.first_request
+        ));
     }
     if h.seats.len() != 6 {
         return Err(format!("{} seats listed, not 6", h.seats.len()));

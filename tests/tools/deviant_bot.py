@@ -9,7 +9,8 @@
                                            # out ("OUT ...") to stderr
 
 When it deviates it writes one line to stderr, the test's oracle for where two
-games part:  DEVIATED game=G deal=D trick=T seat=S first=X chosen=Y
+games part:  DEVIATED game=G deal=D trick=T seat=S first=X chosen=Y request=K id=I
+(K: the request's place among this game's requests to the bot, from 1; I: its id).
 """
 import json
 import sys
@@ -20,6 +21,7 @@ kind = args[0] if len(args) > 1 else None
 at = int(args[1]) if len(args) > 1 else 0
 seen = 0
 game = 0
+asked = 0
 
 
 def first(decision, legal):
@@ -44,7 +46,9 @@ for line in sys.stdin:
         send({"type": "hello", "name": "deviant", "protocol": "schmier/1"})
     elif t == "game_start":
         game = msg["game"]
+        asked = 0
     elif t == "request":
+        asked += 1
         decision, legal, view = msg["decision"], msg["legal"], msg["view"]
         action = first(decision, legal)
         if decision == kind and isinstance(legal, list) and len(legal) > 1:
@@ -54,7 +58,8 @@ for line in sys.stdin:
                 trick = len(view["tricks"]) + 1
                 print(
                     f"DEVIATED game={game} deal={view['deal']} trick={trick} "
-                    f"seat={view['seat']} first={first(decision, legal)} chosen={action}",
+                    f"seat={view['seat']} first={first(decision, legal)} chosen={action} "
+                    f"request={asked} id={msg['id']}",
                     file=sys.stderr,
                     flush=True,
                 )

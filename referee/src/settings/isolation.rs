@@ -15,7 +15,7 @@ use crate::config::{BotSpec, Isolation};
 pub const MAX_LINE_BYTES: usize = 64 * 1024;
 /// The shortest line cap: a hello or a bid must fit.
 const MIN_LINE_BYTES: usize = 1024;
-const STDERR_CAP: u64 = 1 << 20;
+pub const STDERR_CAP: u64 = 1 << 20;
 
 #[derive(Args, Clone, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]

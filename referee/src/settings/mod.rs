@@ -30,12 +30,14 @@ mod time;
 pub use bots::{fresh_seed, parse_bot, SMALL_SEED};
 pub use isolation::{
     cpu_millicores, parse_env, sandbox_for, scratch_folder, IsolationArgs, LimitArgs,
-    MAX_LINE_BYTES,
+    MAX_LINE_BYTES, STDERR_CAP,
 };
 pub use output::OutputArgs;
 pub use policy::{PolicyArgs, PolicyName, RulesArgs};
 pub use table::TableArgs;
-pub use time::{ChannelArgs, ClockName, DeliveryName, TimeArgs, DECISION_MS, STARTUP_MS};
+pub use time::{
+    recorded_time_control, ChannelArgs, ClockName, DeliveryName, TimeArgs, DECISION_MS, STARTUP_MS,
+};
 
 /// A settings group merged with a lower-priority one (the tournament file's),
 /// field by field: a value given here wins.

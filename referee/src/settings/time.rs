@@ -94,6 +94,26 @@ impl TimeArgs {
     }
 }
 
+/// The time control a transcript records, as a table would run it (`None`
+/// limits with `no_timeouts`): what `referee replay` holds a bot to.
+pub fn recorded_time_control(
+    r: &crate::transcript::TimeControlRecord,
+    no_timeouts: bool,
+) -> TimeControl {
+    let ms = Duration::from_millis;
+    let limited = |v: Option<u64>| v.filter(|_| !no_timeouts).map(ms);
+    TimeControl {
+        clock: r.clock,
+        bank: ms(r.time_bank_ms),
+        startup: limited(r.startup_ms),
+        decision: limited(r.decision_ms),
+        grace: ms(r.grace_ms),
+        max_line: r.max_line_bytes,
+        write: ms(r.decision_ms.unwrap_or(DECISION_MS).max(MIN_WRITE_MS)),
+        shutdown: ms(SHUTDOWN_MS),
+    }
+}
+
 /// How the table talks to the bots: when events are written, and how soon a
 /// decision's consequences may be released (the timing channel).
 #[derive(Args, Clone, Debug, Default, Deserialize)]

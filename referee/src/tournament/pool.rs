@@ -230,6 +230,9 @@ impl Table<'_> {
                 // The header's game number is the set: see `Matchup::game_seed`.
                 game: m.set_of(game),
                 announced: k,
+                // Kept processes count the games of the table's session, which
+                // a resumed table starts partway: not recorded.
+                record_announced: self.fresh,
                 seed: m.game_seed(game),
                 seat_slot: m.seat_slot(game),
                 transcript: dir.join(&rel),
