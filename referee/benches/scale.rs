@@ -27,8 +27,9 @@ use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion};
 
+use referee::tournament::format::{matchups, round, Format};
 use referee::tournament::outcome::GameOutcome;
-use referee::tournament::schedule::{matchups, round, Format, GameKey, GameResult, Matchup};
+use referee::tournament::schedule::{GameKey, GameResult, Matchup};
 use referee::tournament::standings::standings;
 
 const SEED: u64 = 0x5ca1e;

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
-use crate::bot::tree_cpu_time;
+use crate::bot::CpuSource;
 use crate::config::{Clock, TimeControl};
 
 /// Each seat's time bank for the current game: a decision that takes longer than
@@ -44,7 +44,7 @@ impl TimeBank {
 pub struct DecisionClock {
     clock: Clock,
     start: Instant,
-    pid: u32,
+    cpu: Option<CpuSource>,
     cpu_start: Option<Duration>,
     allowed: Option<Duration>,
     grace: Duration,
@@ -56,11 +56,16 @@ pub struct DecisionClock {
 }
 
 impl DecisionClock {
-    /// Starts now, for the bot process `pid`, which may use `allowed`.
-    pub fn start(time: &TimeControl, allowed: Option<Duration>, pid: u32) -> DecisionClock {
+    /// Starts now, for a player that may use `allowed` and whose CPU time (on
+    /// the CPU clock) is read from `cpu`.
+    pub fn start(
+        time: &TimeControl,
+        allowed: Option<Duration>,
+        cpu: Option<CpuSource>,
+    ) -> DecisionClock {
         let start = Instant::now();
         let cpu_start = match time.clock {
-            Clock::Cpu => tree_cpu_time(pid),
+            Clock::Cpu => cpu.and_then(|c| c.read()),
             Clock::Wall => None,
         };
         let (deadline, tick) = match (allowed, time.clock) {
@@ -74,7 +79,7 @@ impl DecisionClock {
         DecisionClock {
             clock: time.clock,
             start,
-            pid,
+            cpu,
             cpu_start,
             allowed,
             grace: time.grace,
@@ -87,7 +92,7 @@ impl DecisionClock {
     pub fn used(&self, at: Instant) -> Duration {
         match (self.clock, self.cpu_start) {
             (Clock::Cpu, Some(c0)) => {
-                tree_cpu_time(self.pid).map_or(at - self.start, |c| c.saturating_sub(c0))
+                (self.cpu.and_then(|c| c.read())).map_or(at - self.start, |c| c.saturating_sub(c0))
             }
             _ => at - self.start,
         }
@@ -171,13 +176,13 @@ mod tests {
     #[test]
     fn the_wall_clock_deadline_is_the_limit_plus_grace() {
         let t = time(100, 0);
-        let c = DecisionClock::start(&t, Some(Duration::from_millis(100)), std::process::id());
+        let c = DecisionClock::start(&t, Some(Duration::from_millis(100)), None);
         assert!(!c.over(Duration::from_millis(150)));
         assert!(c.over(Duration::from_millis(151)));
         let d = c.wake().unwrap();
         assert_eq!(d - c.start, Duration::from_millis(150));
         assert_eq!(c.timeout_reason(), "no reply within 100 ms (wall clock)");
-        let unlimited = DecisionClock::start(&t, None, std::process::id());
+        let unlimited = DecisionClock::start(&t, None, None);
         assert!(unlimited.wake().is_none());
         assert!(!unlimited.over(Duration::from_secs(3600)));
     }

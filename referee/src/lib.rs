@@ -3,14 +3,17 @@
 //! - `cli.rs` → `config.rs`: flags, then the validated run configuration;
 //!   `settings/`: the groups of settings `play` and `tournament` share (flags
 //!   and tournament file alike).
-//! - `slot.rs`: a lineup position — its bot spec, name and process.
-//! - `session.rs`: starts the six bot processes, the handshake, the games of a
-//!   match, shutdown.
+//! - `slot.rs`: a lineup position — its bot spec, name and the player in it.
+//! - `player.rs`: what sits in a seat — a bot process, or a strategy the
+//!   referee runs itself — behind one interface the table talks to.
+//! - `session.rs`: starts the six players, the games of a match, shutdown;
+//!   `handshake.rs`: the `hello` each way.
 //! - `table.rs`: one game — the dispatcher that asks, waits, judges and records;
 //!   `clock.rs` times one decision (and keeps the time bank), `reply.rs` reads
 //!   the asked bot's line.
-//! - `bot/`: a bot process — spawning (process group, limits), the capped line
-//!   reader, queued writes, shutdown; platform code in `bot/unix.rs`.
+//! - `bot/`: a bot process — spawning (process group, limits), shutdown — and
+//!   the line channel to it (queued writes, the capped line reader) over any
+//!   byte stream; platform code in `bot/unix.rs`.
 //! - `fault.rs`: bot misbehaviour as data.
 //! - `layout.rs`: every path of a play folder and a tournament folder, named
 //!   once; `outdir.rs`: the output folder — never mixes two runs' games.
@@ -53,11 +56,13 @@ pub mod clock;
 pub mod config;
 pub mod diff;
 pub mod fault;
+pub mod handshake;
 pub mod human;
 pub mod layout;
 pub mod load;
 pub mod names;
 pub mod outdir;
+pub mod player;
 pub mod reply;
 pub mod report;
 pub mod rerun;

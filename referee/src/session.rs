@@ -14,18 +14,20 @@ use serde::Serialize;
 use tokio::time::Instant;
 
 use schmier_protocol::rules::EndReason;
-use schmier_protocol::wire::{FromBot, Limits, ToBot, PROTOCOL};
+use schmier_protocol::wire::ToBot;
 use schmier_protocol::Team;
+use schmier_sample_bots::Strategy;
 
-use crate::bot::{BotProcess, Incoming, LaunchError, Spawn};
+use crate::bot::{LaunchError, Spawn};
 use schmier_protocol::shuffle::derive_seed;
 use tokio_util::sync::CancellationToken;
 
 use crate::config::{BotSpec, Isolation, PlayConfig, TableSpec};
-use crate::fault::{quote, Fault, FaultKind};
+use crate::fault::{Fault, FaultKind};
+use crate::handshake;
+use crate::player::Player;
 use crate::slot::Slot;
 use crate::table::{self, GamePlan, GameRecord};
-use crate::REFEREE;
 
 /// What a finished session reports.
 #[derive(Debug, Serialize)]
@@ -236,7 +238,7 @@ impl Session {
     /// reported on the console with its reason); the fallback plays for them.
     pub fn failed_to_start(&self) -> Vec<usize> {
         (0..self.slots.len())
-            .filter(|&i| self.slots[i].gone.is_some())
+            .filter(|&i| self.slots[i].player.gone().is_some())
             .collect()
     }
 
@@ -326,38 +328,21 @@ async fn restart_gone(
         return Ok(());
     }
     let gone: Vec<usize> = (0..slots.len())
-        .filter(|&i| slots[i].gone.is_some())
+        .filter(|&i| slots[i].player.gone().is_some())
         .collect();
     for &i in &gone {
-        if let Some(p) = slots[i].process.take() {
-            p.shutdown(Duration::ZERO).await;
-        }
-        slots[i].gone = None;
+        std::mem::take(&mut slots[i].player)
+            .shutdown(Duration::ZERO)
+            .await;
     }
     start(cfg, stderr_dir, slots, &gone, None).await.map(drop)
 }
 
-/// Spawns the processes of `which` slots and runs their handshake against one
+/// Starts the players of `which` slots and runs their handshake against one
 /// deadline. A bot that fails is marked gone (the fallback plays for it) and
 /// reported on the console with its reason; the failed slots are returned.
 /// `seat_slot`: where the slots sit in the session's first game (`None`: they
 /// are restarted for a later one).
-/// The `hello` a bot of this table gets first: the protocol and its limits.
-pub(crate) fn hello(cfg: &TableSpec) -> Vec<u8> {
-    let hello = ToBot::Hello {
-        protocol: PROTOCOL.to_owned(),
-        referee: REFEREE.to_owned(),
-        limits: Limits {
-            startup_ms: cfg.time.startup.map(|d| d.as_millis() as u64),
-            decision_ms: cfg.time.decision.map(|d| d.as_millis() as u64),
-            time_bank_ms: cfg.time.bank.as_millis() as u64,
-            clock: cfg.time.clock,
-            max_line_bytes: cfg.time.max_line,
-        },
-    };
-    serde_json::to_vec(&hello).expect("messages serialize")
-}
-
 async fn start(
     cfg: &TableSpec,
     stderr_dir: &std::path::Path,
@@ -365,132 +350,35 @@ async fn start(
     which: &[usize],
     seat_slot: Option<[usize; 6]>,
 ) -> anyhow::Result<Vec<usize>> {
-    let hello = hello(cfg);
+    let hello = handshake::hello(cfg);
+    let mut greeted = Vec::new();
     for &i in which {
-        let slot = &mut slots[i];
-        if slot.spec == BotSpec::Human {
-            slot.name = "human".to_owned();
-            slot.inline = Some(Box::new(crate::human::Human::at_terminal()));
-            slot.starts += 1;
-            continue;
-        }
-        if let BotSpec::InProcess(name) = &slot.spec {
-            let strategy = schmier_sample_bots::by_name(name)
-                .with_context(|| format!("failed to find the built-in bot {name:?}"))?;
-            slot.name = strategy.name().to_owned();
-            slot.inline = Some(strategy);
-            slot.starts += 1;
-            continue;
-        }
-        let program = (slot.spec.argv().ok())
-            .and_then(|argv| argv.first().cloned())
-            .unwrap_or_else(|| slot.spec.display());
-        let log = crate::layout::stderr_log(stderr_dir, i, slot.starts);
-        slot.starts += 1;
-        let mut env = slot.spec.env(&cfg.isolation.env);
-        let launch = std::env::current_dir()
-            .map_err(LaunchError::WorkingDirectory)
-            .and_then(|cwd| slot.spec.launch(&cwd, Isolation::path_in(&env)))
-            .map_err(|e| launch_failure(&program, &e))
-            .and_then(|mut launch| {
-                if let Some(base) = &cfg.isolation.scratch {
-                    let sandbox = cfg.isolation.sandbox.as_deref();
-                    let dir = scratch_dir(base, i, &mut launch, sandbox)
-                        .map_err(|e| spawn_failure(&program, &e))?;
-                    env.push((SCRATCH_VAR.to_owned(), dir.to_string_lossy().into_owned()));
-                }
-                Ok(launch)
-            });
-        let spawned = launch.and_then(|launch| {
-            BotProcess::spawn(&Spawn {
-                launch,
-                env,
-                sandbox: cfg.isolation.sandbox.clone(),
-                max_line: cfg.time.max_line,
-                limits: cfg.limits,
-                stderr_log: Some(log),
-                stderr_cap: cfg.stderr_cap,
-            })
-            .map_err(|e| spawn_failure(&program, &e))
-        });
-        match spawned {
-            Ok(mut p) => {
-                p.queue(&hello);
-                if p.flush(Some(cfg.time.write)).await.is_err() {
-                    slot.gone = Some(Fault::new(
-                        FaultKind::Start,
-                        "could not send hello: the bot is not reading its stdin",
-                    ));
-                }
-                slot.process = Some(p);
-            }
-            Err(detail) => slot.gone = Some(Fault::new(FaultKind::Start, detail)),
+        if connect(cfg, stderr_dir, i, &mut slots[i], &hello).await? {
+            greeted.push(i);
         }
     }
     let deadline = cfg
         .time
         .startup
         .map(|d| Instant::now() + d + cfg.time.grace);
-    for &i in which {
+    for &i in &greeted {
         let slot = &mut slots[i];
-        if slot.gone.is_some() || slot.inline.is_some() {
-            continue;
-        }
-        let p = slot.process.as_mut().expect("a started bot");
-        let fault = match p.next_line(deadline).await {
-            None => Some(Fault::new(
-                FaultKind::Start,
-                format!(
-                    "no hello within {} ms (--startup-ms; a bot that builds itself first, \
-                     such as `cargo run`, should be built beforehand)",
-                    cfg.time.startup.unwrap_or_default().as_millis()
-                ),
-            )),
-            Some(Incoming::Line { bytes, .. }) => match serde_json::from_slice::<FromBot>(&bytes) {
-                Ok(FromBot::Hello { name, protocol, .. }) if protocol == PROTOCOL => {
-                    slot.name = name;
-                    None
-                }
-                Ok(FromBot::Hello { protocol, .. }) => Some(Fault::new(
-                    FaultKind::Start,
-                    format!(
-                        "protocol mismatch: the bot speaks {protocol:?}, the referee {PROTOCOL:?}"
-                    ),
-                )),
-                _ => Some(Fault::new(
-                    FaultKind::Start,
-                    format!("expected a hello, got {}", quote(&bytes)),
-                )),
-            },
-            Some(Incoming::Oversized { len, .. }) => Some(Fault::new(
-                FaultKind::Start,
-                format!("a hello line of {len} bytes and more"),
-            )),
-            Some(Incoming::Eof { .. }) | Some(Incoming::Error { .. }) => {
-                // What the bot did, not how long the referee looked: it exited
-                // before the startup deadline or it did not.
-                let status = p.exit_status_by(deadline).await;
-                Some(match status {
-                    Some(s) => Fault::new(FaultKind::Start, format!("exited before hello: {s}")),
-                    None => Fault::new(FaultKind::Start, "closed stdout before hello"),
-                })
-            }
-        };
-        if let Some(f) = fault {
-            slot.gone = Some(f);
+        match handshake::answer(&mut slot.player, deadline, cfg.time.startup).await {
+            Ok(name) => slot.name = name,
+            Err(reason) => slot.player.retire(Fault::new(FaultKind::Start, reason)),
         }
     }
     let failed: Vec<usize> = which
         .iter()
         .copied()
-        .filter(|&i| slots[i].gone.is_some())
+        .filter(|&i| slots[i].player.gone().is_some())
         .collect();
     for &i in &failed {
         let (slot, log) = (
             &slots[i],
             crate::layout::stderr_log(stderr_dir, i, slots[i].starts - 1),
         );
-        let f = slot.gone.as_ref().expect("a failed slot");
+        let f = slot.player.gone().expect("a failed slot");
         let seat = seat_slot.and_then(|seats| seats.iter().position(|&s| s == i));
         let who = match seat {
             Some(seat) => format!("seat {seat}"),
@@ -509,6 +397,79 @@ async fn start(
         );
     }
     Ok(failed)
+}
+
+/// Puts a player in slot `i`: the referee's own strategy, or a bot process
+/// sent `hello`. `true`: it owes an answer to `hello`. A bot that cannot be
+/// started or sent `hello` is a player gone for that reason.
+async fn connect(
+    cfg: &TableSpec,
+    stderr_dir: &Path,
+    i: usize,
+    slot: &mut Slot,
+    hello: &[u8],
+) -> anyhow::Result<bool> {
+    let log = crate::layout::stderr_log(stderr_dir, i, slot.starts);
+    slot.starts += 1;
+    if let Some(strategy) = in_process(&slot.spec)? {
+        slot.name = strategy.name().to_owned();
+        slot.player = Player::in_process(strategy);
+        return Ok(false);
+    }
+    slot.player = match spawn(cfg, i, &slot.spec, log) {
+        Ok(mut player) => {
+            if let Err(reason) = handshake::greet(&mut player, hello, cfg.time.write).await {
+                player.retire(Fault::new(FaultKind::Start, reason));
+            }
+            player
+        }
+        Err(reason) => Player::failed(Fault::new(FaultKind::Start, reason)),
+    };
+    Ok(slot.player.listening())
+}
+
+/// The strategy of a bot the referee plays itself (`inproc:*`, a person at
+/// the terminal); `None` for a bot process.
+fn in_process(spec: &BotSpec) -> anyhow::Result<Option<Box<dyn Strategy + Send>>> {
+    match spec {
+        BotSpec::Human => Ok(Some(Box::new(crate::human::Human::at_terminal()))),
+        BotSpec::InProcess(name) => schmier_sample_bots::by_name(name)
+            .with_context(|| format!("failed to find the built-in bot {name:?}"))
+            .map(Some),
+        _ => Ok(None),
+    }
+}
+
+/// Spawns lineup slot `i`'s bot process, its stderr to `log`; `Err`: why it
+/// could not be started, in the terms a user can act on.
+fn spawn(cfg: &TableSpec, i: usize, spec: &BotSpec, log: PathBuf) -> Result<Player, String> {
+    let program = (spec.argv().ok())
+        .and_then(|argv| argv.first().cloned())
+        .unwrap_or_else(|| spec.display());
+    let mut env = spec.env(&cfg.isolation.env);
+    let launch = std::env::current_dir()
+        .map_err(LaunchError::WorkingDirectory)
+        .and_then(|cwd| spec.launch(&cwd, Isolation::path_in(&env)))
+        .map_err(|e| launch_failure(&program, &e))
+        .and_then(|mut launch| {
+            if let Some(base) = &cfg.isolation.scratch {
+                let sandbox = cfg.isolation.sandbox.as_deref();
+                let dir = scratch_dir(base, i, &mut launch, sandbox)
+                    .map_err(|e| spawn_failure(&program, &e))?;
+                env.push((SCRATCH_VAR.to_owned(), dir.to_string_lossy().into_owned()));
+            }
+            Ok(launch)
+        })?;
+    Player::spawn(&Spawn {
+        launch,
+        env,
+        sandbox: cfg.isolation.sandbox.clone(),
+        max_line: cfg.time.max_line,
+        limits: cfg.limits,
+        stderr_log: Some(log),
+        stderr_cap: cfg.stderr_cap,
+    })
+    .map_err(|e| spawn_failure(&program, &e))
 }
 
 /// Why a bot's program could not be started, in the terms a user can act on.
@@ -591,14 +552,9 @@ async fn shutdown(slots: &mut [Slot], grace: Duration) {
     .expect("messages serialize");
     let mut tasks = tokio::task::JoinSet::new();
     for slot in slots.iter_mut() {
-        if let Some(mut p) = slot.process.take() {
-            if slot.gone.is_none() {
-                p.queue(&bye);
-            } else {
-                p.discard_queue();
-            }
-            tasks.spawn(p.shutdown(grace));
-        }
+        let mut player = std::mem::take(&mut slot.player);
+        player.say_bye(&bye);
+        tasks.spawn(player.shutdown(grace));
     }
     while tasks.join_next().await.is_some() {}
 }

@@ -1,32 +1,16 @@
-//! A lineup slot: who plays it and its process, owned by the session and lent to
-//! the table for one game at a time.
+//! A lineup slot: who plays it (its bot spec and name) and the [`Player`] in
+//! it now, owned by the session and lent to the table for one game at a time.
 
-use std::collections::BTreeMap;
-
-use schmier_protocol::rules::Decision;
-use schmier_sample_bots::Strategy;
-
-use crate::bot::BotProcess;
 use crate::config::BotSpec;
-use crate::fault::Fault;
+use crate::player::Player;
 
-/// One lineup position and its process.
+/// One lineup position.
 pub struct Slot {
     pub spec: BotSpec,
     pub name: String,
-    pub process: Option<BotProcess>,
-    /// An `inproc:` bot: the strategy the referee runs itself instead of a process.
-    pub inline: Option<Box<dyn Strategy + Send>>,
-    /// Set once the bot can no longer play (failed startup, crash, closed pipe):
-    /// the fallback plays for it from then on (until restarted, if the policy
-    /// restarts bots).
-    pub gone: Option<Fault>,
-    /// How many times its process was started.
+    pub player: Player,
+    /// How many times its player was started.
     pub starts: u32,
-    /// Requests that timed out before the bot answered them. A late answer to one
-    /// of these is discarded (noted in the timings sidecar), never a second fault,
-    /// whenever it arrives — in this game or a later one.
-    pub timed_out: BTreeMap<u64, Decision>,
 }
 
 impl Slot {
@@ -34,11 +18,8 @@ impl Slot {
         Slot {
             spec,
             name,
-            process: None,
-            inline: None,
-            gone: None,
+            player: Player::default(),
             starts: 0,
-            timed_out: BTreeMap::new(),
         }
     }
 }

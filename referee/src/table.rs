@@ -1,6 +1,8 @@
 //! One game at one table: the dispatcher. It alone owns the game state and the
 //! deadlines; it asks the seat to act, waits for the reply or the deadline, turns
 //! misbehaviour into faults and fallback actions, and writes the transcript.
+//! It talks to each seat's [`Player`], never to a process: how a bot is
+//! connected, and why its channel closed, is the player's to say.
 //!
 //! Every message to a bot is built from the engine's per-seat view
 //! (`Game::view`, `Event::seen_by`), never from the full state.
@@ -18,6 +20,7 @@ use crate::bot::{Incoming, WriteError};
 use crate::clock::{DecisionClock, TimeBank};
 use crate::config::{Delivery, Output, TableSpec};
 use crate::fault::{Fault, FaultKind};
+use crate::player::Player;
 use crate::reply::{read_reply, Reply};
 use crate::slot::Slot;
 use crate::stats::{nanos, TableStats};
@@ -72,8 +75,6 @@ struct Table<'a> {
     replaced: [bool; 6],
     bank: TimeBank,
     stats: TableStats,
-    /// One message serialised at a time, reused.
-    scratch: Vec<u8>,
     /// When the pending request's last byte was written.
     asked_at: std::time::Instant,
     /// When the request of the decision being made was sent (`None`: the
@@ -83,6 +84,19 @@ struct Table<'a> {
     timing: Option<Timing>,
 }
 
+/// A request sent to a seat, waiting for its reply.
+struct Pending<'c> {
+    seat: Seat,
+    id: u64,
+    decision: Decision,
+    clock: &'c DecisionClock,
+    /// Stale replies read while it is pending. Only the first is a fault: a
+    /// bot spamming stale lines cannot make the transcript and every seat's
+    /// fault notices grow with its spam (how many of them the reader kept
+    /// would not be deterministic anyway).
+    stale: u64,
+}
+
 /// Plays the game `plan` describes and writes its transcript.
 pub async fn play_game(
     cfg: &TableSpec,
@@ -90,88 +104,14 @@ pub async fn play_game(
     slots: &mut [Slot],
     next_id: &mut u64,
 ) -> anyhow::Result<GameRecord> {
-    let seed = plan.seed;
-    let path = plan.transcript.clone();
-    let seat_slot = plan.seat_slot;
-    let mut table = Table {
-        cfg,
-        transcript: JsonlWriter::create(&path)?,
-        timings: {
-            let timings = Output::timings(&path);
-            if let Some(dir) = timings.parent() {
-                std::fs::create_dir_all(dir)
-                    .map_err(|e| anyhow::anyhow!("failed to create {}: {e}", dir.display()))?;
-            }
-            JsonlWriter::create(&timings)?
-        },
-        slots,
-        seat_slot,
-        faults: [0; 6],
-        replaced: [false; 6],
-        bank: TimeBank::new(&cfg.time),
-        stats: TableStats::default(),
-        scratch: Vec::with_capacity(1024),
-        asked_at: std::time::Instant::now(),
-        sent: None,
-        timing: None,
-    };
-    let header = Header {
-        format: FORMAT.into(),
-        protocol: schmier_protocol::wire::PROTOCOL.into(),
-        referee: REFEREE.into(),
-        match_seed: plan.match_seed,
-        game: plan.game,
-        announced: plan.record_announced.then_some(plan.announced),
-        first_request: Some(*next_id),
-        seed,
-        rules: cfg.rules,
-        time_control: cfg.time.record(),
-        fault_policy: cfg.policy,
-        seats: Seat::all()
-            .map(|s| {
-                let slot = &table.slots[seat_slot[s.index()]];
-                SeatInfo {
-                    seat: s,
-                    name: slot.name.clone(),
-                    command: slot.spec.display(),
-                }
-            })
-            .collect(),
-    };
-    table.transcript.write(&Line::Header(header))?;
-
-    let players: Vec<String> = Seat::all().map(|s| table.slot(s).name.clone()).collect();
-    for seat in Seat::all() {
-        let msg = game_start(plan.announced, seat, &players, cfg.rules);
-        table.queue(seat, &msg);
-    }
-    // Seats whose bot is already gone start the game replaced (announced after
-    // game_start, so every bot hears of it within the game).
-    for seat in Seat::all() {
-        if let Some(f) = table.slot(seat).gone.clone() {
-            table.record_fault(seat, None, f)?;
-        }
-    }
-
-    let (mut game, events) = Game::new(seed, cfg.rules);
+    let mut table = Table::open(cfg, plan, slots, *next_id)?;
+    table.announce(plan.announced)?;
+    let (mut game, events) = Game::new(plan.seed, cfg.rules);
     table.publish(&events)?;
     let mut events = Vec::new();
     let mut hands = Vec::new();
     while let Some(seat) = game.to_act() {
-        let start = std::time::Instant::now();
-        let action = match table.ask(&game, seat, next_id).await? {
-            Some(action) => action,
-            None => first_legal(&game),
-        };
-        table.release().await?;
-        events.clear();
-        let applying = std::time::Instant::now();
-        game.apply_into(action, &mut events)
-            .expect("ask() returns only legal actions");
-        table.stats.apply += applying.elapsed();
-        table.publish(&events)?;
-        table.stats.decisions += 1;
-        table.stats.cycle_ns.push(nanos(start.elapsed()));
+        table.turn(&mut game, seat, next_id, &mut events).await?;
         hands.extend(events.iter().filter_map(|e| match e {
             Event::HandEnd(h) => Some(*h),
             _ => None,
@@ -181,56 +121,8 @@ pub async fn play_game(
         let by = Instant::now() + cfg.time.write;
         table.flush(seat, by).await;
     }
-
-    let Some(Event::GameEnd {
-        winner,
-        scores,
-        deals,
-        reason,
-    }) = events.last().cloned()
-    else {
-        unreachable!("a finished game ends with GameEnd");
-    };
-    let forfeited: Vec<Team> = if cfg.policy.forfeit {
-        Team::all()
-            .filter(|t| t.seats().iter().any(|s| table.faults[s.index()] > 0))
-            .collect()
-    } else {
-        Vec::new()
-    };
-    let ranking = ranking(winner, scores, &forfeited);
-    let result = ResultRecord {
-        winner: credited_winner(winner, &forfeited, ranking),
-        scores,
-        deals,
-        reason,
-        faults: table.faults,
-        forfeited,
-        ranking,
-    };
-    table.transcript.write(&Line::Result(result.clone()))?;
-    // The transcript is the record; timings are informative, so a game whose
-    // timings could not be written is still kept.
-    let transcript = match table.transcript.finish() {
-        Ok(path) => path,
-        Err(lost) => {
-            table.timings.discard();
-            return Err(lost.into());
-        }
-    };
-    if let Err(e) = table.timings.finish() {
-        eprintln!(
-            "referee: warning: game {} kept without its timings: {e}",
-            plan.game
-        );
-    }
-    Ok(GameRecord {
-        seed,
-        transcript,
-        result,
-        hands,
-        stats: table.stats,
-    })
+    let result = table.result(events.last());
+    table.close(plan, result, hands)
 }
 
 /// The `game_start` a seat is sent: game number `announced`, the players' names
@@ -251,14 +143,185 @@ pub(crate) fn game_start(
     }
 }
 
+impl<'a> Table<'a> {
+    /// A table for `plan`'s game, its transcript begun with the header
+    /// (`first_request`: the id its first request will have).
+    fn open(
+        cfg: &'a TableSpec,
+        plan: &GamePlan,
+        slots: &'a mut [Slot],
+        first_request: u64,
+    ) -> anyhow::Result<Self> {
+        let mut table = Table {
+            cfg,
+            transcript: JsonlWriter::create(&plan.transcript)?,
+            timings: {
+                let timings = Output::timings(&plan.transcript);
+                if let Some(dir) = timings.parent() {
+                    std::fs::create_dir_all(dir)
+                        .map_err(|e| anyhow::anyhow!("failed to create {}: {e}", dir.display()))?;
+                }
+                JsonlWriter::create(&timings)?
+            },
+            slots,
+            seat_slot: plan.seat_slot,
+            faults: [0; 6],
+            replaced: [false; 6],
+            bank: TimeBank::new(&cfg.time),
+            stats: TableStats::default(),
+            asked_at: std::time::Instant::now(),
+            sent: None,
+            timing: None,
+        };
+        let header = table.header(plan, first_request);
+        table.transcript.write(&Line::Header(header))?;
+        Ok(table)
+    }
+}
+
 impl Table<'_> {
+    fn header(&mut self, plan: &GamePlan, first_request: u64) -> Header {
+        let cfg = self.cfg;
+        Header {
+            format: FORMAT.into(),
+            protocol: schmier_protocol::wire::PROTOCOL.into(),
+            referee: REFEREE.into(),
+            match_seed: plan.match_seed,
+            game: plan.game,
+            announced: plan.record_announced.then_some(plan.announced),
+            first_request: Some(first_request),
+            seed: plan.seed,
+            rules: cfg.rules,
+            time_control: cfg.time.record(),
+            fault_policy: cfg.policy,
+            seats: Seat::all()
+                .map(|s| {
+                    let slot = self.slot(s);
+                    SeatInfo {
+                        seat: s,
+                        name: slot.name.clone(),
+                        command: slot.spec.display(),
+                    }
+                })
+                .collect(),
+        }
+    }
+
+    /// Tells every seat the game starts (its bot's game number `announced`);
+    /// seats whose bot is already gone start it replaced (announced after
+    /// game_start, so every bot hears of it within the game).
+    fn announce(&mut self, announced: u32) -> anyhow::Result<()> {
+        let players: Vec<String> = Seat::all().map(|s| self.slot(s).name.clone()).collect();
+        for seat in Seat::all() {
+            let msg = game_start(announced, seat, &players, self.cfg.rules);
+            self.queue(seat, &msg);
+        }
+        for seat in Seat::all() {
+            if let Some(f) = self.player(seat).gone().cloned() {
+                self.record_fault(seat, None, f)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// One decision of `seat`: asked (or the fallback's), released, applied,
+    /// published; `events` holds what it caused.
+    async fn turn(
+        &mut self,
+        game: &mut Game,
+        seat: Seat,
+        next_id: &mut u64,
+        events: &mut Vec<Event>,
+    ) -> anyhow::Result<()> {
+        let start = std::time::Instant::now();
+        let action = match self.ask(game, seat, next_id).await? {
+            Some(action) => action,
+            None => first_legal(game),
+        };
+        self.release().await?;
+        events.clear();
+        let applying = std::time::Instant::now();
+        game.apply_into(action, events)
+            .expect("ask() returns only legal actions");
+        self.stats.apply += applying.elapsed();
+        self.publish(events)?;
+        self.stats.decisions += 1;
+        self.stats.cycle_ns.push(nanos(start.elapsed()));
+        Ok(())
+    }
+
+    /// The game's result from its last event, forfeits applied.
+    fn result(&self, last: Option<&Event>) -> ResultRecord {
+        let Some(Event::GameEnd {
+            winner,
+            scores,
+            deals,
+            reason,
+        }) = last.cloned()
+        else {
+            unreachable!("a finished game ends with GameEnd");
+        };
+        let forfeited: Vec<Team> = if self.cfg.policy.forfeit {
+            Team::all()
+                .filter(|t| t.seats().iter().any(|s| self.faults[s.index()] > 0))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let ranking = ranking(winner, scores, &forfeited);
+        ResultRecord {
+            winner: credited_winner(winner, &forfeited, ranking),
+            scores,
+            deals,
+            reason,
+            faults: self.faults,
+            forfeited,
+            ranking,
+        }
+    }
+
+    /// Ends the transcript with `result` and makes it and the timings final.
+    fn close(
+        mut self,
+        plan: &GamePlan,
+        result: ResultRecord,
+        hands: Vec<HandScore>,
+    ) -> anyhow::Result<GameRecord> {
+        self.transcript.write(&Line::Result(result.clone()))?;
+        // The transcript is the record; timings are informative, so a game whose
+        // timings could not be written is still kept.
+        let transcript = match self.transcript.finish() {
+            Ok(path) => path,
+            Err(lost) => {
+                self.timings.discard();
+                return Err(lost.into());
+            }
+        };
+        if let Err(e) = self.timings.finish() {
+            eprintln!(
+                "referee: warning: game {} kept without its timings: {e}",
+                plan.game
+            );
+        }
+        Ok(GameRecord {
+            seed: plan.seed,
+            transcript,
+            result,
+            hands,
+            stats: self.stats,
+        })
+    }
+
     fn slot(&mut self, seat: Seat) -> &mut Slot {
         &mut self.slots[self.seat_slot[seat.index()]]
     }
 
+    fn player(&mut self, seat: Seat) -> &mut Player {
+        &mut self.slot(seat).player
+    }
+
     fn listening(&mut self, seat: Seat) -> bool {
-        let slot = self.slot(seat);
-        slot.gone.is_none() && (slot.process.is_some() || slot.inline.is_some())
+        self.player(seat).listening()
     }
 
     /// Whether the bot at `seat` is asked for its decisions (not replaced).
@@ -267,36 +330,21 @@ impl Table<'_> {
     }
 
     fn queue(&mut self, seat: Seat, msg: &ToBot) {
-        if !self.listening(seat) {
-            return;
-        }
-        // An in-process bot decides from its request alone; it is told nothing else.
-        let mut line = std::mem::take(&mut self.scratch);
-        if let Some(p) = self.slot(seat).process.as_mut() {
-            line.clear();
-            serde_json::to_writer(&mut line, msg).expect("messages serialize");
-            p.queue(&line);
-            self.stats.bytes_out += line.len() as u64 + 1;
-        }
-        self.scratch = line;
+        let bytes = self.player(seat).queue(msg);
+        self.stats.bytes_out += bytes as u64;
     }
 
-    /// Live delivery: hands every seat what is queued for it, as far as its pipe
-    /// takes it now. Never waits, and never records a fault: a seat whose pipe
-    /// broke is found out when it is next asked, so the transcript does not
-    /// depend on when the referee noticed.
+    /// Live delivery: hands every seat what is queued for it, as far as its
+    /// channel takes it now. Never waits, and never records a fault: a seat
+    /// whose pipe broke is found out when it is next asked, so the transcript
+    /// does not depend on when the referee noticed.
     fn deliver(&mut self) {
         if self.cfg.events != Delivery::Live {
             return;
         }
         for seat in Seat::all() {
-            if !self.listening(seat) {
-                continue;
-            }
-            if let Some(p) = self.slot(seat).process.as_mut() {
-                if !p.try_flush() {
-                    tracing::debug!("{seat}: its stdin is closed; recorded when it is next asked");
-                }
+            if !self.player(seat).deliver_now() {
+                tracing::debug!("{seat}: its stdin is closed; recorded when it is next asked");
             }
         }
     }
@@ -304,26 +352,21 @@ impl Table<'_> {
     /// Writes what is queued for `seat`; a bot that does not take it is gone.
     async fn flush(&mut self, seat: Seat, by: Instant) -> Option<Fault> {
         let limit = self.cfg.time.write;
-        let p = self.slot(seat).process.as_mut()?;
-        match p.flush(Some(limit)).await {
+        match self.player(seat).flush(Some(limit)).await {
             Ok(()) => None,
             Err(WriteError::Timeout) => Some(Fault::new(
                 FaultKind::Closed,
                 format!("stopped reading its stdin (a write blocked for {limit:?})"),
             )),
-            Err(WriteError::Closed(_)) => Some(self.ended(seat, "closed its stdin", by).await),
+            Err(WriteError::Closed(_)) => Some(self.closed(seat, "closed its stdin", by).await),
         }
     }
 
-    /// The fault for a bot whose pipe closed, decided by what the bot did: `crash`
-    /// with its exit status if the process ends by `by` (its deadline), `closed`
-    /// if it is still running then.
-    async fn ended(&mut self, seat: Seat, what: &str, by: Instant) -> Fault {
-        let p = self.slot(seat).process.as_mut().expect("a process");
-        match p.exit_status_by(Some(by)).await {
-            Some(status) => Fault::new(FaultKind::Crash, format!("{what} and exited: {status}")),
-            None => Fault::new(FaultKind::Closed, format!("{what} but kept running")),
-        }
+    /// The fault for a bot whose channel closed, as the player tells it:
+    /// `crash` if it ended by `by` (its deadline), `closed` if it is still
+    /// there then.
+    async fn closed(&mut self, seat: Seat, what: &str, by: Instant) -> Fault {
+        self.player(seat).why_closed(Some(by)).await.fault(what)
     }
 
     /// Records engine events and tells every seat what it may see of them.
@@ -363,10 +406,7 @@ impl Table<'_> {
         let i = seat.index();
         self.faults[i] += 1;
         if fault.kind.is_fatal() {
-            let slot = self.slot(seat);
-            if slot.gone.is_none() {
-                slot.gone = Some(fault.clone());
-            }
+            self.player(seat).retire(fault.clone());
         }
         let over_limit = self
             .cfg
@@ -388,9 +428,7 @@ impl Table<'_> {
             self.queue(s, &notice);
         }
         if !self.listening(seat) {
-            if let Some(p) = self.slot(seat).process.as_mut() {
-                p.discard_queue();
-            }
+            self.player(seat).discard_queue();
         }
         // Paced, a notice waits for the decision's release: one sent the
         // moment a stale line arrived would time that line for everyone.
@@ -441,9 +479,10 @@ impl Table<'_> {
         let allowed = self.bank.allowed(seat.index(), &time);
         let request = Request::for_decision(game, id, allowed.map(|d| d.as_millis() as u64))
             .expect("a decision is due");
-        if self.slot(seat).inline.is_some() {
-            // The referee's own code (or a person) decides: no channel to pace.
-            return self.ask_inline(game, seat, request);
+        // The referee's own code (or a person) decides at once: no channel to pace.
+        let start = Instant::now();
+        if let Some(action) = self.player(seat).decide_now(&request) {
+            return self.judge_now(game, seat, &request, action, start.elapsed());
         }
         let decision = request.decision;
         self.queue(seat, &ToBot::Request(request));
@@ -461,14 +500,15 @@ impl Table<'_> {
             return Ok(None);
         }
         // The clock starts now that the request's last byte is written.
-        let pid = self
-            .slot(seat)
-            .process
-            .as_ref()
-            .expect("a listening bot has a process")
-            .pid();
-        let clock = DecisionClock::start(&time, allowed, pid);
-        match self.await_reply(game, seat, id, decision, &clock).await? {
+        let clock = DecisionClock::start(&time, allowed, self.player(seat).cpu_clock());
+        let mut pending = Pending {
+            seat,
+            id,
+            decision,
+            clock: &clock,
+            stale: 0,
+        };
+        match self.await_reply(game, &mut pending).await? {
             Outcome::Answer(action) => {
                 self.stats.answered += 1;
                 Ok(Some(action))
@@ -484,18 +524,17 @@ impl Table<'_> {
         }
     }
 
-    /// An in-process bot decides at once; an illegal choice is still a fault.
-    fn ask_inline(
+    /// A decision made inside the referee, in `took`: an illegal one is still
+    /// a fault.
+    fn judge_now(
         &mut self,
         game: &Game,
         seat: Seat,
-        request: Request,
+        request: &Request,
+        action: Action,
+        took: Duration,
     ) -> anyhow::Result<Option<Action>> {
         let (id, decision) = (request.id, request.decision);
-        let bot = self.slot(seat).inline.as_mut().expect("an in-process bot");
-        let start = Instant::now();
-        let action = bot.decide(&request);
-        let took = start.elapsed();
         if game.clone().apply(action).is_err() {
             let f = Fault::new(
                 FaultKind::Illegal,
@@ -509,31 +548,13 @@ impl Table<'_> {
         Ok(Some(action))
     }
 
-    /// Reads the bot's output until it answers request `id` or faults. Every
-    /// outcome is written to the timings sidecar here; a fault that ends the
-    /// request is returned for the caller to record.
-    async fn await_reply(
-        &mut self,
-        game: &Game,
-        seat: Seat,
-        id: u64,
-        decision: Decision,
-        clock: &DecisionClock,
-    ) -> anyhow::Result<Outcome> {
-        let time = self.cfg.time;
-        // Stale replies read while this request is pending. Only the first is a
-        // fault: a bot spamming stale lines cannot make the transcript and every
-        // seat's fault notices grow with its spam (how many of them the reader
-        // kept would not be deterministic anyway).
-        let mut stale = 0u64;
+    /// Reads the bot's output until it answers the pending request or faults.
+    /// Every outcome is written to the timings sidecar here; a fault that ends
+    /// the request is returned for the caller to record.
+    async fn await_reply(&mut self, game: &Game, p: &mut Pending<'_>) -> anyhow::Result<Outcome> {
+        let (time, clock) = (self.cfg.time, p.clock);
         loop {
-            let wake = clock.wake();
-            let p = self
-                .slot(seat)
-                .process
-                .as_mut()
-                .expect("a listening bot has a process");
-            let next = p.next_line(wake).await;
+            let next = self.player(p.seat).next_line(clock.wake()).await;
             let (at, fault) = match next {
                 None => {
                     let now = Instant::now();
@@ -541,72 +562,14 @@ impl Table<'_> {
                         continue; // a CPU-clock tick with time left
                     }
                     // The reply may still come: it will be discarded then.
-                    self.slot(seat).timed_out.insert(id, decision);
+                    self.player(p.seat).timed_out(p.id, p.decision);
                     (now, Fault::new(FaultKind::Timeout, clock.timeout_reason()))
                 }
-                Some(Incoming::Line { bytes, at }) => {
-                    let reading = std::time::Instant::now();
-                    let arrived = at.into_std();
-                    self.stats.wait += arrived.saturating_duration_since(self.asked_at);
-                    self.stats.handoff += reading.saturating_duration_since(arrived);
-                    self.stats.bytes_in += bytes.len() as u64 + 1;
-                    let reply = read_reply(&bytes, id, decision, game);
-                    self.stats.reply += reading.elapsed();
-                    match reply {
-                        Reply::Action(action) => {
-                            let took = clock.used(at);
-                            if clock.over(took) {
-                                (at, Fault::new(FaultKind::Timeout, clock.timeout_reason()))
-                            } else {
-                                self.bank.charge(seat.index(), took, &time);
-                                self.time(id, seat, decision, Some(took), None)?;
-                                return Ok(Outcome::Answer(action));
-                            }
-                        }
-                        Reply::Other(other) => {
-                            if let Some(late) = self.slot(seat).timed_out.remove(&other) {
-                                // Its request already cost a timeout: one slow decision
-                                // is one fault. Only the sidecar hears of it.
-                                self.timings.write(&Timing {
-                                    request: other,
-                                    seat,
-                                    decision: late,
-                                    micros: 0,
-                                    wall_micros: None,
-                                    fault: None,
-                                    late: true,
-                                    released_micros: None,
-                                })?;
-                                continue;
-                            }
-                            stale += 1;
-                            if stale > 1 {
-                                tracing::debug!("{seat}: stale reply {stale} to {id} ignored");
-                                continue;
-                            }
-                            let f = Fault::new(
-                                FaultKind::Stale,
-                                format!(
-                                    "a reply to request {other} while {id} is pending; ignored"
-                                ),
-                            );
-                            self.record_fault(seat, Some(id), f)?;
-                            if self.playing(seat) {
-                                continue; // still waiting for the right id
-                            }
-                            self.time(
-                                id,
-                                seat,
-                                decision,
-                                Some(clock.used(at)),
-                                Some(FaultKind::Stale),
-                            )?;
-                            // Recorded already; the fallback plays this decision.
-                            return Ok(Outcome::Recorded);
-                        }
-                        Reply::Fault(f) => (at, f),
-                    }
-                }
+                Some(Incoming::Line { bytes, at }) => match self.heard(game, p, &bytes, at)? {
+                    Heard::Done(outcome) => return Ok(outcome),
+                    Heard::Ignored => continue,
+                    Heard::Fault(fault) => (at, fault),
+                },
                 Some(Incoming::Oversized { at, .. }) => (
                     at,
                     Fault::new(
@@ -616,17 +579,92 @@ impl Table<'_> {
                 ),
                 Some(Incoming::Eof { at }) => {
                     let by = clock.exit_by(time.write);
-                    (at, self.ended(seat, "closed its stdout", by).await)
+                    (at, self.closed(p.seat, "closed its stdout", by).await)
                 }
                 Some(Incoming::Error { message, at }) => {
                     let by = clock.exit_by(time.write);
                     let what = format!("could not be read ({message})");
-                    (at, self.ended(seat, &what, by).await)
+                    (at, self.closed(p.seat, &what, by).await)
                 }
             };
-            self.time_on(clock, at, id, seat, decision, Some(fault.kind))?;
+            self.time_on(clock, at, p.id, p.seat, p.decision, Some(fault.kind))?;
             return Ok(Outcome::Fault(fault));
         }
+    }
+
+    /// A line that arrived at `at` while `p` is pending: the answer, a fault,
+    /// or a reply to another request.
+    fn heard(
+        &mut self,
+        game: &Game,
+        p: &mut Pending<'_>,
+        bytes: &[u8],
+        at: Instant,
+    ) -> anyhow::Result<Heard> {
+        let reading = std::time::Instant::now();
+        let arrived = at.into_std();
+        self.stats.wait += arrived.saturating_duration_since(self.asked_at);
+        self.stats.handoff += reading.saturating_duration_since(arrived);
+        self.stats.bytes_in += bytes.len() as u64 + 1;
+        let reply = read_reply(bytes, p.id, p.decision, game);
+        self.stats.reply += reading.elapsed();
+        match reply {
+            Reply::Action(action) => {
+                let took = p.clock.used(at);
+                if p.clock.over(took) {
+                    let reason = p.clock.timeout_reason();
+                    return Ok(Heard::Fault(Fault::new(FaultKind::Timeout, reason)));
+                }
+                let time = self.cfg.time;
+                self.bank.charge(p.seat.index(), took, &time);
+                self.time(p.id, p.seat, p.decision, Some(took), None)?;
+                Ok(Heard::Done(Outcome::Answer(action)))
+            }
+            Reply::Other(other) => self.other_reply(p, other, at),
+            Reply::Fault(f) => Ok(Heard::Fault(f)),
+        }
+    }
+
+    /// A reply to request `other` while `p` is pending: late (its request
+    /// timed out already: only the sidecar hears of it) or stale.
+    fn other_reply(
+        &mut self,
+        p: &mut Pending<'_>,
+        other: u64,
+        at: Instant,
+    ) -> anyhow::Result<Heard> {
+        let (seat, id) = (p.seat, p.id);
+        if let Some(late) = self.player(seat).late(other) {
+            // Its request already cost a timeout: one slow decision is one fault.
+            self.timings.write(&Timing {
+                request: other,
+                seat,
+                decision: late,
+                micros: 0,
+                wall_micros: None,
+                fault: None,
+                late: true,
+                released_micros: None,
+            })?;
+            return Ok(Heard::Ignored);
+        }
+        p.stale += 1;
+        if p.stale > 1 {
+            tracing::debug!("{seat}: stale reply {} to {id} ignored", p.stale);
+            return Ok(Heard::Ignored);
+        }
+        let f = Fault::new(
+            FaultKind::Stale,
+            format!("a reply to request {other} while {id} is pending; ignored"),
+        );
+        self.record_fault(seat, Some(id), f)?;
+        if self.playing(seat) {
+            return Ok(Heard::Ignored); // still waiting for the right id
+        }
+        let used = Some(p.clock.used(at));
+        self.time(id, seat, p.decision, used, Some(FaultKind::Stale))?;
+        // Recorded already; the fallback plays this decision.
+        Ok(Heard::Done(Outcome::Recorded))
     }
 
     /// The sidecar entry of a decision that was not timed by a [`DecisionClock`].
@@ -680,6 +718,16 @@ impl Table<'_> {
     }
 }
 
+/// What a line read while a request is pending comes to.
+enum Heard {
+    /// The request is settled.
+    Done(Outcome),
+    /// Not for this request; waiting goes on.
+    Ignored,
+    /// A fault that ends the request, not yet recorded.
+    Fault(Fault),
+}
+
 /// How waiting for a reply ended.
 enum Outcome {
     Answer(Action),
@@ -688,4 +736,137 @@ enum Outcome {
     /// The seat was replaced by a fault already recorded (a `stale` reply over
     /// the limit); the fallback answers.
     Recorded,
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use clap::Parser;
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    use tokio::task::JoinHandle;
+
+    use super::*;
+    use crate::bot::Channel;
+    use crate::cli::{Cli, Command};
+    use crate::config::BotSpec;
+
+    /// A sample strategy at the other end of in-memory pipes, speaking the
+    /// wire protocol through the sample bots' own loop. Its task ends at end
+    /// of input and returns how many bytes it heard.
+    fn piped(name: &str) -> (Player, JoinHandle<usize>) {
+        let (to_bot, bot_in) = tokio::io::duplex(64 * 1024);
+        let (mut bot_out, from_bot) = tokio::io::duplex(64 * 1024);
+        let mut strategy = schmier_sample_bots::by_name(name).expect("a built-in bot");
+        let bot = tokio::spawn(async move {
+            let (mut input, mut line, mut out) = (BufReader::new(bot_in), Vec::new(), Vec::new());
+            let mut heard = 0;
+            loop {
+                line.clear();
+                match input.read_until(b'\n', &mut line).await {
+                    Ok(0) | Err(_) => return heard,
+                    Ok(n) => heard += n,
+                }
+                out.clear();
+                schmier_sample_bots::respond(strategy.as_mut(), &line, &mut out);
+                if bot_out.write_all(&out).await.is_err() {
+                    return heard;
+                }
+            }
+        });
+        (Player::over(Channel::new(from_bot, to_bot, 1 << 16)), bot)
+    }
+
+    fn spec() -> TableSpec {
+        let args = [
+            "referee",
+            "play",
+            "--seed",
+            "5",
+            "--no-timeouts",
+            "--team",
+            "inproc:heuristic",
+            "--team",
+            "inproc:random",
+            "--team",
+            "inproc:heuristic",
+        ];
+        match Cli::try_parse_from(args).expect("flags parse").command() {
+            Command::Play(play) => play.validate().expect("a valid configuration").table,
+            _ => unreachable!("a play command"),
+        }
+    }
+
+    async fn play(cfg: &TableSpec, slots: &mut [Slot], transcript: &Path) -> GameRecord {
+        let plan = GamePlan {
+            match_seed: 5,
+            game: 1,
+            announced: 1,
+            record_announced: true,
+            seed: 77,
+            seat_slot: [0, 1, 2, 3, 4, 5],
+            transcript: transcript.to_path_buf(),
+        };
+        let mut next_id = 1;
+        play_game(cfg, &plan, slots, &mut next_id)
+            .await
+            .expect("the game is played")
+    }
+
+    /// The seam a socket transport needs: the table plays a whole game with
+    /// bots at the other end of in-memory pipes, no process anywhere, and
+    /// every decision crosses the wire — to the same transcript, byte for
+    /// byte, as the same strategies asked inside the referee.
+    #[tokio::test]
+    async fn a_game_over_in_memory_channels_is_the_game_of_the_same_bots_in_process() {
+        let cfg = spec();
+        let dir = tempfile::tempdir().expect("a temporary folder");
+        let names = |s: &BotSpec| match s {
+            BotSpec::InProcess(name) => name.clone(),
+            other => panic!("not an in-process bot: {other:?}"),
+        };
+        let slot = |s: &BotSpec, player| Slot {
+            player,
+            ..Slot::new(s.clone(), names(s))
+        };
+
+        let mut direct: Vec<Slot> = (cfg.lineup.iter())
+            .map(|s| {
+                let strategy = schmier_sample_bots::by_name(&names(s)).expect("a built-in bot");
+                slot(s, Player::in_process(strategy))
+            })
+            .collect();
+        let inside = play(&cfg, &mut direct, &dir.path().join("inside.jsonl")).await;
+
+        let (players, bots): (Vec<_>, Vec<_>) = cfg.lineup.iter().map(|s| piped(&names(s))).unzip();
+        let mut over: Vec<Slot> = (cfg.lineup.iter().zip(players))
+            .map(|(s, p)| slot(s, p))
+            .collect();
+        let wired = play(&cfg, &mut over, &dir.path().join("wired.jsonl")).await;
+        for slot in over {
+            slot.player.shutdown(Duration::from_secs(60)).await;
+        }
+        for bot in bots {
+            assert!(
+                bot.await.expect("the bot task ends") > 0,
+                "a bot heard nothing"
+            );
+        }
+
+        assert!(wired.stats.decisions > 0);
+        assert_eq!(
+            wired.stats.answered, wired.stats.decisions,
+            "a decision was not answered over the wire"
+        );
+        assert_eq!(
+            inside.stats.answered, 0,
+            "in-process decisions are not wire answers"
+        );
+        assert_eq!(wired.result.faults, [0; 6]);
+        let read = |p: &Path| std::fs::read(p).expect("a transcript");
+        assert_eq!(
+            String::from_utf8(read(&wired.transcript)).unwrap(),
+            String::from_utf8(read(&inside.transcript)).unwrap()
+        );
+    }
 }

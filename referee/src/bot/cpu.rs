@@ -7,6 +7,25 @@
 
 use std::time::Duration;
 
+/// Where a player's CPU time is read for `--clock cpu`: the tree of its
+/// process. A player with no process of its own to read has none, and its
+/// decisions are timed on the wall clock.
+#[derive(Clone, Copy, Debug)]
+pub struct CpuSource {
+    pid: u32,
+}
+
+impl CpuSource {
+    pub fn process_tree(pid: u32) -> CpuSource {
+        CpuSource { pid }
+    }
+
+    /// The CPU time used so far, or `None` if it cannot be read.
+    pub fn read(&self) -> Option<Duration> {
+        tree_cpu_time(self.pid)
+    }
+}
+
 /// Total CPU time of `pid` and its live descendants, or `None` if `/proc` cannot
 /// tell (not Linux, or the process is gone).
 pub fn tree_cpu_time(pid: u32) -> Option<Duration> {

@@ -1,7 +1,11 @@
 //! Bot processes: starting them, talking to them, ending them.
 //!
-//! - `process.rs`: one bot process — spawn, queued writes, lines in, shutdown.
-//! - `lines.rs`: the capped line splitter for a bot's stdout.
+//! - `channel.rs`: the line channel to a bot — queued writes with a deadline,
+//!   lines in — over any `AsyncRead`/`AsyncWrite` pair (a process's pipes
+//!   today); it knows nothing of processes.
+//! - `process.rs`: one bot process's lifecycle — spawn, pid, exit status,
+//!   shutdown; it hands its stdin and stdout over as a [`Channel`].
+//! - `lines.rs`: the channel's framing, the capped line splitter.
 //! - `cpu.rs`: CPU time of a bot's process tree, for `--clock cpu`.
 //! - `launch.rs`: a command made absolute; the bot's directory and environment.
 //! - `spawner.rs`: the one long-lived thread every bot is forked from.
@@ -12,6 +16,7 @@
 //!   `procmask.rs`: constants over `/proc`'s host-wide files.
 
 mod cgroup;
+mod channel;
 mod cpu;
 mod landlock;
 mod launch;
@@ -25,10 +30,11 @@ mod unix;
 
 pub use cgroup::probe as probe_cgroups;
 pub use cgroup::{probe_with as probe_cgroup_limits, CgroupError, CgroupLimits};
-pub use cpu::tree_cpu_time;
+pub use channel::{Channel, WriteError};
+pub use cpu::{tree_cpu_time, CpuSource};
 pub use landlock::{exec as landlock_exec, LandlockArgs};
 pub use launch::{Launch, LaunchError, DEFAULT_PATH};
 pub use lines::Incoming;
-pub use process::{BotProcess, Spawn, WriteError};
+pub use process::{BotProcess, Spawn};
 pub use sandbox::Sandbox;
 pub use unix::{install_cleanup, kill_all_groups, ResourceLimits};

@@ -1,9 +1,12 @@
-//! One bot process: spawn, buffered writes with a deadline, lines in, shutdown.
+//! One bot process's lifecycle: spawn (sandbox, limits, cgroup), pid, exit
+//! status, shutdown. What is said over its stdin and stdout is the
+//! [`Channel`]'s business; `spawn` hands one over with the process.
 //!
-//! stdout and stderr are drained by their own tasks from the moment the process
-//! starts, so a bot never blocks on a full pipe for long; stderr goes to a log
-//! file up to a cap and is discarded past it, read at a bounded rate (see
-//! [`STDERR_PAUSE`]) so a flood costs the referee no more than a trickle.
+//! stderr is drained by a task of its own from the moment the process starts
+//! (stdout by the channel's), so a bot never blocks on a full pipe for long;
+//! stderr goes to a log file up to a cap and is discarded past it, read at a
+//! bounded rate (see [`STDERR_PAUSE`]) so a flood costs the referee no more
+//! than a trickle.
 
 use std::path::{Path, PathBuf};
 use std::process::{ExitStatus, Stdio};
@@ -15,13 +18,12 @@ use std::os::fd::OwnedFd;
 
 use tokio::io::unix::AsyncFd;
 use tokio::io::{AsyncWriteExt, Interest};
-use tokio::process::{Child, ChildStdin, Command};
-use tokio::sync::mpsc;
+use tokio::process::{Child, Command};
 use tokio::time::{timeout, Instant};
 
 use super::cgroup::{Cgroup, CgroupLimits};
+use super::channel::Channel;
 use super::launch::Launch;
-use super::lines::{read_lines, Incoming};
 use super::sandbox::Sandbox;
 use super::spawner;
 use super::unix::{self, ResourceLimits};
@@ -42,22 +44,9 @@ pub struct Spawn {
     pub stderr_cap: u64,
 }
 
-/// Why writing to a bot failed.
-#[derive(Debug)]
-pub enum WriteError {
-    /// It did not take the bytes within the deadline (it stopped reading).
-    Timeout,
-    /// The pipe is closed.
-    Closed(String),
-}
-
 pub struct BotProcess {
     pid: u32,
     child: Child,
-    stdin: Option<ChildStdin>,
-    lines: mpsc::Receiver<Incoming>,
-    /// Messages queued for the next write.
-    pending: Vec<u8>,
     stderr_task: Option<tokio::task::JoinHandle<u64>>,
     exit: Option<ExitStatus>,
     /// Removed once the process tree is gone.
@@ -65,7 +54,8 @@ pub struct BotProcess {
 }
 
 impl BotProcess {
-    pub fn spawn(spec: &Spawn) -> std::io::Result<BotProcess> {
+    /// Starts the process; the channel talks to its stdin and stdout.
+    pub fn spawn(spec: &Spawn) -> std::io::Result<(BotProcess, Channel)> {
         let launch = &spec.launch;
         let mut cmd = match &spec.sandbox {
             None => {
@@ -105,102 +95,27 @@ impl BotProcess {
         let mut child = spawner::spawn(cmd)?;
         let pid = child.id().expect("a just-spawned child has a pid");
         unix::register(pid);
-        let stdin = child.stdin.take();
+        let stdin = child.stdin.take().expect("stdin is piped");
         let stdout = child.stdout.take().expect("stdout is piped");
         let stderr = child.stderr.take().expect("stderr is piped");
-        let (tx, lines) = mpsc::channel(256);
-        tokio::spawn(read_lines(stdout, spec.max_line, tx));
+        let channel = Channel::new(stdout, stdin, spec.max_line);
         let stderr_task = tokio::spawn(drain_stderr(
             stderr.into_owned_fd()?,
             spec.stderr_log.clone(),
             spec.stderr_cap,
         ));
-        Ok(BotProcess {
+        let process = BotProcess {
             pid,
             child,
-            stdin,
-            lines,
-            pending: Vec::new(),
             stderr_task: Some(stderr_task),
             exit: None,
             cgroup,
-        })
+        };
+        Ok((process, channel))
     }
 
     pub fn pid(&self) -> u32 {
         self.pid
-    }
-
-    /// Queues one message (a JSON line) for the next [`BotProcess::flush`].
-    pub fn queue(&mut self, line: &[u8]) {
-        self.pending.extend_from_slice(line);
-        self.pending.push(b'\n');
-    }
-
-    /// Drops queued messages (for a seat nobody is listening to any more).
-    pub fn discard_queue(&mut self) {
-        self.pending.clear();
-    }
-
-    /// Writes as much of the queue as the pipe takes right now, without waiting;
-    /// the rest stays queued for the next write. A closed pipe is not reported
-    /// here: the next [`BotProcess::flush`] reports it, at a point of the game
-    /// that does not depend on when the referee noticed.
-    pub fn try_flush(&mut self) -> bool {
-        use std::pin::Pin;
-        use std::task::{Context, Poll, Waker};
-        let Some(stdin) = self.stdin.as_mut() else {
-            return false;
-        };
-        let mut cx = Context::from_waker(Waker::noop());
-        let mut written = 0;
-        while written < self.pending.len() {
-            match tokio::io::AsyncWrite::poll_write(
-                Pin::new(&mut *stdin),
-                &mut cx,
-                &self.pending[written..],
-            ) {
-                Poll::Ready(Ok(n)) if n > 0 => written += n,
-                Poll::Ready(Ok(_)) | Poll::Ready(Err(_)) => {
-                    self.pending.drain(..written);
-                    return false;
-                }
-                Poll::Pending => break,
-            }
-        }
-        self.pending.drain(..written);
-        true
-    }
-
-    /// Writes everything queued in one write, giving up after `limit`.
-    pub async fn flush(&mut self, limit: Option<Duration>) -> Result<(), WriteError> {
-        if self.pending.is_empty() {
-            return Ok(());
-        }
-        let Some(stdin) = self.stdin.as_mut() else {
-            self.pending.clear();
-            return Err(WriteError::Closed("stdin already closed".into()));
-        };
-        let write = stdin.write_all(&self.pending);
-        let result = match limit {
-            Some(limit) => timeout(limit, write)
-                .await
-                .map_err(|_| WriteError::Timeout)?,
-            None => write.await,
-        };
-        self.pending.clear();
-        result.map_err(|e| WriteError::Closed(e.to_string()))
-    }
-
-    /// The next thing seen on stdout, or `None` at `deadline`.
-    pub async fn next_line(&mut self, deadline: Option<Instant>) -> Option<Incoming> {
-        let recv = self.lines.recv();
-        let got = match deadline {
-            Some(d) => tokio::time::timeout_at(d, recv).await.ok()?,
-            None => recv.await,
-        };
-        // After Eof the channel closes; keep reporting Eof.
-        Some(got.unwrap_or(Incoming::Eof { at: Instant::now() }))
     }
 
     /// The exit status if the process ends by `deadline` (`None`: waits as long as
@@ -219,7 +134,7 @@ impl BotProcess {
     }
 
     /// The exit status if the process has ended (waits up to `wait` for it).
-    pub async fn exit_status(&mut self, wait: Duration) -> Option<ExitStatus> {
+    async fn exit_status(&mut self, wait: Duration) -> Option<ExitStatus> {
         if self.exit.is_none() {
             self.exit = timeout(wait, self.child.wait())
                 .await
@@ -229,12 +144,11 @@ impl BotProcess {
         self.exit
     }
 
-    /// Ends the process: close stdin, give it `grace` to exit, then SIGTERM the
+    /// Ends the process once its stdin is closed (the caller has said goodbye
+    /// and closed its channel): give it `grace` to exit, then SIGTERM the
     /// group, then SIGKILL it, and reap. The group is killed even if the leader
     /// exited by itself, so no grandchild outlives the referee.
     pub async fn shutdown(mut self, grace: Duration) -> Option<ExitStatus> {
-        let _ = self.flush(Some(grace)).await;
-        drop(self.stdin.take());
         let mut status = self.exit_status(grace).await;
         if status.is_none() {
             unix::signal_group(self.pid, Signal::SIGTERM);
@@ -394,6 +308,7 @@ async fn drain_stderr(src: OwnedFd, log: Option<PathBuf>, cap: u64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::bot::Incoming;
 
     /// Not a timing assertion a busy host can break: every read is followed by
     /// a pause of at least [`STDERR_PAUSE`], so however slow the host, the reads
@@ -465,7 +380,7 @@ mod tests {
                 tokio::task::spawn_blocking(|| (BotProcess::spawn(&cat()), nix::unistd::gettid()))
                     .await
                     .unwrap();
-            let mut bot = bot.expect("cat starts");
+            let (bot, mut channel) = bot.expect("cat starts");
             // Wait until that thread has ended: its /proc entry goes only after
             // its exit is complete, death signals sent.
             let task = format!("/proc/self/task/{thread}");
@@ -477,15 +392,16 @@ mod tests {
                 );
                 tokio::time::sleep(Duration::from_millis(1)).await;
             }
-            bot.queue(b"ping");
-            bot.flush(Some(Duration::from_secs(30))).await.unwrap();
-            match bot
+            channel.queue(b"ping");
+            channel.flush(Some(Duration::from_secs(30))).await.unwrap();
+            match channel
                 .next_line(Some(Instant::now() + Duration::from_secs(30)))
                 .await
             {
                 Some(Incoming::Line { bytes, .. }) => assert_eq!(bytes, b"ping"),
                 other => panic!("the bot died with the thread that started it: {other:?}"),
             }
+            channel.close_writer();
             bot.shutdown(Duration::ZERO).await;
         });
     }

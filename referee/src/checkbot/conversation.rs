@@ -10,8 +10,9 @@ use schmier_protocol::rules::{Action, Game, RulesConfig};
 use schmier_protocol::wire::{parse_action, Clock, FromBot, Limits, Request, ToBot, PROTOCOL};
 use schmier_protocol::Seat;
 
-use crate::bot::{BotProcess, Incoming, ResourceLimits, Spawn};
+use crate::bot::{Incoming, ResourceLimits, Spawn};
 use crate::fault::quote;
+use crate::player::{Closed, Player};
 use crate::REFEREE;
 
 /// What went wrong, where, and what the protocol wanted instead.
@@ -47,7 +48,7 @@ const GRACE: Duration = Duration::from_millis(50);
 pub struct Conversation {
     argv: Vec<String>,
     limits: CheckLimits,
-    bot: Option<BotProcess>,
+    bot: Option<Player>,
     next_id: u64,
     games: u32,
     /// How long each answered request took, request's last byte to reply's newline.
@@ -104,7 +105,7 @@ impl Conversation {
             stderr_cap: 0,
         };
         let program = self.argv[0].clone();
-        let mut bot = BotProcess::spawn(&spawn).map_err(|e| {
+        let mut bot = Player::spawn(&spawn).map_err(|e| {
             Failure::new(
                 format!("failed to start {program:?}: {e}"),
                 None,
@@ -122,7 +123,7 @@ impl Conversation {
                 max_line_bytes: self.limits.max_line,
             },
         };
-        bot.queue(&serde_json::to_vec(&hello).expect("messages serialize"));
+        bot.queue_line(&serde_json::to_vec(&hello).expect("messages serialize"));
         let sent = Instant::now();
         self.bot = Some(bot);
         self.flush().await?;
@@ -166,7 +167,7 @@ impl Conversation {
             let bye = ToBot::Bye {
                 reason: "check over".into(),
             };
-            bot.queue(&serde_json::to_vec(&bye).expect("messages serialize"));
+            bot.queue_line(&serde_json::to_vec(&bye).expect("messages serialize"));
         }
         self.stop().await;
     }
@@ -214,7 +215,7 @@ impl Conversation {
             }
         }
         if let Some(bot) = self.bot.as_mut() {
-            bot.queue(&serde_json::to_vec(&value).expect("JSON serializes"));
+            bot.queue_line(&serde_json::to_vec(&value).expect("JSON serializes"));
         }
     }
 
@@ -354,9 +355,10 @@ impl Conversation {
         let Some(bot) = self.bot.as_mut() else {
             return String::new();
         };
-        match bot.exit_status(Duration::from_millis(500)).await {
-            Some(s) => format!(": the process exited ({s})"),
-            None => String::new(),
+        let by = Instant::now() + Duration::from_millis(500);
+        match bot.why_closed(Some(by)).await {
+            Closed::Exited(s) => format!(": the process exited ({s})"),
+            Closed::StillThere => String::new(),
         }
     }
 

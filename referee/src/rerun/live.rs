@@ -16,10 +16,11 @@ use tokio::time::Instant;
 
 use schmier_protocol::wire::ToBot;
 
-use crate::bot::{BotProcess, Incoming};
+use crate::bot::Incoming;
 use crate::clock::DecisionClock;
 use crate::config::TableSpec;
 use crate::fault::FaultKind;
+use crate::player::Player;
 use crate::reply::{read_reply, Reply};
 
 use super::script::{Answer, Ask, Script, Step};
@@ -59,17 +60,15 @@ pub async fn replay<'a>(
     at: Option<u32>,
 ) -> anyhow::Result<Run<'a>> {
     let seat = script.seat.index();
-    let mut slot = crate::session::start_alone(cfg, stderr_dir, seat).await?;
-    if let Some(f) = slot.gone.take() {
-        if let Some(p) = slot.process.take() {
-            p.shutdown(Duration::ZERO).await;
-        }
+    let slot = crate::session::start_alone(cfg, stderr_dir, seat).await?;
+    let mut p = slot.player;
+    if let Some(f) = p.gone().cloned() {
+        p.shutdown(Duration::ZERO).await;
         anyhow::bail!(
             "nothing was replayed: the bot did not start ({})",
             crate::names::printable(&f.detail)
         );
     }
-    let mut p = slot.process.take().expect("a started bot has a process");
     let mut talk = Talk {
         cfg,
         timed_out: BTreeSet::new(),
@@ -77,7 +76,7 @@ pub async fn replay<'a>(
     let mut compared = Vec::new();
     for step in &script.steps {
         match step {
-            Step::Tell(line) => p.queue(line),
+            Step::Tell(line) => p.queue_line(line),
             Step::Ask(ask) => {
                 let (live, stale) = talk.ask(&mut p, ask).await;
                 let c = Compared { ask, live, stale };
@@ -93,21 +92,14 @@ pub async fn replay<'a>(
             }
         }
     }
-    queue(
-        &mut p,
-        &ToBot::Bye {
-            reason: "session over".into(),
-        },
-    );
+    p.queue(&ToBot::Bye {
+        reason: "session over".into(),
+    });
     p.shutdown(cfg.time.shutdown).await;
     Ok(Run {
         compared,
         requests: script.requests(),
     })
-}
-
-fn queue(p: &mut BotProcess, msg: &ToBot) {
-    p.queue(&serde_json::to_vec(msg).expect("messages serialize"));
 }
 
 struct Talk<'a> {
@@ -119,16 +111,16 @@ struct Talk<'a> {
 
 impl Talk<'_> {
     /// Sends the request and waits for the answer (or the fault that ends it).
-    async fn ask(&mut self, p: &mut BotProcess, ask: &Ask) -> (Answer, u32) {
+    async fn ask(&mut self, p: &mut Player, ask: &Ask) -> (Answer, u32) {
         let time = self.cfg.time;
         let (id, decision) = (ask.request.id, ask.request.decision);
-        queue(p, &ToBot::Request(ask.request.clone()));
+        p.queue(&ToBot::Request(ask.request.clone()));
         let allowed = time.decision.map(|d| d + time.bank);
         let by = Instant::now() + allowed.map_or(time.write, |a| a + time.grace);
         if p.flush(Some(time.write)).await.is_err() {
             return (ended(p, "closed its stdin", by).await, 0);
         }
-        let clock = DecisionClock::start(&time, allowed, p.pid());
+        let clock = DecisionClock::start(&time, allowed, p.cpu_clock());
         let mut stale = 0;
         loop {
             let fault = |kind, detail: String| Answer::Fault { kind, detail };
@@ -185,17 +177,12 @@ impl Talk<'_> {
     }
 }
 
-/// A bot whose pipe closed: `crash` if it exits by `by`, else `closed` (the
-/// table's rule, `Table::ended`).
-async fn ended(p: &mut BotProcess, what: &str, by: Instant) -> Answer {
-    match p.exit_status_by(Some(by)).await {
-        Some(status) => Answer::Fault {
-            kind: FaultKind::Crash,
-            detail: format!("{what} and exited: {status}"),
-        },
-        None => Answer::Fault {
-            kind: FaultKind::Closed,
-            detail: format!("{what} but kept running"),
-        },
+/// A bot whose pipe closed: as the player tells it, the table's rule
+/// (`Table::closed`).
+async fn ended(p: &mut Player, what: &str, by: Instant) -> Answer {
+    let fault = p.why_closed(Some(by)).await.fault(what);
+    Answer::Fault {
+        kind: fault.kind,
+        detail: fault.detail,
     }
 }

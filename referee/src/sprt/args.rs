@@ -12,7 +12,7 @@ use super::gsprt::Hypotheses;
 use crate::config::BotSpec;
 use crate::settings::{fresh_seed, parse_bot, with_default, PolicyName, TableArgs, SMALL_SEED};
 use crate::tournament::config::{table_spec, Entrant};
-use crate::tournament::schedule::Format;
+use crate::tournament::format::Format;
 use crate::tournament::TournamentConfig;
 
 const THIRD: &str = "builtin:heuristic";

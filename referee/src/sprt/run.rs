@@ -20,11 +20,12 @@ use super::progress::Progress;
 use super::report::Report;
 use crate::config::TableSpec;
 use crate::layout;
+use crate::tournament::format::matchups;
 use crate::tournament::journal::Journal;
 use crate::tournament::manifest::Manifest;
 use crate::tournament::outcome::GameOutcome;
 use crate::tournament::pool::{self, TableJob};
-use crate::tournament::schedule::{matchups, GameKey, Matchup, SET};
+use crate::tournament::schedule::{GameKey, Matchup, SET};
 
 /// How a run ended.
 pub enum Ended {

@@ -1,48 +1,35 @@
-//! The bracket of a knockout or Swiss round, printed as the round completes:
-//! each table and its game wins, then what the format makes of the round — for
-//! a knockout who advances, who had a bye and, at the end, the champion; for a
-//! Swiss who sat out and how many pairs met again. Each format's lines come from
-//! that format's own code (`knockout.rs`, `swiss.rs`).
+//! A round's bracket: each table with its entrants' game wins, then what the
+//! format makes of the round ([`RoundSummary`]: who advances, who sat out, how
+//! many pairs met again). The format decides the summary from its own results
+//! (its `Pairing::summary`); this file only writes it out, so no format's
+//! logic ever runs on another's results (the Swiss crash came from a shared
+//! printer running the knockout's branch on a Swiss).
 
-use std::collections::BTreeMap;
+use super::schedule::{GameResult, Matchup};
 
-use super::knockout;
-use super::outcome::GameOutcome;
-use super::schedule::{Format, GameKey, GameResult, Matchup};
-use super::swiss;
+/// What a format makes of a round, for the console's bracket and the page.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RoundSummary {
+    /// By matchup index: who advances from the table (a knockout).
+    pub advances: Vec<Option<usize>>,
+    /// Who sat out the round.
+    pub byes: Vec<usize>,
+    /// How many pairs at the round's tables had met before (a format that
+    /// avoids that).
+    pub met_before: Option<u32>,
+}
 
-/// The bracket of round `r` (matchups `ms`), with the results in `outcomes`.
-pub(super) fn bracket_round(
-    names: &[String],
-    format: &Format,
-    r: u32,
-    ms: &[Matchup],
-    outcomes: &BTreeMap<GameKey, GameOutcome>,
-) -> String {
+/// The lines of round `r` after its heading: matchups `ms`, this round's
+/// results `this`, and the format's summary.
+pub fn lines(names: &[String], ms: &[Matchup], this: &[&GameResult], s: &RoundSummary) -> String {
     let name = |e: usize| names.get(e).map_or("?", String::as_str);
-    let before: Vec<GameResult> = outcomes
-        .values()
-        .filter(|o| o.round < r)
-        .map(|o| o.result())
-        .collect();
-    let this: Vec<GameResult> = outcomes
-        .values()
-        .filter(|o| o.round == r)
-        .map(|o| o.result())
-        .collect();
-    let games: Vec<&GameResult> = this.iter().collect();
-    let knockout = match format {
-        Format::Knockout => knockout::round(names.len(), &before, r),
-        _ => None,
-    };
-    let mut out = format!("round {r}:\n");
-    for (i, m) in ms.iter().enumerate() {
+    let mut out = String::new();
+    for m in ms {
         let wins: Vec<String> = m
             .entrants
             .iter()
             .map(|&e| {
-                let w = games
-                    .iter()
+                let w = (this.iter())
                     .filter(|g| {
                         g.key.matchup == m.index && g.winner.is_some_and(|p| g.teams[p] == e)
                     })
@@ -51,54 +38,17 @@ pub(super) fn bracket_round(
             })
             .collect();
         out.push_str(&format!("  table {}: {}", m.index, wins.join(", ")));
-        if let Some(k) = knockout.as_ref().filter(|k| i < k.tables.len()) {
-            out.push_str(&format!(" -> {} advances", name(k.advances(i, &games))));
+        if let Some(&Some(e)) = s.advances.get(m.index as usize) {
+            out.push_str(&format!(" -> {} advances", name(e)));
         }
         out.push('\n');
     }
-    let byes: Vec<usize> = match (&knockout, format) {
-        (Some(k), _) => k.byes.clone(),
-        (None, Format::Swiss { .. }) => (0..names.len())
-            .filter(|e| ms.iter().all(|m| !m.entrants.contains(e)))
-            .collect(),
-        _ => Vec::new(),
-    };
-    if !byes.is_empty() {
-        let byes: Vec<&str> = byes.into_iter().map(name).collect();
+    if !s.byes.is_empty() {
+        let byes: Vec<&str> = s.byes.iter().map(|&e| name(e)).collect();
         out.push_str(&format!("  bye: {}\n", byes.join(", ")));
     }
-    if let Format::Swiss { .. } = format {
-        let met = swiss::Met::new(names.len(), &before);
-        let again: u32 = ms
-            .iter()
-            .map(|m| {
-                let [a, b, c] = m.entrants;
-                [(a, b), (a, c), (b, c)]
-                    .iter()
-                    .filter(|&&(x, y)| met.times(x, y) > 0)
-                    .count() as u32
-            })
-            .sum();
-        if again > 0 {
-            out.push_str(&format!("  met before: {again} pair(s)\n"));
-        }
+    if let Some(again) = s.met_before.filter(|&n| n > 0) {
+        out.push_str(&format!("  met before: {again} pair(s)\n"));
     }
     out
-}
-
-/// The line that ends a format played by rounds, once round `r` has none left
-/// to play: a knockout's champion.
-pub(super) fn last_line(
-    names: &[String],
-    format: &Format,
-    r: u32,
-    before: &[GameResult],
-) -> Option<String> {
-    match format {
-        Format::Knockout => match knockout::alive_before(names.len(), before, r)[..] {
-            [champion] => Some(format!("champion: {}", names.get(champion)?)),
-            _ => None,
-        },
-        _ => None,
-    }
 }

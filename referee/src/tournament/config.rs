@@ -11,7 +11,8 @@ use anyhow::{bail, Context};
 use clap::Args;
 use serde::Deserialize;
 
-use super::schedule::{Format, Shard};
+use super::format::{Format, FormatName, Params, ROUNDS};
+use super::schedule::Shard;
 use crate::config::{BotSpec, Isolation, TableSpec};
 use crate::settings::{
     choice_name, fresh_seed, parse_bot, sandbox_for, scratch_folder, with_default, ChannelArgs,
@@ -20,26 +21,7 @@ use crate::settings::{
 };
 
 const FORMAT: FormatName = FormatName::RoundRobin;
-const ROUNDS: u32 = 3;
 const SETS: u32 = 1;
-
-/// `--format`: how entrants are brought together (the schedule's [`Format`]
-/// without its parameters, which come from --challenger and --rounds).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum FormatName {
-    /// Every three entrants meet.
-    RoundRobin,
-    /// A subset of the round robin in which every pair meets exactly once (7, 9,
-    /// 13, 15, 19, … entrants).
-    Balanced,
-    /// Each --challenger against every pair of the others.
-    Gauntlet,
-    /// Table winners advance, until one is left.
-    Knockout,
-    /// --rounds rounds of tables of similar standing.
-    Swiss,
-}
 
 #[derive(Args, Debug, Default)]
 pub struct TournamentArgs {
@@ -233,12 +215,12 @@ impl TournamentArgs {
             false => self.challengers.clone(),
         };
         let rounds = self.rounds.or(file.rounds);
-        let format = format(
-            self.format.or(file.format).unwrap_or(FORMAT),
-            &entrants,
-            &challengers,
+        let names: Vec<String> = entrants.iter().map(|e| e.name.clone()).collect();
+        let format = (self.format.or(file.format).unwrap_or(FORMAT)).build(&Params {
+            entrants: &names,
+            challengers: &challengers,
             rounds,
-        )?;
+        })?;
         self.check_round(&format)?;
         let sets = self.sets.or(file.sets).unwrap_or(SETS);
         if sets == 0 {
@@ -397,65 +379,6 @@ impl TournamentArgs {
         }
         Ok(entrants)
     }
-}
-
-/// The schedule's format from its name and parameters, checked against the field.
-fn format(
-    name: FormatName,
-    entrants: &[Entrant],
-    challenger_names: &[String],
-    rounds: Option<u32>,
-) -> anyhow::Result<Format> {
-    if name != FormatName::Gauntlet && !challenger_names.is_empty() {
-        bail!("--challenger: only a gauntlet has challengers (--format gauntlet)");
-    }
-    if name != FormatName::Swiss && rounds.is_some() {
-        bail!("--rounds: only a Swiss tournament has a number of rounds");
-    }
-    Ok(match name {
-        FormatName::RoundRobin => Format::RoundRobin,
-        FormatName::Gauntlet => {
-            if challenger_names.is_empty() {
-                bail!("--format gauntlet: name at least one --challenger");
-            }
-            let mut challengers = Vec::new();
-            for name in challenger_names {
-                let i = entrants
-                    .iter()
-                    .position(|e| &e.name == name)
-                    .with_context(|| format!("--challenger {name:?}: no entrant has that name"))?;
-                if !challengers.contains(&i) {
-                    challengers.push(i);
-                }
-            }
-            if entrants.len() - challengers.len() < 2 {
-                bail!("--format gauntlet: a challenger needs at least two other entrants to play against");
-            }
-            Format::Gauntlet { challengers }
-        }
-        FormatName::Balanced => {
-            let n = entrants.len();
-            if super::schedule::steiner_triples(n).is_none() {
-                let next = (n + 1..)
-                    .find(|m| m % 6 == 1 || m % 6 == 3)
-                    .expect("a size");
-                bail!(
-                    "--format balanced: every pair can meet exactly once only with a number of \
-                     entrants that is 1 or 3 more than a multiple of 6 (7, 9, 13, 15, 19, …); \
-                     there are {n}; add entrants to make {next}, or use round-robin"
-                );
-            }
-            Format::Balanced
-        }
-        FormatName::Knockout => Format::Knockout,
-        FormatName::Swiss => {
-            let rounds = rounds.unwrap_or(ROUNDS);
-            if rounds == 0 {
-                bail!("--rounds must be at least 1");
-            }
-            Format::Swiss { rounds }
-        }
-    })
 }
 
 /// What every table shares, from the merged settings; the lineup is a

@@ -11,7 +11,8 @@ use serde::{Deserialize, Serialize};
 
 use schmier_protocol::rules::RulesConfig;
 
-use super::schedule::{Format, Shard};
+use super::format::Format;
+use super::schedule::Shard;
 use crate::config::FaultPolicy;
 use crate::transcript::TimeControlRecord;
 

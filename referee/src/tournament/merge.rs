@@ -8,201 +8,260 @@
 //! holds the rounds before it (taken with `--from`) and its slice of round R;
 //! the merge holds rounds 1..=R, from which round R+1's tables follow.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context};
 
+use super::format::{matchups, round};
 use super::manifest::Manifest;
 use super::outcome::GameOutcome;
-use super::schedule::{matchups, round, GameKey, GameResult, Matchup};
+use super::schedule::{GameKey, GameResult, Matchup, Shard};
 use super::standings::Standings;
 
 pub fn merge(dirs: &[PathBuf], out: &Path) -> anyhow::Result<Standings> {
-    let mut shards: BTreeMap<u32, (PathBuf, Manifest)> = BTreeMap::new();
-    let mut whole: Option<(PathBuf, Manifest)> = None;
-    for dir in dirs {
-        let m = Manifest::read(dir).with_context(|| {
-            format!(
-                "failed to merge: {} is not a tournament directory",
-                dir.display()
-            )
-        })?;
-        let Some(shard) = m.shard else {
-            bail!(
-                "failed to merge: {} holds a whole tournament, not a shard (--shard K/N)",
-                dir.display()
-            );
-        };
-        let unsharded = Manifest {
-            shard: None,
-            ..m.clone()
-        };
-        match &whole {
-            None => whole = Some((dir.clone(), unsharded)),
-            Some((first, w)) => {
-                if let Some(diff) = unsharded.difference(w) {
-                    bail!(
-                        "failed to merge: {} and {} are shards of different tournaments ({diff})",
-                        dir.display(),
-                        first.display()
-                    );
-                }
-                let count = shards
-                    .values()
-                    .next()
-                    .and_then(|(_, m)| m.shard)
-                    .map(|s| s.count);
-                if count != Some(shard.count) {
-                    bail!(
-                        "failed to merge: {} is shard {}/{}, but {} is one of {}",
-                        dir.display(),
-                        shard.index,
-                        shard.count,
-                        first.display(),
-                        count.unwrap_or(0)
-                    );
-                }
-            }
-        }
-        if let Some((other, _)) = shards.insert(shard.index, (dir.clone(), m)) {
-            bail!(
-                "failed to merge: shard {}/{} is given twice ({} and {})",
-                shard.index,
-                shard.count,
-                other.display(),
-                dir.display()
-            );
-        }
-    }
-    let Some((_, manifest)) = whole else {
-        bail!("failed to merge: no shard directories given");
-    };
-    let count = shards
-        .values()
-        .next()
-        .and_then(|(_, m)| m.shard)
-        .map_or(0, |s| s.count);
-    let missing: Vec<String> = (0..count)
-        .filter(|k| !shards.contains_key(k))
-        .map(|k| format!("{k}/{count}"))
-        .collect();
-    if !missing.is_empty() {
-        bail!("failed to merge: shard(s) {} missing", missing.join(", "));
-    }
+    let shards = Shards::read(dirs)?;
     if std::fs::read_dir(out).is_ok_and(|mut d| d.next().is_some()) {
         bail!("failed to merge: {} is not empty", out.display());
     }
-    // Every shard's games; a game found in several shards (a Swiss or knockout
-    // shard carries the earlier rounds it started from) must be the same in each.
-    let mut outcomes: BTreeMap<GameKey, GameOutcome> = BTreeMap::new();
-    let mut source: BTreeMap<GameKey, &Path> = BTreeMap::new();
-    let mut per_shard = Vec::new();
-    for (dir, m) in shards.values() {
-        let got = super::journal::read(dir)?.outcomes;
-        for (key, o) in &got {
-            match outcomes.get(key) {
-                Some(prev) if prev != o => bail!(
-                    "failed to merge: {} and {} disagree on round {} matchup {} game {}",
-                    source[key].display(),
-                    dir.display(),
-                    key.round,
-                    key.matchup,
-                    key.game
-                ),
-                Some(_) => {}
-                None => {
-                    outcomes.insert(*key, o.clone());
-                    source.insert(*key, dir);
+    let games = Games::gather(&shards)?;
+    let schedule = Schedule::of(&shards.manifest, &games.outcomes)?;
+    schedule.check(&shards, &games)?;
+    // Everything is checked: only now is anything created, so a refused merge
+    // (an unfinished shard, say) leaves no folder behind and its retry after
+    // the shard is recovered starts clean.
+    std::fs::create_dir_all(crate::layout::tournament::games(out))
+        .with_context(|| format!("failed to create {}", out.display()))?;
+    for (key, o) in &games.outcomes {
+        super::copy_game(games.source[key], out, &o.transcript)?;
+    }
+    let manifest = &shards.manifest;
+    let manifest_path = out.join(crate::layout::tournament::MANIFEST);
+    crate::safe_create::write_atomic(&manifest_path, &manifest.bytes())?;
+    super::finish(out, manifest, &games.outcomes)
+}
+
+/// The shard directories of one tournament, every one of them present once.
+struct Shards {
+    /// The tournament they are shards of (their manifest without the shard).
+    manifest: Manifest,
+    /// By shard index: the directory and the shard.
+    dirs: BTreeMap<u32, (PathBuf, Shard)>,
+}
+
+impl Shards {
+    fn read(dirs: &[PathBuf]) -> anyhow::Result<Shards> {
+        let mut shards: BTreeMap<u32, (PathBuf, Shard)> = BTreeMap::new();
+        // The first directory, its tournament and its shard count.
+        let mut first: Option<(&Path, Manifest, u32)> = None;
+        for dir in dirs {
+            let (unsharded, shard) = read_shard(dir)?;
+            match &first {
+                None => first = Some((dir, unsharded, shard.count)),
+                Some((first, whole, count)) => {
+                    same_tournament(dir, &unsharded, shard, first, whole, *count)?
                 }
             }
+            if let Some((other, _)) = shards.insert(shard.index, (dir.clone(), shard)) {
+                bail!(
+                    "failed to merge: shard {}/{} is given twice ({} and {})",
+                    shard.index,
+                    shard.count,
+                    other.display(),
+                    dir.display()
+                );
+            }
         }
-        per_shard.push((dir, m.shard.expect("checked above"), got));
+        let Some((_, manifest, count)) = first else {
+            bail!("failed to merge: no shard directories given");
+        };
+        let missing: Vec<String> = (0..count)
+            .filter(|k| !shards.contains_key(k))
+            .map(|k| format!("{k}/{count}"))
+            .collect();
+        if !missing.is_empty() {
+            bail!("failed to merge: shard(s) {} missing", missing.join(", "));
+        }
+        Ok(Shards {
+            manifest,
+            dirs: shards,
+        })
     }
-    let n = manifest.entrants.len();
-    let (last, earlier): (Vec<Matchup>, Vec<Matchup>) = if manifest.format.by_rounds() {
+}
+
+/// A shard directory's tournament (without the shard) and its shard.
+fn read_shard(dir: &Path) -> anyhow::Result<(Manifest, Shard)> {
+    let m = Manifest::read(dir).with_context(|| {
+        format!(
+            "failed to merge: {} is not a tournament directory",
+            dir.display()
+        )
+    })?;
+    let Some(shard) = m.shard else {
+        bail!(
+            "failed to merge: {} holds a whole tournament, not a shard (--shard K/N)",
+            dir.display()
+        );
+    };
+    Ok((Manifest { shard: None, ..m }, shard))
+}
+
+/// Refuses a shard of another tournament than the first directory's, or one
+/// of another shard count.
+fn same_tournament(
+    dir: &Path,
+    unsharded: &Manifest,
+    shard: Shard,
+    first: &Path,
+    whole: &Manifest,
+    count: u32,
+) -> anyhow::Result<()> {
+    if let Some(diff) = unsharded.difference(whole) {
+        bail!(
+            "failed to merge: {} and {} are shards of different tournaments ({diff})",
+            dir.display(),
+            first.display()
+        );
+    }
+    if count != shard.count {
+        bail!(
+            "failed to merge: {} is shard {}/{}, but {} is one of {count}",
+            dir.display(),
+            shard.index,
+            shard.count,
+            first.display(),
+        );
+    }
+    Ok(())
+}
+
+/// Every shard's games.
+struct Games<'a> {
+    outcomes: BTreeMap<GameKey, GameOutcome>,
+    /// The directory each game is taken from.
+    source: BTreeMap<GameKey, &'a Path>,
+    /// What each shard holds, by shard index.
+    per_shard: BTreeMap<u32, BTreeMap<GameKey, GameOutcome>>,
+}
+
+impl<'a> Games<'a> {
+    /// A game found in several shards (a shard of a format played by rounds
+    /// carries the earlier rounds it started from) must be the same in each.
+    fn gather(shards: &'a Shards) -> anyhow::Result<Games<'a>> {
+        let mut games = Games {
+            outcomes: BTreeMap::new(),
+            source: BTreeMap::new(),
+            per_shard: BTreeMap::new(),
+        };
+        for (index, (dir, _)) in &shards.dirs {
+            let got = super::journal::read(dir)?.outcomes;
+            for (key, o) in &got {
+                match games.outcomes.get(key) {
+                    Some(prev) if prev != o => bail!(
+                        "failed to merge: {} and {} disagree on round {} matchup {} game {}",
+                        games.source[key].display(),
+                        dir.display(),
+                        key.round,
+                        key.matchup,
+                        key.game
+                    ),
+                    Some(_) => {}
+                    None => {
+                        games.outcomes.insert(*key, o.clone());
+                        games.source.insert(*key, dir);
+                    }
+                }
+            }
+            games.per_shard.insert(*index, got);
+        }
+        Ok(games)
+    }
+}
+
+/// The schedule the shards played: the last round they hold, sliced between
+/// them, and (for a format played by rounds) the rounds before it, which every
+/// shard started from.
+struct Schedule {
+    last: Vec<Matchup>,
+    earlier: Vec<Matchup>,
+}
+
+impl Schedule {
+    fn of(manifest: &Manifest, outcomes: &BTreeMap<GameKey, GameOutcome>) -> anyhow::Result<Self> {
+        let (n, format) = (manifest.entrants.len(), &manifest.format);
+        if !format.by_rounds() {
+            return Ok(Schedule {
+                last: matchups(n, format, manifest.sets, manifest.seed),
+                earlier: Vec::new(),
+            });
+        }
         let last_round = outcomes.keys().map(|k| k.round).max().unwrap_or(1);
-        let mut earlier = Vec::new();
-        let mut last = Vec::new();
+        let mut schedule = Schedule {
+            last: Vec::new(),
+            earlier: Vec::new(),
+        };
         for r in 1..=last_round {
             let before: Vec<GameResult> = outcomes
                 .values()
                 .filter(|o| o.round < r)
                 .map(|o| o.result())
                 .collect();
-            let ms = round(
-                n,
-                &manifest.format,
-                manifest.sets,
-                manifest.seed,
-                r,
-                &before,
-            )
-            .with_context(|| {
-                format!("failed to merge: the tournament was over before round {r}")
-            })?;
+            let ms =
+                round(n, format, manifest.sets, manifest.seed, r, &before).with_context(|| {
+                    format!("failed to merge: the tournament was over before round {r}")
+                })?;
             if r < last_round {
-                earlier.extend(ms);
+                schedule.earlier.extend(ms);
             } else {
-                last = ms;
+                schedule.last = ms;
             }
         }
-        (last, earlier)
-    } else {
-        (
-            matchups(n, &manifest.format, manifest.sets, manifest.seed),
-            Vec::new(),
-        )
-    };
-    if let Some(k) = earlier
-        .iter()
-        .flat_map(|m| m.keys())
-        .find(|k| !outcomes.contains_key(k))
-    {
-        bail!(
-            "failed to merge: round {} is not complete (matchup {} game {} is missing)",
-            k.round,
-            k.matchup,
-            k.game
-        );
+        Ok(schedule)
     }
-    for (dir, shard, got) in &per_shard {
-        let want: Vec<GameKey> = last
-            .iter()
-            .filter(|x| shard.holds(x))
-            .flat_map(|x| x.keys())
-            .collect();
-        let done = want.iter().filter(|k| got.contains_key(k)).count();
-        if done < want.len() {
+
+    /// The earlier rounds are complete, every shard has played its slice of
+    /// the last, and no game lies outside the schedule.
+    fn check(&self, shards: &Shards, games: &Games) -> anyhow::Result<()> {
+        if let Some(k) = (self.earlier.iter())
+            .flat_map(|m| m.keys())
+            .find(|k| !games.outcomes.contains_key(k))
+        {
             bail!(
-                "failed to merge: shard {}/{} in {} is not finished ({done} of {} games); run it again with --resume",
-                shard.index,
-                shard.count,
-                dir.display(),
-                want.len()
+                "failed to merge: round {} is not complete (matchup {} game {} is missing)",
+                k.round,
+                k.matchup,
+                k.game
             );
         }
+        for (index, (dir, shard)) in &shards.dirs {
+            let got = &games.per_shard[index];
+            let want: Vec<GameKey> = (self.last.iter())
+                .filter(|x| shard.holds(x))
+                .flat_map(|x| x.keys())
+                .collect();
+            let done = want.iter().filter(|k| got.contains_key(k)).count();
+            if done < want.len() {
+                bail!(
+                    "failed to merge: shard {}/{} in {} is not finished ({done} of {} games); run it again with --resume",
+                    shard.index,
+                    shard.count,
+                    dir.display(),
+                    want.len()
+                );
+            }
+        }
+        let known: BTreeSet<GameKey> = (self.earlier.iter().chain(&self.last))
+            .flat_map(|m| m.keys())
+            .collect();
+        if let Some(k) = games.outcomes.keys().find(|k| !known.contains(k)) {
+            bail!(
+                "failed to merge: {} records round {} matchup {} game {}, which is not in the schedule",
+                games.source[k].display(),
+                k.round,
+                k.matchup,
+                k.game
+            );
+        }
+        Ok(())
     }
-    let known: std::collections::BTreeSet<GameKey> =
-        earlier.iter().chain(&last).flat_map(|m| m.keys()).collect();
-    if let Some(k) = outcomes.keys().find(|k| !known.contains(k)) {
-        bail!(
-            "failed to merge: {} records round {} matchup {} game {}, which is not in the schedule",
-            source[k].display(),
-            k.round,
-            k.matchup,
-            k.game
-        );
-    }
-    // Everything is checked: only now is anything created, so a refused merge
-    // (an unfinished shard, say) leaves no folder behind and its retry after
-    // the shard is recovered starts clean.
-    std::fs::create_dir_all(crate::layout::tournament::games(out))
-        .with_context(|| format!("failed to create {}", out.display()))?;
-    for (key, o) in &outcomes {
-        super::copy_game(source[key], out, &o.transcript)?;
-    }
-    let manifest_path = out.join(crate::layout::tournament::MANIFEST);
-    crate::safe_create::write_atomic(&manifest_path, &manifest.bytes())?;
-    super::finish(out, &manifest, &outcomes)
 }

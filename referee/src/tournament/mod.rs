@@ -1,8 +1,11 @@
 //! A tournament: many tables above the table layer. A tour:
 //!
 //! - `config.rs`: flags and the TOML file → a validated [`TournamentConfig`].
-//! - `schedule.rs`: pure — entrants, format, seed → matchups, duplicate sets,
-//!   each game's seed and seating; shards.
+//! - `schedule.rs`: pure — matchups, duplicate sets, each game's key, seed and
+//!   seating; shards.
+//! - `format/`: one file per format behind one interface (`format/mod.rs`, the
+//!   trait and the factory): a round's tables from the results so far, how its
+//!   rounds read in the bracket, what its standings rank or add.
 //! - `pool.rs`: plays the matchups on `--jobs` tables, each a
 //!   [`crate::session::Session`].
 //! - `outcome.rs`: the figures kept of a finished game, read from its transcript.
@@ -13,9 +16,8 @@
 //! - `run.rs`: `referee tournament` — directory, rounds, the coordinator that
 //!   journals what the pool finishes.
 //! - `progress.rs`: the live bar or periodic progress lines.
-//! - `knockout.rs`, `swiss.rs`: how each format played by rounds seats its next
-//!   round from the results so far (and, for a knockout, who advanced).
-//! - `bracket.rs`: a knockout or Swiss round's tables and who advanced, printed.
+//! - `bracket.rs`: a round's bracket printed — its tables and game wins, and
+//!   the format's summary of the round (who advances, byes, repeat meetings).
 //! - `page.rs`: the tournament's page in the browser, kept current with
 //!   `--page` and written for a finished folder by `show --html`.
 //! - `merge.rs`: `referee merge` — shards back into one tournament.
@@ -25,8 +27,8 @@
 pub mod audit;
 mod bracket;
 pub(crate) mod config;
+pub mod format;
 pub(crate) mod journal;
-mod knockout;
 pub(crate) mod manifest;
 mod merge;
 pub mod outcome;
@@ -39,7 +41,6 @@ pub(crate) mod run;
 pub mod schedule;
 pub mod standings;
 pub(crate) mod startcheck;
-mod swiss;
 
 use std::collections::BTreeMap;
 use std::path::Path;

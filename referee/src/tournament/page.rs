@@ -16,9 +16,10 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 
+use super::format;
 use super::manifest::Manifest;
 use super::outcome::GameOutcome;
-use super::schedule::{self, Format, GameKey, GameResult, Matchup, ARRANGEMENTS, SET};
+use super::schedule::{GameKey, GameResult, Matchup, ARRANGEMENTS, SET};
 use crate::load::Transcript;
 use crate::show::bracket::{self, GameLink, Index, Round, State, TableRow, Written};
 use crate::show::html::{self, Setting};
@@ -67,7 +68,7 @@ impl LivePage {
             true => None,
             false => {
                 let m = manifest;
-                let all = schedule::matchups(m.entrants.len(), &m.format, m.sets, m.seed);
+                let all = format::matchups(m.entrants.len(), &m.format, m.sets, m.seed);
                 Some(
                     all.iter()
                         .filter(|m| holds(m))
@@ -276,16 +277,7 @@ fn name(manifest: &Manifest, e: usize) -> String {
 }
 
 fn format_name(m: &Manifest) -> String {
-    match &m.format {
-        Format::RoundRobin => "round robin".into(),
-        Format::Balanced => "balanced round robin".into(),
-        Format::Gauntlet { challengers } => {
-            let who: Vec<String> = challengers.iter().map(|&c| name(m, c)).collect();
-            format!("gauntlet of {}", who.join(", "))
-        }
-        Format::Knockout => "knockout".into(),
-        Format::Swiss { rounds } => format!("Swiss, {rounds} rounds"),
-    }
+    m.format.pairing().title(&|e| name(m, e))
 }
 
 /// The lines at the top of the page: what the manifest says the tournament is.
@@ -429,15 +421,9 @@ fn bracket_rounds(
         }
         rounds.push(round);
     }
-    let champion = match (&m.format, last_complete) {
-        (Format::Knockout, Some(r)) => {
-            match super::knockout::alive_before(m.entrants.len(), &results, r + 1)[..] {
-                [one] => Some(name(m, one)),
-                _ => None,
-            }
-        }
-        _ => None,
-    };
+    let champion = last_complete
+        .and_then(|r| (m.format.pairing()).champion(m.entrants.len(), r + 1, &results))
+        .map(|e| name(m, e));
     (rounds, champion)
 }
 
@@ -474,10 +460,16 @@ fn round(
         .cloned()
         .collect();
     let this: Vec<&GameResult> = results.iter().filter(|g| g.key.round == r).collect();
-    let knockout = match m.format {
-        Format::Knockout => super::knockout::round(n, &before, r),
-        _ => None,
+    // What the format makes of the round needs all of its tables; a shard sees
+    // only its own, so there they come from the schedule (the rounds before
+    // are complete in a shard's folder).
+    let all = match m.shard {
+        Some(_) => format::round(n, &m.format, m.sets, m.seed, r, &before)
+            .map(|ms| ms.iter().map(|m| m.entrants).collect()),
+        None => None,
     };
+    let all: Vec<[usize; 3]> = all.unwrap_or_else(|| tables.values().copied().collect());
+    let summary = (m.format.pairing()).summary(n, r, &all, &before, &this);
     let mut rows = Vec::new();
     let mut complete = true;
     for (&index, entrants) in tables {
@@ -489,11 +481,9 @@ fn round(
                 .filter(|g| g.winner.is_some_and(|w| g.teams[w] == e))
                 .count() as u32
         };
-        // A knockout's table `i` is matchup `i` of its round.
-        let i = index as usize;
-        let advances = (knockout.as_ref())
-            .filter(|k| done == games_per_table && i < k.tables.len())
-            .map(|k| name(m, k.advances(i, &this)));
+        let advances = (summary.advances.get(index as usize).copied().flatten())
+            .filter(|_| done == games_per_table)
+            .map(|e| name(m, e));
         rows.push(TableRow {
             index,
             entrants: entrants.iter().map(|&e| (name(m, e), wins(e))).collect(),
@@ -502,18 +492,10 @@ fn round(
             advances,
         });
     }
-    let byes: Vec<String> = match &knockout {
-        Some(k) => k.byes.iter().map(|&e| name(m, e)).collect(),
-        // A shard sees only its own tables: who sat out it cannot tell.
-        None if m.shard.is_some() => Vec::new(),
-        None => (0..n)
-            .filter(|e| tables.values().all(|t| !t.contains(e)))
-            .map(|e| name(m, e))
-            .collect(),
-    };
+    let byes: Vec<String> = summary.byes.iter().map(|&e| name(m, e)).collect();
     let round = Round {
         number: r,
-        advancing: m.format == Format::Knockout,
+        advancing: summary.advances.iter().any(Option::is_some),
         tables: rows,
         byes,
     };

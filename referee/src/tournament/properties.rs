@@ -4,23 +4,28 @@
 //! processes and no files: the games' results are made up from the seed, so a
 //! failure names the schedule that broke (format, entrants, rounds, sets, seed).
 //!
-//! Exhaustive over the sizes and round counts, several seeds each (over 5,000
-//! schedules in the three tests); the count of schedules checked is asserted, so
-//! a loop cannot pass by checking nothing.
+//! Every format the factory knows ([`Format::samples`]) is played, so a new
+//! format is checked as soon as the factory lists it: the common promises here,
+//! its own through `Pairing::check_round` and `Pairing::check_end` in its file.
+//! Exhaustive over the sizes and round counts, several seeds each (over 1,600
+//! schedules, 6,000 rounds); the count of schedules checked per format is
+//! asserted, so a loop cannot pass by checking nothing.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use schmier_protocol::shuffle::derive_seed;
 
-use super::bracket::{self, bracket_round};
-use super::knockout;
+use super::format::{bracket_round, matchups, round, Format, Pairing, Played};
 use super::outcome::GameOutcome;
-use super::schedule::{matchups, round, Format, GameKey, GameResult, Matchup};
+use super::schedule::{GameKey, GameResult, Matchup};
 use super::standings::standings;
 
-/// Seeds per (format, size, rounds, sets); the results, the gauntlet's
-/// challengers and (through them) the Swiss pairings differ with the seed.
+/// Seeds per (format, size, sets); the results, the gauntlet's challengers and
+/// (through them) the Swiss pairings differ with the seed.
 const SEEDS: u64 = 7;
+
+/// The field sizes checked.
+const SIZES: std::ops::RangeInclusive<usize> = 3..=40;
 
 /// A made-up game: scores from the seed and the game's key, with a lean towards
 /// lower-numbered entrants so that standings are not a coin toss, and now and
@@ -97,109 +102,127 @@ fn check_round(label: &str, n: usize, r: u32, ms: &[Matchup]) -> BTreeSet<usize>
     seated
 }
 
-/// The longest Swiss checked. Its first `r` rounds are the whole of a Swiss of
-/// `r` rounds (the round count only says when to stop, which is checked), so one
-/// Swiss of eight rounds, with standings after each round, covers all eight.
-const MOST_ROUNDS: u32 = 8;
+/// One schedule: a format on a field, with its results made up from the seed.
+struct Schedule<'a> {
+    label: String,
+    format: &'a Format,
+    pairing: Box<dyn Pairing + 'a>,
+    names: Vec<String>,
+    sets: u32,
+    seed: u64,
+    thorough: bool,
+    outcomes: BTreeMap<GameKey, GameOutcome>,
+}
 
-/// Plays one schedule through (for a Swiss: the eight schedules of 1–8 rounds);
-/// returns how many schedules that covered.
-fn run(n: usize, format: &Format, sets: u32, seed: u64, thorough: bool) -> u32 {
-    let label = format!("{format:?} with {n} entrants, {sets} set(s), seed {seed}");
-    let names: Vec<String> = (0..n).map(|e| format!("e{e}")).collect();
-    let mut outcomes: BTreeMap<GameKey, GameOutcome> = BTreeMap::new();
-    let mut covered = 1;
-    if format.by_rounds() {
-        let mut byes = vec![0u32; n];
+impl<'a> Schedule<'a> {
+    fn new(n: usize, format: &'a Format, sets: u32, seed: u64, thorough: bool) -> Self {
+        Schedule {
+            label: format!("{format:?} with {n} entrants, {sets} set(s), seed {seed}"),
+            format,
+            pairing: format.pairing(),
+            names: (0..n).map(|e| format!("e{e}")).collect(),
+            sets,
+            seed,
+            thorough,
+            outcomes: BTreeMap::new(),
+        }
+    }
+
+    /// Plays the schedule through: every round checked as it is seated, the
+    /// standings after each, and the end; returns the rounds played.
+    fn run(mut self) -> u32 {
+        let n = self.names.len();
+        if !self.pairing.by_rounds() {
+            let ms = matchups(n, self.format, self.sets, self.seed);
+            self.play(0, &ms, &[]);
+            return 1;
+        }
         let mut r = 0;
         loop {
             r += 1;
-            assert!(r <= 64, "{label}: more than 64 rounds");
-            let before: Vec<GameResult> = outcomes.values().map(GameOutcome::result).collect();
-            let Some(ms) = round(n, format, sets, seed, r, &before) else {
-                break;
+            assert!(r <= 64, "{}: more than 64 rounds", self.label);
+            let before = self.results();
+            let Some(ms) = round(n, self.format, self.sets, self.seed, r, &before) else {
+                let end = self.played(r, &[], &before);
+                self.pairing.check_end(&end);
+                return r - 1;
             };
-            assert!(!ms.is_empty(), "{label} round {r}: a round without tables");
-            let seated = check_round(&label, n, r, &ms);
-            for m in &ms {
-                assert_eq!(m.sets, sets, "{label}");
-                for key in m.keys() {
-                    outcomes.insert(key, outcome(m, key, seed));
-                }
-            }
-            match format {
-                Format::Swiss { .. } => {
-                    // Everyone plays but n mod 3, and the byes rotate.
-                    assert_eq!(seated.len(), n - n % 3, "{label} round {r}: byes");
-                    for e in (0..n).filter(|e| !seated.contains(e)) {
-                        byes[e] += 1;
-                    }
-                    let (lo, hi) = (byes.iter().min(), byes.iter().max());
-                    assert!(
-                        hi.unwrap() - lo.unwrap() <= 1,
-                        "{label} round {r}: byes {byes:?}"
-                    );
-                    // The Swiss of exactly r rounds: the same round, then over
-                    // (whatever the results: it stops before looking at them).
-                    let short = Format::Swiss { rounds: r };
-                    if thorough {
-                        assert_eq!(round(n, &short, sets, seed, r, &before).as_ref(), Some(&ms));
-                    }
-                    assert_eq!(round(n, &short, sets, seed, r + 1, &before), None);
-                    check_standings(&format!("{label}, {r} rounds"), &names, &short, &outcomes);
-                    covered = r;
-                }
-                _ => {
-                    // A knockout seats those still in, by threes; the best seeds
-                    // sit out; two left play a final with one who is out.
-                    let alive = knockout::alive_before(n, &before, r);
-                    let byes: Vec<&usize> = alive.iter().filter(|e| !seated.contains(e)).collect();
-                    if alive.len() >= 3 {
-                        assert!(
-                            seated.iter().all(|e| alive.contains(e)),
-                            "{label} round {r}"
-                        );
-                        assert_eq!(byes.len(), alive.len() % 3, "{label} round {r}");
-                    } else {
-                        assert_eq!(alive.len(), 2, "{label} round {r}");
-                        assert!(byes.is_empty() && seated.len() == 3, "{label} round {r}");
-                    }
-                }
-            }
-            if thorough {
-                let text = bracket_round(&names, format, r, &ms, &outcomes);
-                assert!(text.starts_with(&format!("round {r}:")), "{label}: {text}");
-            }
-        }
-        match format {
-            Format::Swiss { rounds } => assert_eq!(r - 1, *rounds, "{label}: every round"),
-            _ => {
-                let before: Vec<GameResult> = outcomes.values().map(GameOutcome::result).collect();
-                assert_eq!(
-                    knockout::alive_before(n, &before, r).len(),
-                    1,
-                    "{label}: a champion"
-                );
-                assert!(
-                    bracket::last_line(&names, format, r, &before).is_some(),
-                    "{label}"
-                );
-            }
-        }
-    } else {
-        let ms = matchups(n, format, sets, seed);
-        check_round(&label, n, 0, &ms);
-        for m in &ms {
-            for key in m.keys() {
-                outcomes.insert(key, outcome(m, key, seed));
-            }
+            assert!(
+                !ms.is_empty(),
+                "{} round {r}: a round without tables",
+                self.label
+            );
+            self.play(r, &ms, &before);
         }
     }
-    check_standings(&label, &names, format, &outcomes);
-    covered
+
+    /// Checks round `r` (matchups `ms`), plays it, and checks the standings.
+    fn play(&mut self, r: u32, ms: &[Matchup], before: &[GameResult]) {
+        let played = self.played(r, ms, before);
+        self.pairing.check_round(&played);
+        for m in ms {
+            assert_eq!(m.sets, self.sets, "{}", self.label);
+            for key in m.keys() {
+                self.outcomes.insert(key, outcome(m, key, self.seed));
+            }
+        }
+        if self.thorough && self.pairing.by_rounds() {
+            self.check_bracket(r, ms, before);
+        }
+        let label = format!("{} after round {r}", self.label);
+        check_standings(&label, &self.names, self.format, &self.outcomes);
+    }
+
+    /// The bracket of round `r` prints, and what the format makes of the round
+    /// fits it: an advancing entrant from its own table (by matchup index), byes
+    /// among those not seated.
+    fn check_bracket(&self, r: u32, ms: &[Matchup], before: &[GameResult]) {
+        let label = &self.label;
+        let text = bracket_round(&self.names, self.format, r, ms, &self.outcomes);
+        assert!(text.starts_with(&format!("round {r}:")), "{label}: {text}");
+        let this: Vec<GameResult> = (self.results().into_iter())
+            .filter(|g| g.key.round == r)
+            .collect();
+        let this: Vec<&GameResult> = this.iter().collect();
+        let tables: Vec<[usize; 3]> = ms.iter().map(|m| m.entrants).collect();
+        let n = self.names.len();
+        let s = (self.pairing).summary(n, r, &tables, before, &this);
+        assert!(s.advances.len() <= tables.len(), "{label} round {r}: {s:?}");
+        for (t, advances) in tables.iter().zip(&s.advances) {
+            assert!(
+                advances.is_none_or(|e| t.contains(&e)),
+                "{label} round {r}: {s:?}"
+            );
+        }
+        let seated: BTreeSet<usize> = tables.iter().flatten().copied().collect();
+        assert!(
+            s.byes.iter().all(|e| *e < n && !seated.contains(e)),
+            "{label} round {r}: {s:?}"
+        );
+    }
+
+    fn played<'b>(&'b self, r: u32, ms: &'b [Matchup], before: &'b [GameResult]) -> Played<'b> {
+        Played {
+            label: &self.label,
+            entrants: self.names.len(),
+            names: &self.names,
+            sets: self.sets,
+            seed: self.seed,
+            thorough: self.thorough,
+            r,
+            ms,
+            seated: check_round(&self.label, self.names.len(), r, ms),
+            before,
+        }
+    }
+
+    fn results(&self) -> Vec<GameResult> {
+        self.outcomes.values().map(GameOutcome::result).collect()
+    }
 }
 
-/// Every entrant ranked once, ranks 1..=n, every game counted.
+/// Every entrant ranked once, ranks 1..=n, every game counted, and a repeat
+/// count exactly for a format that reports one.
 fn check_standings(
     label: &str,
     names: &[String],
@@ -222,9 +245,10 @@ fn check_standings(
         (1..=names.len() as u32).collect::<Vec<_>>(),
         "{label}"
     );
+    let results: Vec<GameResult> = outcomes.values().map(GameOutcome::result).collect();
     assert_eq!(
-        s.repeat_meetings.is_some(),
-        matches!(format, Format::Swiss { .. }),
+        s.repeat_meetings,
+        format.pairing().repeat_meetings(names.len(), &results),
         "{label}"
     );
 }
@@ -234,67 +258,78 @@ fn seeds() -> impl Iterator<Item = (u64, u64)> {
     (0..SEEDS).map(|k| (k, derive_seed(0x5c4e_d01e, k)))
 }
 
-#[test]
-fn swiss_of_one_to_eight_rounds_is_total_for_any_field_and_results() {
-    let mut schedules = 0;
-    for n in 3..=40 {
+/// Whether to play a format of one round on this size, set count and seed: its
+/// tables do not depend on the seed or the sets, so more seeds vary only the
+/// made-up results and more sets only repeat the tables. Every size with one
+/// seed; two sets up to 20 entrants, every seed up to 12 (a round robin of 40
+/// is 9,880 tables, of 21–40 95,000 in all: more would dominate the run).
+fn worth_it(n: usize, sets: u32, k: u64) -> bool {
+    n <= 12 || k == 0 && (sets == 1 || n <= 20)
+}
+
+/// A format's kind: its variant's name, without the parameters.
+fn kind(format: &Format) -> String {
+    let text = format!("{format:?}");
+    text.split([' ', '{']).next().unwrap_or_default().to_owned()
+}
+
+/// Every format the factory knows, on every size, one or two sets and several
+/// seeds (formats of one round on a budget: see `worth_it`); per format kind
+/// the schedules played and the rounds they had. A thread per kind.
+fn every_format() -> BTreeMap<String, (u32, u32)> {
+    let kinds: BTreeSet<String> = (SIZES.flat_map(|n| seeds().map(move |(k, _)| (n, k))))
+        .flat_map(|(n, k)| Format::samples(n, k))
+        .map(|f| kind(&f))
+        .collect();
+    std::thread::scope(|scope| {
+        let threads: Vec<_> = (kinds.into_iter())
+            .map(|kind| scope.spawn(move || (kind.clone(), play_kind(&kind))))
+            .collect();
+        (threads.into_iter())
+            .map(|t| t.join().expect("a format's checks passed"))
+            .collect()
+    })
+}
+
+/// Plays every schedule of one format kind: (schedules, rounds).
+fn play_kind(wanted: &str) -> (u32, u32) {
+    let (mut schedules, mut rounds) = (0, 0);
+    for n in SIZES {
         for sets in 1..=2 {
             for (k, seed) in seeds() {
-                let f = Format::Swiss {
-                    rounds: MOST_ROUNDS,
-                };
-                schedules += run(n, &f, sets, seed, k < 2);
+                for format in Format::samples(n, k).iter().filter(|f| kind(f) == wanted) {
+                    if !format.by_rounds() && !worth_it(n, sets, k) {
+                        continue;
+                    }
+                    schedules += 1;
+                    rounds += Schedule::new(n, format, sets, seed, k < 2).run();
+                }
             }
         }
     }
-    // 38 sizes, 2 set counts, 7 seeds, 8 round counts.
-    assert_eq!(
-        schedules,
-        38 * 2 * SEEDS as u32 * MOST_ROUNDS,
-        "{schedules}"
-    );
-    eprintln!("{schedules} Swiss schedules checked");
+    (schedules, rounds)
 }
 
 #[test]
-fn knockout_is_total_for_any_field_and_results() {
-    let mut schedules = 0;
-    for n in 3..=40 {
-        for sets in 1..=2 {
-            for (k, seed) in seeds() {
-                schedules += run(n, &Format::Knockout, sets, seed, k < 2);
-            }
-        }
+fn every_format_is_total_for_any_field_and_results() {
+    let played = every_format();
+    for (kind, (schedules, rounds)) in &played {
+        eprintln!("{kind}: {schedules} schedules, {rounds} rounds checked");
     }
-    assert_eq!(schedules, 38 * 2 * SEEDS as u32, "{schedules}");
-    eprintln!("{schedules} knockout schedules checked");
-}
-
-#[test]
-fn one_round_formats_are_total_for_any_field_and_results() {
-    let mut schedules = 0;
-    for n in 3..=40 {
-        for sets in 1..=2 {
-            for (k, seed) in seeds() {
-                // Their tables do not depend on the seed or the sets: more seeds
-                // vary only the made-up results, more sets only repeat the
-                // tables. Every size with one seed; two sets up to 20 entrants,
-                // every seed up to 12 (a round robin of 40 is 9,880 tables, of
-                // 21–40 95,000 in all: more would dominate the run).
-                if !(n <= 12 || k == 0 && (sets == 1 || n <= 20)) {
-                    continue;
-                }
-                let challengers = if k % 2 == 0 { vec![0] } else { vec![n - 1, 1] };
-                let mut formats = vec![Format::RoundRobin, Format::Balanced];
-                if n - challengers.len() >= 2 {
-                    formats.push(Format::Gauntlet { challengers });
-                }
-                for format in &formats {
-                    schedules += run(n, format, sets, seed, true);
-                }
-            }
-        }
-    }
-    assert!(schedules >= 500, "only {schedules} schedules checked");
-    eprintln!("{schedules} one-round schedules checked");
+    let sizes = SIZES.count() as u32;
+    let full = sizes * 2 * SEEDS as u32;
+    // Played by rounds: every size, set count and seed; a Swiss of eight
+    // rounds is the eight Swiss schedules of 1–8 rounds.
+    assert_eq!(played["Knockout"].0, full, "{played:?}");
+    assert_eq!(played["Swiss"], (full, full * 8), "{played:?}");
+    // One round, on the budget: 10 sizes × 2 set counts × 7 seeds up to 12
+    // entrants, 8 × 2 × 1 up to 20, 20 × 1 × 1 up to 40.
+    let budget = 10 * 2 * SEEDS as u32 + 8 * 2 + 20;
+    assert_eq!(played["RoundRobin"], (budget, budget), "{played:?}");
+    assert_eq!(played["Balanced"], (budget, budget), "{played:?}");
+    // Less three entrants with two challengers (no pool pair), seeds 1, 3, 5.
+    assert_eq!(played["Gauntlet"].0, budget - 2 * 3, "{played:?}");
+    // Every format `--format` offers was played.
+    let names = <super::format::FormatName as clap::ValueEnum>::value_variants().len();
+    assert_eq!(played.len(), names, "{played:?}");
 }

@@ -10,15 +10,15 @@ use anyhow::{bail, Context};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use super::bracket::{bracket_round, last_line};
 use super::config::TournamentConfig;
+use super::format::{bracket_round, last_line, matchups, round};
 use super::journal::Journal;
 use super::manifest::{EntrantRecord, Manifest};
 use super::outcome::GameOutcome;
 use super::page::LivePage;
 use super::pool::{self, TableJob};
 use super::progress::{leader, Progress};
-use super::schedule::{matchups, round, Format, GameKey, GameResult, Matchup};
+use super::schedule::{GameKey, GameResult, Matchup};
 use super::standings::Standings;
 use crate::layout::tournament::{JOURNAL, MANIFEST, PARTIAL_STANDINGS};
 
@@ -271,13 +271,9 @@ async fn play_round(
     }
     check_open_files(tables as u64)?;
     warn_oversubscribed(tables, cfg.quiet);
-    let n = cfg.entrants.len();
-    if cfg.format == Format::RoundRobin && n >= 9 && !cfg.quiet {
-        eprintln!(
-            "referee: hint: a round robin of {n} entrants is {in_round} tables; `--format balanced` \
-             has every pair meet exactly once in about {} tables (for 7, 9, 13, 15, 19, … entrants)",
-            n * (n - 1) / 6
-        );
+    let hint = cfg.format.pairing().hint(cfg.entrants.len(), in_round);
+    if let Some(hint) = hint.filter(|_| !cfg.quiet) {
+        eprintln!("referee: hint: {hint}");
     }
 
     let progress = Progress::new(total, done, cfg.quiet);

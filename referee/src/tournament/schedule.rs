@@ -1,7 +1,8 @@
-//! The schedule: entrants, format and seed in, the list of matchups and games out.
-//! Pure — no processes, no files, no clock — so every other part of a tournament
-//! (the pool, the journal, shards) agrees on what "game 7 of matchup 3" is and
-//! what its seed is, whatever order tables finish in.
+//! The schedule's vocabulary: matchups, games and their keys, seeds, seating and
+//! shards — what every format's tables become (the tables themselves come from
+//! the format: see `format/`). Pure — no processes, no files, no clock — so every
+//! other part of a tournament (the pool, the journal, shards) agrees on what
+//! "game 7 of matchup 3" is and what its seed is, whatever order tables finish in.
 //!
 //! A matchup is three entrants at one table. It is played in duplicate sets: a set
 //! is six games on the same seed, one for each arrangement of the three entrants
@@ -9,36 +10,6 @@
 //! same cards. Seeds follow the schedule: tournament seed → round → matchup → set.
 
 use schmier_protocol::shuffle::derive_seed;
-
-/// How entrants are brought together.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "kebab-case", tag = "kind")]
-pub enum Format {
-    /// Every combination of three entrants plays one matchup.
-    RoundRobin,
-    /// A balanced subset of the round robin for large fields: every pair of
-    /// entrants meets exactly once (a Steiner triple system, n(n−1)/6 tables
-    /// instead of n(n−1)(n−2)/6). Exists for n ≡ 1 or 3 (mod 6).
-    Balanced,
-    /// Each challenger plays every pair of the other (pool) entrants.
-    Gauntlet {
-        /// Entrant indices of the challengers.
-        challengers: Vec<usize>,
-    },
-    /// Rounds of tables of three; each table's winner advances (see `knockout.rs`).
-    Knockout,
-    /// `rounds` rounds; each round's tables group entrants of similar standing
-    /// (see `swiss.rs`).
-    Swiss { rounds: u32 },
-}
-
-impl Format {
-    /// Knockout and Swiss are played round by round: a round's tables follow from
-    /// the results of the rounds before it.
-    pub fn by_rounds(&self) -> bool {
-        matches!(self, Format::Knockout | Format::Swiss { .. })
-    }
-}
 
 /// The six arrangements of a matchup's three entrants over team positions 0, 1, 2:
 /// arrangement `a` puts matchup entrant `ARRANGEMENTS[a][t]` at team position `t`.
@@ -134,25 +105,9 @@ impl Matchup {
     }
 }
 
-/// The matchups of a one-round format (round robin, gauntlet), in schedule order.
-/// Knockout and Swiss have none up front: see [`round`].
-pub fn matchups(entrants: usize, format: &Format, sets: u32, seed: u64) -> Vec<Matchup> {
-    let tables: Vec<[usize; 3]> = match format {
-        Format::Knockout | Format::Swiss { .. } => return Vec::new(),
-        Format::Balanced => steiner_triples(entrants).unwrap_or_default(),
-        Format::RoundRobin => triples(&(0..entrants).collect::<Vec<_>>()),
-        Format::Gauntlet { challengers } => {
-            let pool: Vec<usize> = (0..entrants).filter(|e| !challengers.contains(e)).collect();
-            challengers
-                .iter()
-                .flat_map(|&c| pairs(&pool).into_iter().map(move |[a, b]| [c, a, b]))
-                .collect()
-        }
-    };
-    numbered(tables, 0, sets, seed)
-}
-
-fn numbered(tables: Vec<[usize; 3]>, round: u32, sets: u32, seed: u64) -> Vec<Matchup> {
+/// Numbers a round's tables as matchups in the order given, each with its
+/// seed: tournament seed → round → matchup.
+pub(super) fn numbered(tables: Vec<[usize; 3]>, round: u32, sets: u32, seed: u64) -> Vec<Matchup> {
     let round_seed = derive_seed(seed, u64::from(round));
     tables
         .into_iter()
@@ -176,120 +131,6 @@ pub struct GameResult {
     /// Team position credited with the win.
     pub winner: Option<usize>,
     pub scores: [i32; 3],
-}
-
-/// Round `r` (from 1) of a knockout or Swiss tournament, from the results of
-/// rounds `1..r` (all complete). `None` when the tournament is over (a knockout
-/// with one entrant left, a Swiss after its last round) or has no rounds (the
-/// one-round formats, or `r` = 0). Each format seats its own rounds: see
-/// `knockout.rs` and `swiss.rs`.
-pub fn round(
-    entrants: usize,
-    format: &Format,
-    sets: u32,
-    seed: u64,
-    r: u32,
-    before: &[GameResult],
-) -> Option<Vec<Matchup>> {
-    let tables = match format {
-        _ if r == 0 => return None,
-        Format::RoundRobin | Format::Balanced | Format::Gauntlet { .. } => return None,
-        Format::Knockout => super::knockout::round(entrants, before, r)?.tables,
-        Format::Swiss { rounds } if r > *rounds => return None,
-        Format::Swiss { .. } => super::swiss::tables(entrants, before),
-    };
-    if tables.is_empty() {
-        return None;
-    }
-    Some(numbered(tables, r, sets, seed))
-}
-
-/// Every 3-element subset of `items`, in lexicographic order.
-fn triples(items: &[usize]) -> Vec<[usize; 3]> {
-    let mut out = Vec::new();
-    for (i, &a) in items.iter().enumerate() {
-        for (j, &b) in items.iter().enumerate().skip(i + 1) {
-            for &c in &items[j + 1..] {
-                out.push([a, b, c]);
-            }
-        }
-    }
-    out
-}
-
-/// A Steiner triple system on `0..n`: triples in which every pair of points lies
-/// in exactly one. Bose's construction for n ≡ 3 (mod 6) and Skolem's for
-/// n ≡ 1 (mod 6) (as in Lindner and Rodger, *Design Theory*, ch. 1); `None` for
-/// other n, where none exists. Triples sorted, each ascending.
-pub fn steiner_triples(n: usize) -> Option<Vec<[usize; 3]>> {
-    let mut out = Vec::new();
-    match n % 6 {
-        3 => {
-            // Points (x, i), x in Z_m, i in Z_3, numbered x + m·i; m = n / 3 is
-            // odd, and x∘y = (x + y)(m + 1)/2 mod m is an idempotent commutative
-            // quasigroup on Z_m.
-            let m = n / 3;
-            let p = |x: usize, i: usize| x + m * (i % 3);
-            let op = |x: usize, y: usize| (x + y) * (m + 1) / 2 % m;
-            for x in 0..m {
-                out.push([p(x, 0), p(x, 1), p(x, 2)]);
-            }
-            for x in 0..m {
-                for y in x + 1..m {
-                    for i in 0..3 {
-                        out.push([p(x, i), p(y, i), p(op(x, y), i + 1)]);
-                    }
-                }
-            }
-        }
-        1 if n > 1 => {
-            // Points ∞ = n − 1 and (x, i), x in Z_2k, i in Z_3, numbered x + 2k·i;
-            // x∘y = σ((x + y) mod 2k) with σ(2j) = j, σ(2j + 1) = k + j is a
-            // half-idempotent commutative quasigroup: x∘x = (x + k)∘(x + k) = x.
-            let k = (n - 1) / 6;
-            let q = 2 * k;
-            let inf = n - 1;
-            let p = |x: usize, i: usize| x + q * (i % 3);
-            let op = |x: usize, y: usize| {
-                let s = (x + y) % q;
-                if s.is_multiple_of(2) {
-                    s / 2
-                } else {
-                    k + s / 2
-                }
-            };
-            for x in 0..k {
-                out.push([p(x, 0), p(x, 1), p(x, 2)]);
-                for i in 0..3 {
-                    out.push([inf, p(k + x, i), p(x, i + 1)]);
-                }
-            }
-            for x in 0..q {
-                for y in x + 1..q {
-                    for i in 0..3 {
-                        out.push([p(x, i), p(y, i), p(op(x, y), i + 1)]);
-                    }
-                }
-            }
-        }
-        _ => return None,
-    }
-    for t in &mut out {
-        t.sort();
-    }
-    out.sort();
-    Some(out)
-}
-
-/// Every 2-element subset of `items`, in lexicographic order.
-fn pairs(items: &[usize]) -> Vec<[usize; 2]> {
-    let mut out = Vec::new();
-    for (i, &a) in items.iter().enumerate() {
-        for &b in &items[i + 1..] {
-            out.push([a, b]);
-        }
-    }
-    out
 }
 
 /// A deterministic slice of a schedule: shard `index` of `count` plays the
@@ -340,81 +181,21 @@ impl std::str::FromStr for Shard {
 mod tests {
     use super::*;
 
-    fn binomial(n: usize, k: usize) -> usize {
-        (0..k).fold(1, |acc, i| acc * (n - i) / (i + 1))
-    }
-
-    #[test]
-    fn round_robin_has_every_triple_once() {
-        for n in 3..9 {
-            let ms = matchups(n, &Format::RoundRobin, 1, 1);
-            assert_eq!(ms.len(), binomial(n, 3), "{n} entrants");
-            let mut seen = std::collections::BTreeSet::new();
-            for m in &ms {
-                let [a, b, c] = m.entrants;
-                assert!(a < b && b < c && c < n);
-                assert!(seen.insert(m.entrants), "{:?} twice", m.entrants);
-            }
-            // Every pair meets the same number of times: n - 2.
-            for a in 0..n {
-                for b in a + 1..n {
-                    let meets = ms
-                        .iter()
-                        .filter(|m| m.entrants.contains(&a) && m.entrants.contains(&b))
-                        .count();
-                    assert_eq!(meets, n - 2);
-                }
+    /// The tables of a round robin of `n`, numbered (the round robin's own
+    /// tests are in `format/round_robin.rs`).
+    fn matchups(n: usize, sets: u32, seed: u64) -> Vec<Matchup> {
+        let mut tables = Vec::new();
+        for a in 0..n {
+            for b in a + 1..n {
+                tables.extend((b + 1..n).map(|c| [a, b, c]));
             }
         }
-    }
-
-    #[test]
-    fn a_balanced_round_robin_has_every_pair_meet_exactly_once() {
-        for n in 3..=45 {
-            let Some(triples) = steiner_triples(n) else {
-                assert!(n % 6 != 1 && n % 6 != 3, "{n}: a system exists");
-                continue;
-            };
-            assert_eq!(triples.len(), n * (n - 1) / 6, "{n}");
-            let mut met = vec![vec![0; n]; n];
-            for t in &triples {
-                assert!(t[0] < t[1] && t[1] < t[2] && t[2] < n, "{n}: {t:?}");
-                for (a, b) in [(t[0], t[1]), (t[0], t[2]), (t[1], t[2])] {
-                    met[a][b] += 1;
-                }
-            }
-            for (a, row) in met.iter().enumerate() {
-                for (b, &times) in row.iter().enumerate().skip(a + 1) {
-                    assert_eq!(times, 1, "{n}: {a} and {b}");
-                }
-            }
-        }
-        assert_eq!(matchups(7, &Format::Balanced, 1, 0).len(), 7);
-    }
-
-    #[test]
-    fn gauntlet_puts_each_challenger_against_every_pool_pair() {
-        let ms = matchups(
-            6,
-            &Format::Gauntlet {
-                challengers: vec![4, 1],
-            },
-            2,
-            9,
-        );
-        // Pool {0, 2, 3, 5}: 6 pairs, for each of 2 challengers.
-        assert_eq!(ms.len(), 12);
-        for (i, m) in ms.iter().enumerate() {
-            let challenger = if i < 6 { 4 } else { 1 };
-            assert_eq!(m.entrants[0], challenger);
-            assert!(!m.entrants[1..].contains(&4) && !m.entrants[1..].contains(&1));
-            assert_eq!(m.games(), 12);
-        }
+        numbered(tables, 0, sets, seed)
     }
 
     #[test]
     fn a_set_is_one_seed_and_every_entrant_in_every_position_twice() {
-        let m = &matchups(3, &Format::RoundRobin, 3, 42)[0];
+        let m = &matchups(3, 3, 42)[0];
         for set in 0..3 {
             let games: Vec<u32> = (1..=6).map(|a| set * 6 + a).collect();
             let seed = m.game_seed(games[0]);
@@ -436,7 +217,7 @@ mod tests {
 
     #[test]
     fn seating_keeps_partners_together_and_puts_each_entrant_at_its_position() {
-        let m = &matchups(3, &Format::RoundRobin, 1, 0)[0];
+        let m = &matchups(3, 1, 0)[0];
         for game in 1..=6 {
             let slots = m.seat_slot(game);
             let teams = m.teams(game);
@@ -453,9 +234,9 @@ mod tests {
 
     #[test]
     fn seeds_follow_the_schedule_and_the_tournament_seed() {
-        let a = matchups(5, &Format::RoundRobin, 1, 7);
-        let b = matchups(5, &Format::RoundRobin, 1, 7);
-        let c = matchups(5, &Format::RoundRobin, 1, 8);
+        let a = matchups(5, 1, 7);
+        let b = matchups(5, 1, 7);
+        let c = matchups(5, 1, 8);
         assert_eq!(a, b);
         assert!(a.iter().zip(&c).all(|(x, y)| x.seed != y.seed));
         let seeds: std::collections::BTreeSet<u64> = a.iter().map(|m| m.seed).collect();
@@ -464,7 +245,7 @@ mod tests {
 
     #[test]
     fn shards_partition_the_matchups() {
-        let ms = matchups(7, &Format::RoundRobin, 1, 3);
+        let ms = matchups(7, 1, 3);
         for count in 1..5 {
             let mut covered = vec![0; ms.len()];
             for index in 0..count {
@@ -482,7 +263,7 @@ mod tests {
 
     #[test]
     fn request_ids_of_later_games_start_above_earlier_ones() {
-        let m = &matchups(3, &Format::RoundRobin, 2, 0)[0];
+        let m = &matchups(3, 2, 0)[0];
         for g in 1..m.games() {
             assert!(m.first_request_id(g + 1) > m.first_request_id(g) + 100_000);
         }

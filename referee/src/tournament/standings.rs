@@ -16,9 +16,10 @@ use serde::Serialize;
 use skillratings::weng_lin::{weng_lin_multi_team, WengLinConfig, WengLinRating};
 use skillratings::MultiTeamOutcome;
 
+use super::format::Format;
 use super::manifest::Manifest;
 use super::outcome::GameOutcome;
-use super::schedule::{Format, GameKey, GameResult};
+use super::schedule::{GameKey, GameResult};
 use crate::fault::FaultKind;
 
 pub const FORMAT: &str = "schmier-standings/1";
@@ -124,33 +125,50 @@ pub fn compute(manifest: &Manifest, outcomes: &BTreeMap<GameKey, GameOutcome>) -
     standings(&names, &manifest.format, outcomes)
 }
 
-/// The standings of entrants `names` (by entrant index) after `outcomes`.
+/// The standings of entrants `names` (by entrant index) after `outcomes`: the
+/// common figures per entrant, ranked, with what the format adds.
 pub fn standings(
     names: &[String],
     format: &Format,
     outcomes: &BTreeMap<GameKey, GameOutcome>,
 ) -> Standings {
-    let mut tally: Vec<Tally> = names.iter().map(|_| Tally::default()).collect();
-    let mut ratings = vec![WengLinRating::new(); names.len()];
-    let config = WengLinConfig::new();
+    let n = names.len();
+    let pairing = format.pairing();
+    let results: Vec<GameResult> = outcomes.values().map(GameOutcome::result).collect();
+    let rows = tally(n, outcomes)
+        .into_iter()
+        .zip(ratings(n, outcomes))
+        .zip(names)
+        .map(|((t, rating), name)| t.row(name, rating))
+        .collect();
+    Standings {
+        format: FORMAT,
+        games: outcomes.len() as u32,
+        entrants: ranked(rows, pairing.rank_first(n, &results)),
+        head_to_head: (pairing.head_to_head(n).into_iter())
+            .filter_map(|(c, o)| head_to_head(names, outcomes, c, o))
+            .collect(),
+        repeat_meetings: pairing.repeat_meetings(n, &results),
+    }
+}
+
+/// Each entrant's figures over `outcomes`.
+fn tally(entrants: usize, outcomes: &BTreeMap<GameKey, GameOutcome>) -> Vec<Tally> {
+    let mut tally: Vec<Tally> = (0..entrants).map(|_| Tally::default()).collect();
     for o in outcomes.values() {
         for t in 0..3 {
-            let e = &mut tally[o.teams[t]];
-            let others = f64::from(o.scores[(t + 1) % 3] + o.scores[(t + 2) % 3]) / 2.0;
-            e.games += 1;
-            e.wins += u32::from(o.winner == Some(t));
-            e.duplicate += f64::from(o.scores[t]) - others;
-            e.points_for += f64::from(o.scores[t]);
-            e.points_against += others;
-            e.won += i64::from(o.won[t]);
-            e.hands += u64::from(o.hands);
-            e.made += o.made[t];
-            e.set += o.set[t];
-            for (kind, n) in &o.faults[t] {
-                *e.faults.entry(kind.clone()).or_default() += n;
-            }
-            e.forfeits += u32::from(o.forfeited.contains(&t));
+            tally[o.teams[t]].add(o, t);
         }
+    }
+    tally
+}
+
+/// Each entrant's Weng-Lin rating, updated game by game in schedule order with
+/// each game's ranking.
+fn ratings(entrants: usize, outcomes: &BTreeMap<GameKey, GameOutcome>) -> Vec<WengLinRating> {
+    let mut ratings = vec![WengLinRating::new(); entrants];
+    let config = WengLinConfig::new();
+    for o in outcomes.values() {
         let teams: Vec<[WengLinRating; 1]> = o.teams.iter().map(|&e| [ratings[e]]).collect();
         let ranked: Vec<(&[WengLinRating], MultiTeamOutcome)> = (0..3)
             .map(|t| {
@@ -167,56 +185,75 @@ pub fn standings(
             ratings[o.teams[t]] = new[t][0];
         }
     }
-    let rows: Vec<Row> = tally
-        .into_iter()
-        .enumerate()
-        .map(|(i, t)| {
-            let per_game = |x: f64| {
-                if t.games == 0 {
-                    0.0
-                } else {
-                    x / f64::from(t.games)
-                }
-            };
-            Row {
-                rank: 0,
-                name: names[i].clone(),
-                games: t.games,
-                wins: t.wins,
-                win_rate: round(per_game(f64::from(t.wins))),
-                win_rate_ci: wilson(t.wins, t.games).map(round),
-                duplicate_score: round(per_game(t.duplicate)),
-                rating: round(ratings[i].rating),
-                rating_uncertainty: round(ratings[i].uncertainty),
-                points_per_hand: round(if t.hands == 0 {
-                    0.0
-                } else {
-                    t.won as f64 / t.hands as f64
-                }),
-                points_for: round(per_game(t.points_for)),
-                points_against: round(per_game(t.points_against)),
-                bids_made: t.made,
-                bids_set: t.set,
-                never_started: t.games > 0
-                    && t.faults.get(FaultKind::Start.name()).copied().unwrap_or(0)
-                        >= SEATS_PER_TEAM * t.games,
-                faults: t.faults,
-                forfeits: t.forfeits,
+    ratings
+}
+
+impl Tally {
+    /// Counts game `o` for the entrant at team position `t`.
+    fn add(&mut self, o: &GameOutcome, t: usize) {
+        let others = f64::from(o.scores[(t + 1) % 3] + o.scores[(t + 2) % 3]) / 2.0;
+        self.games += 1;
+        self.wins += u32::from(o.winner == Some(t));
+        self.duplicate += f64::from(o.scores[t]) - others;
+        self.points_for += f64::from(o.scores[t]);
+        self.points_against += others;
+        self.won += i64::from(o.won[t]);
+        self.hands += u64::from(o.hands);
+        self.made += o.made[t];
+        self.set += o.set[t];
+        for (kind, n) in &o.faults[t] {
+            *self.faults.entry(kind.clone()).or_default() += n;
+        }
+        self.forfeits += u32::from(o.forfeited.contains(&t));
+    }
+
+    /// The entrant's row, unranked.
+    fn row(self, name: &str, rating: WengLinRating) -> Row {
+        let per_game = |x: f64| {
+            if self.games == 0 {
+                0.0
+            } else {
+                x / f64::from(self.games)
             }
-        })
-        .collect();
-    // A knockout ranks by the round reached first: the champion, then the
-    // other finalists, and so on; results order entrants within a round.
-    let reached = match format {
-        Format::Knockout => {
-            let results: Vec<GameResult> = outcomes.values().map(GameOutcome::result).collect();
-            super::knockout::reached(names.len(), &results)
+        };
+        Row {
+            rank: 0,
+            name: name.to_owned(),
+            games: self.games,
+            wins: self.wins,
+            win_rate: round(per_game(f64::from(self.wins))),
+            win_rate_ci: wilson(self.wins, self.games).map(round),
+            duplicate_score: round(per_game(self.duplicate)),
+            rating: round(rating.rating),
+            rating_uncertainty: round(rating.uncertainty),
+            points_per_hand: round(if self.hands == 0 {
+                0.0
+            } else {
+                self.won as f64 / self.hands as f64
+            }),
+            points_for: round(per_game(self.points_for)),
+            points_against: round(per_game(self.points_against)),
+            bids_made: self.made,
+            bids_set: self.set,
+            never_started: self.games > 0
+                && self
+                    .faults
+                    .get(FaultKind::Start.name())
+                    .copied()
+                    .unwrap_or(0)
+                    >= SEATS_PER_TEAM * self.games,
+            faults: self.faults,
+            forfeits: self.forfeits,
         }
-        Format::RoundRobin | Format::Balanced | Format::Gauntlet { .. } | Format::Swiss { .. } => {
-            vec![0; names.len()]
-        }
-    };
-    let mut rows: Vec<(u32, Row)> = reached.into_iter().zip(rows).collect();
+    }
+}
+
+/// The rows best first, ranked: by what the format ranks by first (`first`,
+/// higher first, per entrant), then win rate, duplicate score and name; an
+/// entrant that never started last whatever the order above, since the
+/// fallback's score in its seats is not the entrant's.
+fn ranked(rows: Vec<Row>, first: Vec<u32>) -> Vec<Row> {
+    let mut rows: Vec<(u32, Row)> = first.into_iter().zip(rows).collect();
     rows.sort_by(|(ra, a), (rb, b)| {
         rb.cmp(ra)
             .then(b.win_rate.total_cmp(&a.win_rate))
@@ -224,45 +261,11 @@ pub fn standings(
             .then(a.name.cmp(&b.name))
     });
     let mut rows: Vec<Row> = rows.into_iter().map(|(_, r)| r).collect();
-    // Whatever the order above: the fallback's score is not the entrant's.
     rows.sort_by_key(|r| r.never_started);
     for (i, r) in rows.iter_mut().enumerate() {
         r.rank = i as u32 + 1;
     }
-    let repeat_meetings = match format {
-        Format::Swiss { .. } => {
-            let mut tables: BTreeMap<(u32, u32), [usize; 3]> = BTreeMap::new();
-            for o in outcomes.values() {
-                tables.insert((o.round, o.matchup), o.teams);
-            }
-            Some(super::swiss::repeat_meetings(
-                names.len(),
-                tables.into_values(),
-            ))
-        }
-        Format::RoundRobin | Format::Balanced | Format::Gauntlet { .. } | Format::Knockout => None,
-    };
-    let head_to_head = match format {
-        Format::Gauntlet { challengers } => challengers
-            .iter()
-            .flat_map(|&c| {
-                (0..names.len())
-                    .filter(move |o| !challengers.contains(o))
-                    .map(move |o| (c, o))
-            })
-            .filter_map(|(c, o)| head_to_head(names, outcomes, c, o))
-            .collect(),
-        Format::RoundRobin | Format::Balanced | Format::Knockout | Format::Swiss { .. } => {
-            Vec::new()
-        }
-    };
-    Standings {
-        format: FORMAT,
-        games: outcomes.len() as u32,
-        entrants: rows,
-        head_to_head,
-        repeat_meetings,
-    }
+    rows
 }
 
 fn head_to_head(

@@ -11,12 +11,11 @@ use std::time::Duration;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-use schmier_protocol::wire::{FromBot, PROTOCOL};
-
 use super::config::TournamentConfig;
-use crate::bot::{BotProcess, Incoming, Spawn};
+use crate::bot::Spawn;
 use crate::config::{BotSpec, Isolation, TableSpec};
-use crate::fault::quote;
+use crate::handshake;
+use crate::player::Player;
 
 /// Lines of a failed entrant's stderr shown with its reason.
 const STDERR_LINES: usize = 5;
@@ -40,18 +39,19 @@ pub async fn check(cfg: &TournamentConfig, cancel: &CancellationToken) -> Option
         }
     };
     let spec = &cfg.table;
-    let hello = crate::session::hello(spec);
-    let mut started: Vec<(usize, Result<BotProcess, String>)> = Vec::new();
+    let hello = handshake::hello(spec);
+    let mut started: Vec<(usize, Result<Player, String>)> = Vec::new();
     for (i, e) in cfg.entrants.iter().enumerate() {
         if matches!(e.bot, BotSpec::InProcess(_) | BotSpec::Human) {
             continue; // the referee's own code: nothing to start
         }
         let log = crate::layout::startcheck_log(logs.path(), i);
-        let mut p = spawn(spec, &e.bot, log).map_err(|e| e.to_string());
+        let mut p = spawn(spec, &e.bot, log);
         if let Ok(bot) = &mut p {
-            bot.queue(&hello);
-            if bot.flush(Some(spec.time.write)).await.is_err() {
-                p = Err("could not send hello: the bot is not reading its stdin".into());
+            if let Err(reason) = handshake::greet(bot, &hello, spec.time.write).await {
+                // Ended now, not left to run until the referee exits.
+                std::mem::take(bot).shutdown(Duration::ZERO).await;
+                p = Err(reason);
             }
         }
         started.push((i, p));
@@ -66,7 +66,7 @@ pub async fn check(cfg: &TournamentConfig, cancel: &CancellationToken) -> Option
             Err(reason) => Some(reason),
             Ok(mut bot) => {
                 let answer = tokio::select! {
-                    a = answer(&mut bot, deadline, spec) => a,
+                    a = handshake::answer(&mut bot, deadline, spec.time.startup) => a,
                     () = cancel.cancelled() => {
                         bot.shutdown(Duration::ZERO).await;
                         return None;
@@ -87,7 +87,7 @@ pub async fn check(cfg: &TournamentConfig, cancel: &CancellationToken) -> Option
     Some(failures)
 }
 
-fn spawn(spec: &TableSpec, bot: &BotSpec, log: std::path::PathBuf) -> Result<BotProcess, String> {
+fn spawn(spec: &TableSpec, bot: &BotSpec, log: std::path::PathBuf) -> Result<Player, String> {
     let env = bot.env(&spec.isolation.env);
     let program = (bot.argv().ok())
         .and_then(|argv| argv.first().cloned())
@@ -96,7 +96,7 @@ fn spawn(spec: &TableSpec, bot: &BotSpec, log: std::path::PathBuf) -> Result<Bot
     let launch = bot
         .launch(&cwd, Isolation::path_in(&env))
         .map_err(|e| crate::session::launch_failure(&program, &e))?;
-    BotProcess::spawn(&Spawn {
+    Player::spawn(&Spawn {
         launch,
         env,
         sandbox: spec.isolation.sandbox.clone(),
@@ -106,37 +106,6 @@ fn spawn(spec: &TableSpec, bot: &BotSpec, log: std::path::PathBuf) -> Result<Bot
         stderr_cap: spec.stderr_cap,
     })
     .map_err(|e| crate::session::spawn_failure(&program, &e))
-}
-
-/// The bot's first line, checked to be a hello of this protocol.
-async fn answer(
-    bot: &mut BotProcess,
-    deadline: Option<Instant>,
-    spec: &TableSpec,
-) -> Result<(), String> {
-    match bot.next_line(deadline).await {
-        None => Err(format!(
-            "no hello within {} ms (--startup-ms; a bot that builds itself first, such as \
-             `cargo run`, should be built beforehand)",
-            spec.time.startup.unwrap_or_default().as_millis()
-        )),
-        Some(Incoming::Line { bytes, .. }) => match serde_json::from_slice::<FromBot>(&bytes) {
-            Ok(FromBot::Hello { protocol, .. }) if protocol == PROTOCOL => Ok(()),
-            Ok(FromBot::Hello { protocol, .. }) => Err(format!(
-                "protocol mismatch: the bot speaks {protocol:?}, the referee {PROTOCOL:?}"
-            )),
-            _ => Err(format!("expected a hello, got {}", quote(&bytes))),
-        },
-        Some(Incoming::Oversized { len, .. }) => {
-            Err(format!("a hello line of {len} bytes and more"))
-        }
-        Some(Incoming::Eof { .. }) | Some(Incoming::Error { .. }) => {
-            match bot.exit_status_by(deadline).await {
-                Some(s) => Err(format!("exited before hello: {s}")),
-                None => Err("closed stdout before hello".into()),
-            }
-        }
-    }
 }
 
 /// The last lines of a failed bot's stderr, to go with its reason.

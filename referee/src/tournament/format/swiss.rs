@@ -20,7 +20,123 @@
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, HashMap};
 
-use super::schedule::GameResult;
+use anyhow::bail;
+
+use super::{Format, Pairing, Params};
+use crate::tournament::bracket::RoundSummary;
+use crate::tournament::schedule::GameResult;
+
+/// Rounds of a Swiss when --rounds is not given.
+pub const ROUNDS: u32 = 3;
+
+pub struct Swiss {
+    pub rounds: u32,
+}
+
+impl Pairing for Swiss {
+    fn title(&self, _name: &dyn Fn(usize) -> String) -> String {
+        format!("Swiss, {} rounds", self.rounds)
+    }
+
+    fn by_rounds(&self) -> bool {
+        true
+    }
+
+    fn tables(&self, entrants: usize, r: u32, before: &[GameResult]) -> Vec<[usize; 3]> {
+        if r > self.rounds {
+            return Vec::new();
+        }
+        tables(entrants, before)
+    }
+
+    /// Who sat out, and how many pairs met again.
+    fn summary(
+        &self,
+        entrants: usize,
+        _r: u32,
+        tables: &[[usize; 3]],
+        before: &[GameResult],
+        _this: &[&GameResult],
+    ) -> RoundSummary {
+        let met = Met::new(entrants, before);
+        let again = (tables.iter())
+            .map(|&[a, b, c]| {
+                [(a, b), (a, c), (b, c)]
+                    .iter()
+                    .filter(|&&(x, y)| met.times(x, y) > 0)
+                    .count() as u32
+            })
+            .sum();
+        RoundSummary {
+            advances: vec![None; tables.len()],
+            byes: (0..entrants)
+                .filter(|e| tables.iter().all(|t| !t.contains(e)))
+                .collect(),
+            met_before: Some(again),
+        }
+    }
+
+    fn repeat_meetings(&self, entrants: usize, results: &[GameResult]) -> Option<u32> {
+        let mut tables: BTreeMap<(u32, u32), [usize; 3]> = BTreeMap::new();
+        for g in results {
+            tables.insert((g.key.round, g.key.matchup), g.teams);
+        }
+        Some(repeat_meetings(entrants, tables.into_values()))
+    }
+
+    /// Everyone plays but `entrants % 3`, the byes rotate, and the Swiss of
+    /// exactly `r` rounds is this one up to round `r`, then over.
+    #[cfg(test)]
+    fn check_round(&self, p: &super::Played) {
+        let (label, n, r) = (p.label, p.entrants, p.r);
+        assert_eq!(p.seated.len(), n - n % 3, "{label} round {r}: byes");
+        let played: std::collections::BTreeSet<(u32, usize)> = (p.before.iter())
+            .flat_map(|g| g.teams.map(|e| (g.key.round, e)))
+            .collect();
+        let byes: Vec<usize> = (0..n)
+            .map(|e| {
+                let earlier = (1..r).filter(|&q| !played.contains(&(q, e))).count();
+                earlier + usize::from(!p.seated.contains(&e))
+            })
+            .collect();
+        let (lo, hi) = (byes.iter().min(), byes.iter().max());
+        assert!(
+            hi.unwrap() - lo.unwrap() <= 1,
+            "{label} round {r}: byes {byes:?}"
+        );
+        // Whatever the results: the shorter Swiss stops before looking at them.
+        let short = Format::Swiss { rounds: r };
+        let (sets, seed) = (p.sets, p.seed);
+        if p.thorough {
+            assert_eq!(
+                super::round(n, &short, sets, seed, r, p.before).as_deref(),
+                Some(p.ms)
+            );
+        }
+        assert_eq!(super::round(n, &short, sets, seed, r + 1, p.before), None);
+    }
+
+    #[cfg(test)]
+    fn check_end(&self, p: &super::Played) {
+        assert_eq!(p.r - 1, self.rounds, "{}: every round", p.label);
+    }
+}
+
+/// `--format swiss`: --rounds, at least one.
+pub(super) fn build(p: &Params) -> anyhow::Result<Format> {
+    let rounds = p.rounds.unwrap_or(ROUNDS);
+    if rounds == 0 {
+        bail!("--rounds must be at least 1");
+    }
+    Ok(Format::Swiss { rounds })
+}
+
+/// The Swiss the property tests play: eight rounds, whose first `r` rounds are
+/// the whole of a Swiss of `r` rounds (see `check_round`).
+#[cfg(test)]
+pub(super) fn sample() -> Format {
+    Format::Swiss { rounds: 8 }
+}
 
 /// The largest field seated exactly: 15,400 ways to split 12 entrants into
 /// four tables; 15 would be 1.4 million, too slow in a test loop.
@@ -347,8 +463,9 @@ fn compare(seated: &[usize], met: &Met, x: &[[usize; 3]], y: &[[usize; 3]]) -> s
 
 #[cfg(test)]
 mod tests {
-    use super::super::schedule::{round, Format, Matchup};
+    use super::super::{round, Format};
     use super::*;
+    use crate::tournament::schedule::Matchup;
     use std::cmp::Ordering;
 
     /// Results made up from `seed`: the winner at each game is one of the three

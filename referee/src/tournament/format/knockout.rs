@@ -7,7 +7,89 @@
 //! Every function is total: any results (even ones no knockout would produce)
 //! give an answer, never a panic.
 
-use super::schedule::GameResult;
+use super::Pairing;
+use crate::tournament::bracket::RoundSummary;
+use crate::tournament::schedule::GameResult;
+
+pub struct Knockout;
+
+impl Pairing for Knockout {
+    fn title(&self, _name: &dyn Fn(usize) -> String) -> String {
+        "knockout".into()
+    }
+
+    fn by_rounds(&self) -> bool {
+        true
+    }
+
+    fn tables(&self, entrants: usize, r: u32, before: &[GameResult]) -> Vec<[usize; 3]> {
+        round(entrants, before, r).map_or_else(Vec::new, |k| k.tables)
+    }
+
+    /// Who advances from each table, and who had a bye.
+    fn summary(
+        &self,
+        entrants: usize,
+        r: u32,
+        _tables: &[[usize; 3]],
+        before: &[GameResult],
+        this: &[&GameResult],
+    ) -> RoundSummary {
+        // The round's tables follow from the rounds before: those given are
+        // not needed (a shard's page sees only some).
+        let Some(k) = round(entrants, before, r) else {
+            return RoundSummary::default();
+        };
+        RoundSummary {
+            advances: (0..k.tables.len())
+                .map(|i| Some(k.advances(i, this)))
+                .collect(),
+            byes: k.byes,
+            met_before: None,
+        }
+    }
+
+    fn champion(&self, entrants: usize, r: u32, before: &[GameResult]) -> Option<usize> {
+        match alive_before(entrants, before, r)[..] {
+            [champion] => Some(champion),
+            _ => None,
+        }
+    }
+
+    /// The round reached: the champion, then the other finalists, and so on;
+    /// results order entrants within a round.
+    fn rank_first(&self, entrants: usize, results: &[GameResult]) -> Vec<u32> {
+        reached(entrants, results)
+    }
+
+    /// Those still in are seated by threes, the best seeds sitting out; two
+    /// left play a final with one who is out.
+    #[cfg(test)]
+    fn check_round(&self, p: &super::Played) {
+        let (label, r) = (p.label, p.r);
+        let alive = alive_before(p.entrants, p.before, r);
+        let byes: Vec<&usize> = alive.iter().filter(|e| !p.seated.contains(e)).collect();
+        if alive.len() >= 3 {
+            assert!(
+                p.seated.iter().all(|e| alive.contains(e)),
+                "{label} round {r}"
+            );
+            assert_eq!(byes.len(), alive.len() % 3, "{label} round {r}");
+        } else {
+            assert_eq!(alive.len(), 2, "{label} round {r}");
+            assert!(byes.is_empty() && p.seated.len() == 3, "{label} round {r}");
+        }
+    }
+
+    /// One champion, and the bracket names it.
+    #[cfg(test)]
+    fn check_end(&self, p: &super::Played) {
+        let alive = alive_before(p.entrants, p.before, p.r);
+        assert_eq!(alive.len(), 1, "{}: a champion", p.label);
+        let line = super::last_line(p.names, &super::Format::Knockout, p.r, p.before);
+        assert!(line.is_some(), "{}", p.label);
+    }
+}
 
 /// One round as the schedule seats it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -172,8 +254,9 @@ fn tally(entrants: usize, games: &[&GameResult]) -> Vec<(u32, i64)> {
 
 #[cfg(test)]
 pub(super) mod tests {
-    use super::super::schedule::{round as schedule_round, Format, Matchup};
+    use super::super::{round as schedule_round, Format};
     use super::*;
+    use crate::tournament::schedule::Matchup;
 
     /// Results in which, at every table, the lowest-numbered entrant wins every game.
     pub(in crate::tournament) fn lowest_wins(ms: &[Matchup]) -> Vec<GameResult> {
@@ -287,7 +370,7 @@ pub(super) mod tests {
         // A Swiss's results read as a knockout's (the old printer's crash): any
         // entrant, any table number.
         let g = |round, matchup, teams, winner| GameResult {
-            key: super::super::schedule::GameKey {
+            key: crate::tournament::schedule::GameKey {
                 round,
                 matchup,
                 game: 1,
