@@ -313,85 +313,99 @@ fn call(c: Call) -> String {
 
 /// Two lines at the same place that differ, said as compactly as the pair allows.
 fn describe_pair(x: &Line, y: &Line) -> String {
+    let compact = match (x, y) {
+        (Line::Event(a), Line::Event(b)) => describe_events(a, b),
+        (Line::Fault(a), Line::Fault(b)) if a.seat == b.seat => Some(format!(
+            "{}: {} fault in A ({}), {} fault in B ({})",
+            a.seat, a.fault, a.detail, b.fault, b.detail
+        )),
+        _ => None,
+    };
+    compact.unwrap_or_else(|| format!("in A {}; in B {}", describe(x), describe(y)))
+}
+
+/// Two events of the same kind by the same seat (or two deals): what differs
+/// between them. `None` for any other pair.
+fn describe_events(x: &Event, y: &Event) -> Option<String> {
     use Event as E;
-    match (x, y) {
-        (Line::Event(E::Bid { seat: s, bid: a }), Line::Event(E::Bid { seat: t, bid: b }))
-            if s == t =>
-        {
+    Some(match (x, y) {
+        (E::Bid { seat: s, bid: a }, E::Bid { seat: t, bid: b }) if s == t => {
             format!("{s} {} in A, {} in B", call(*a), call(*b))
         }
-        (Line::Event(E::Play { seat: s, card: a }), Line::Event(E::Play { seat: t, card: b }))
-            if s == t =>
-        {
+        (E::Play { seat: s, card: a }, E::Play { seat: t, card: b }) if s == t => {
             format!("{s} played {a} in A, {b} in B")
         }
         (
-            Line::Event(E::Trump {
+            E::Trump {
                 seat: s, suit: a, ..
-            }),
-            Line::Event(E::Trump {
+            },
+            E::Trump {
                 seat: t, suit: b, ..
-            }),
+            },
         ) if s == t => format!("{s} named trump {a} in A, {b} in B"),
         (
-            Line::Event(E::Exchange {
+            E::Exchange {
                 seat: s,
                 discarded: a,
                 ..
-            }),
-            Line::Event(E::Exchange {
+            },
+            E::Exchange {
                 seat: t,
                 discarded: b,
                 ..
-            }),
+            },
         ) if s == t => format!("{s} discarded {} in A, {} in B", cards(*a), cards(*b)),
         (
-            Line::Event(E::DealerDiscard {
+            E::DealerDiscard {
                 seat: s,
                 discarded: a,
                 ..
-            }),
-            Line::Event(E::DealerDiscard {
+            },
+            E::DealerDiscard {
                 seat: t,
                 discarded: b,
                 ..
-            }),
+            },
         ) if s == t => format!(
             "the dealer, {s}, discarded {} in A, {} in B",
             cards(*a),
             cards(*b)
         ),
-        (
-            Line::Event(E::Deal {
-                dealer: da,
-                hands: ha,
-                stock: sa,
-                ..
-            }),
-            Line::Event(E::Deal {
-                dealer: db,
-                hands: hb,
-                stock: sb,
-                ..
-            }),
-        ) => {
-            if da != db {
-                format!("the dealer is {da} in A, {db} in B")
-            } else if let Some(s) = (0..6).find(|&s| ha[s] != hb[s]) {
-                format!(
-                    "seat {s} was dealt {} in A, {} in B",
-                    cards(ha[s]),
-                    cards(hb[s])
-                )
-            } else {
-                format!("the stock is {sa:?} in A, {sb:?} in B")
-            }
-        }
-        (Line::Fault(a), Line::Fault(b)) if a.seat == b.seat => format!(
-            "{}: {} fault in A ({}), {} fault in B ({})",
-            a.seat, a.fault, a.detail, b.fault, b.detail
-        ),
-        _ => format!("in A {}; in B {}", describe(x), describe(y)),
+        (E::Deal { .. }, E::Deal { .. }) => describe_deals(x, y),
+        _ => return None,
+    })
+}
+
+/// Two deals that differ: the dealer, else the first seat dealt other cards,
+/// else the stock.
+fn describe_deals(x: &Event, y: &Event) -> String {
+    let (
+        Event::Deal {
+            dealer: da,
+            hands: ha,
+            stock: sa,
+            ..
+        },
+        Event::Deal {
+            dealer: db,
+            hands: hb,
+            stock: sb,
+            ..
+        },
+    ) = (x, y)
+    else {
+        unreachable!("called for two deals")
+    };
+    if da != db {
+        format!("the dealer is {da} in A, {db} in B")
+    } else if let Some(s) = (0..6).find(|&s| ha[s] != hb[s]) {
+        format!(
+            "seat {s} was dealt {} in A, {} in B",
+            cards(ha[s]),
+            cards(hb[s])
+        )
+    } else {
+        format!("the stock is {sa:?} in A, {sb:?} in B")
     }
 }
 

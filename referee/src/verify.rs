@@ -21,7 +21,7 @@ use schmier_protocol::{FaultKind, Team};
 
 use crate::load::Transcript;
 use crate::transcript::{
-    credited_winner, FaultPolicy, Header, Line, ResultRecord, FORMAT, FORMATS_READ,
+    credited_winner, FaultPolicy, FaultRecord, Header, Line, ResultRecord, FORMAT, FORMATS_READ,
 };
 
 /// A transcript that does not check out: where and why.
@@ -115,82 +115,14 @@ pub fn replay(
     t: &Transcript,
     mut visit: impl FnMut(usize, &Line, &Game),
 ) -> Result<Replayed, Inconsistency> {
-    let mut game: Option<Game> = None;
-    let mut header: Option<Header> = None;
-    let mut policy: Option<FaultPolicy> = None;
-    let mut expected: VecDeque<Event> = VecDeque::new();
-    let mut faults = [0u32; 6];
-    // Seats the fallback plays for, for the rest of the game.
-    let mut replaced = [false; 6];
-    // Seats whose next decision the fallback makes (a fault ended the request).
-    let mut fallback_next = [false; 6];
-    let mut result: Option<(usize, ResultRecord)> = None;
+    let mut state = Replaying::default();
     let mut n = 0;
     for (at, line) in &t.lines {
         n = *at;
-        let fail = |message: String| Inconsistency { line: n, message };
-        if let Some((at, _)) = &result {
-            return Err(fail(format!("a line after the result line (line {at})")));
-        }
-        match (line, game.as_mut()) {
-            (Line::Header(h), None) => {
-                check_header(h).map_err(fail)?;
-                policy = Some(h.fault_policy);
-                let (g, events) = Game::new(h.seed, h.rules);
-                game = Some(g);
-                expected.extend(events);
-                header = Some(h.clone());
-            }
-            (_, None) => return Err(fail("the first line must be the header".into())),
-            (Line::Header(_), Some(_)) => return Err(fail("a second header".into())),
-            (Line::Fault(f), Some(_)) => {
-                let i = f.seat.index();
-                faults[i] += 1;
-                let p = policy.expect("set with the game");
-                // Replaced: already, or a pipe that is gone (crash, closed), or a
-                // bot that never joined (a fault outside any request), or the
-                // policy's fault limit reached.
-                let want = replaced[i]
-                    || f.fault.is_fatal()
-                    || f.request.is_none()
-                    || p.max_faults.is_some_and(|m| faults[i] >= m);
-                if f.replaced != want {
-                    return Err(fail(format!(
-                        "fault says replaced: {}, but fault {} of {} under policy max_faults {:?} gives {want}",
-                        f.replaced,
-                        faults[i],
-                        f.seat,
-                        p.max_faults
-                    )));
-                }
-                replaced[i] = want;
-                // Every fault but `stale` ends its request: the fallback answers it.
-                if f.request.is_some() && f.fault != FaultKind::Stale {
-                    fallback_next[i] = true;
-                }
-            }
-            (Line::Event(event), Some(g)) => {
-                if let Some(want) = expected.pop_front() {
-                    if *event != want {
-                        return Err(fail(format!(
-                            "the transcript says {} but the rules give {}",
-                            json(event),
-                            json(&want)
-                        )));
-                    }
-                } else {
-                    expected = decide(g, event, &mut replaced, &mut fallback_next).map_err(fail)?;
-                }
-            }
-            (Line::Result(r), Some(g)) => {
-                if let Some(missing) = expected.front() {
-                    return Err(fail(format!("result before the rules' {}", json(missing))));
-                }
-                check_result(r, g, faults, policy).map_err(fail)?;
-                result = Some((n, r.clone()));
-            }
-        }
-        visit(n, line, game.as_ref().expect("set by the header"));
+        state
+            .take(n, line)
+            .map_err(|message| Inconsistency { line: n, message })?;
+        visit(n, line, state.game.as_ref().expect("set by the header"));
     }
     if let Some((line, why)) = &t.damaged {
         return Err(Inconsistency {
@@ -198,16 +130,115 @@ pub fn replay(
             message: why.clone(),
         });
     }
-    match header {
+    match state.header {
         Some(header) => Ok(Replayed {
             lines: n,
             header,
-            result: result.map(|(_, r)| r),
+            result: state.result.map(|(_, r)| r),
         }),
         None => Err(Inconsistency {
             line: 0,
             message: "the file holds no line".into(),
         }),
+    }
+}
+
+/// What [`replay`] knows between lines.
+#[derive(Default)]
+struct Replaying {
+    game: Option<Game>,
+    header: Option<Header>,
+    policy: Option<FaultPolicy>,
+    /// Events the rules derived that the transcript must list next.
+    expected: VecDeque<Event>,
+    faults: [u32; 6],
+    /// Seats the fallback plays for, for the rest of the game.
+    replaced: [bool; 6],
+    /// Seats whose next decision the fallback makes (a fault ended the request).
+    fallback_next: [bool; 6],
+    /// The result line and its number, once read.
+    result: Option<(usize, ResultRecord)>,
+}
+
+impl Replaying {
+    /// Takes line `n`, or says why it cannot follow what came before.
+    fn take(&mut self, n: usize, line: &Line) -> Result<(), String> {
+        if let Some((at, _)) = &self.result {
+            return Err(format!("a line after the result line (line {at})"));
+        }
+        match line {
+            Line::Header(h) if self.game.is_none() => self.start(h),
+            _ if self.game.is_none() => Err("the first line must be the header".into()),
+            Line::Header(_) => Err("a second header".into()),
+            Line::Fault(f) => self.fault(f),
+            Line::Event(event) => self.event(event),
+            Line::Result(r) => self.result(n, r),
+        }
+    }
+
+    fn start(&mut self, h: &Header) -> Result<(), String> {
+        check_header(h)?;
+        self.policy = Some(h.fault_policy);
+        let (g, events) = Game::new(h.seed, h.rules);
+        self.game = Some(g);
+        self.expected.extend(events);
+        self.header = Some(h.clone());
+        Ok(())
+    }
+
+    fn fault(&mut self, f: &FaultRecord) -> Result<(), String> {
+        let i = f.seat.index();
+        self.faults[i] += 1;
+        let p = self.policy.expect("set with the game");
+        // Replaced: already, or a pipe that is gone (crash, closed), or a
+        // bot that never joined (a fault outside any request), or the
+        // policy's fault limit reached.
+        let want = self.replaced[i]
+            || f.fault.is_fatal()
+            || f.request.is_none()
+            || p.max_faults.is_some_and(|m| self.faults[i] >= m);
+        if f.replaced != want {
+            return Err(format!(
+                "fault says replaced: {}, but fault {} of {} under policy max_faults {:?} gives {want}",
+                f.replaced,
+                self.faults[i],
+                f.seat,
+                p.max_faults
+            ));
+        }
+        self.replaced[i] = want;
+        // Every fault but `stale` ends its request: the fallback answers it.
+        if f.request.is_some() && f.fault != FaultKind::Stale {
+            self.fallback_next[i] = true;
+        }
+        Ok(())
+    }
+
+    /// An event: the next one the rules derived, or a decision to apply.
+    fn event(&mut self, event: &Event) -> Result<(), String> {
+        if let Some(want) = self.expected.pop_front() {
+            if *event != want {
+                return Err(format!(
+                    "the transcript says {} but the rules give {}",
+                    json(event),
+                    json(&want)
+                ));
+            }
+            return Ok(());
+        }
+        let g = self.game.as_mut().expect("set by the header");
+        self.expected = decide(g, event, &mut self.replaced, &mut self.fallback_next)?;
+        Ok(())
+    }
+
+    fn result(&mut self, n: usize, r: &ResultRecord) -> Result<(), String> {
+        if let Some(missing) = self.expected.front() {
+            return Err(format!("result before the rules' {}", json(missing)));
+        }
+        let g = self.game.as_ref().expect("set by the header");
+        check_result(r, g, self.faults, self.policy)?;
+        self.result = Some((n, r.clone()));
+        Ok(())
     }
 }
 

@@ -4,11 +4,9 @@
 //! the games it played (replayed here with `referee play` from the seeds it
 //! reports), and its derived figures follow from its measured ones.
 
-use std::process::Command;
-
 use serde_json::Value;
 
-use crate::support::{self, REFEREE};
+use crate::support::{self, referee};
 
 fn f(v: &Value, path: &str) -> f64 {
     path.split('.')
@@ -33,7 +31,7 @@ fn decisions_in(lines: &[Value]) -> u64 {
 #[test]
 fn bench_counts_the_games_it_plays_and_its_figures_agree() {
     let _machine = support::exclusive();
-    let out = Command::new(REFEREE)
+    let out = referee()
         .args([
             "bench",
             "--games",

@@ -4,22 +4,17 @@
 //! champion first.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 
-use crate::support::REFEREE;
+use crate::support::{referee, succeeds};
 
 fn scratch(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("brackets-{}", std::process::id()))
-        .join(name);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(dir.parent().unwrap()).unwrap();
-    dir
+    crate::support::scratch("brackets", name)
 }
 
 /// `n` entrants e1…en, random and heuristic in turn (as in the reports).
 fn tournament(n: usize, out: &Path, args: &[&str]) -> Command {
-    let mut c = Command::new(REFEREE);
+    let mut c = referee();
     c.arg("tournament");
     for i in 1..=n {
         let bot = if i % 2 == 0 { "heuristic" } else { "random" };
@@ -27,10 +22,6 @@ fn tournament(n: usize, out: &Path, args: &[&str]) -> Command {
     }
     c.args(args).args(["--jobs", "2", "-q", "--out"]).arg(out);
     c
-}
-
-fn ok(mut cmd: Command) -> Output {
-    crate::support::succeeds(&mut cmd)
 }
 
 fn standings(dir: &Path) -> serde_json::Value {
@@ -45,7 +36,7 @@ fn a_swiss_with_byes_finishes_with_standings_and_resumes_to_the_same() {
         let args = [
             "--format", "swiss", "--rounds", rounds, "--sets", sets, "--seed", "5",
         ];
-        let out = ok(tournament(n, &dir, &args));
+        let out = succeeds(&mut tournament(n, &dir, &args));
         let text = String::from_utf8_lossy(&out.stdout).into_owned();
         assert!(text.contains(&format!("round {rounds}:")), "{text}");
         assert!(
@@ -60,16 +51,16 @@ fn a_swiss_with_byes_finishes_with_standings_and_resumes_to_the_same() {
         // Every game is journaled: --resume plays nothing and ends the same.
         let mut again = tournament(n, &dir, &args);
         again.arg("--resume");
-        ok(again);
+        succeeds(&mut again);
         assert!(
             std::fs::read(dir.join("standings.json")).unwrap() == bytes,
             "{n} entrants: the resumed standings differ"
         );
         // The standings page says it too.
         let page = dir.with_extension("html");
-        let mut show = Command::new(REFEREE);
+        let mut show = referee();
         show.arg("show").arg(&dir).arg("--html").arg(&page);
-        ok(show);
+        succeeds(&mut show);
         let html = std::fs::read_to_string(&page).unwrap();
         let want = format!("Repeat meetings: {}.", first["repeat_meetings"]);
         assert!(
@@ -82,7 +73,7 @@ fn a_swiss_with_byes_finishes_with_standings_and_resumes_to_the_same() {
 #[test]
 fn a_knockout_lists_its_champion_first() {
     let dir = scratch("knockout");
-    let out = ok(tournament(
+    let out = succeeds(&mut tournament(
         7,
         &dir,
         &["--format", "knockout", "--seed", "2"],

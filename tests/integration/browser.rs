@@ -36,15 +36,8 @@ pub fn available() -> bool {
     if std::env::var_os("SCHMIER_ALLOW_NO_BROWSER").is_none() {
         panic!("{reason} (SCHMIER_ALLOW_NO_BROWSER=1 skips the browser tests instead)");
     }
-    let thread = std::thread::current();
-    let line = format!(
-        "SKIPPED {}: {reason} (SCHMIER_ALLOW_NO_BROWSER is set)\n",
-        thread.name().unwrap_or("a browser test")
-    );
-    // Straight to the standard error: `eprintln!` would be captured with the
-    // test's output and shown only if it failed.
-    use std::io::Write;
-    let _ = std::io::stderr().write_all(line.as_bytes());
+    // Printed past the test harness's capture and counted (support.rs).
+    crate::support::skip(&format!("{reason} (SCHMIER_ALLOW_NO_BROWSER is set)"));
     false
 }
 

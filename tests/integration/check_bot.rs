@@ -1,18 +1,15 @@
 //! `referee check-bot`: the sample bots pass every check; each hostile test bot
 //! fails, and the checklist names its fault and the offending line.
 
-use std::process::Command;
-
-use crate::support::{exclusive, root, REFEREE};
+use crate::support::{exclusive, referee, REFEREE};
 
 /// A decision limit no busy host reaches, for bots whose fault is not slowness.
 const NEVER_REACHED_MS: &str = "20000";
 
 fn check_bot(decision_ms: &str, bot: &[&str]) -> (bool, String) {
-    let out = Command::new(REFEREE)
+    let out = referee()
         .args(["check-bot", "--decision-ms", decision_ms, "--"])
         .args(bot)
-        .current_dir(root())
         .output()
         .expect("the referee runs");
     let text = String::from_utf8_lossy(&out.stdout).into_owned();

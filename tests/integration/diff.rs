@@ -3,9 +3,9 @@
 //! (`tests/tools/deviant_bot.py`). That log line, not the diff code, is the oracle.
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
-use crate::support::{play, Done, REFEREE};
+use crate::support::{play, referee, stdout, Done};
 
 /// A game (or `games` games) with the deviant bot in seat 2.
 fn with_deviant(args: &str, games: u32) -> Done {
@@ -18,16 +18,12 @@ fn with_deviant(args: &str, games: u32) -> Done {
 }
 
 fn diff(args: &[&Path], extra: &[&str]) -> Output {
-    Command::new(REFEREE)
+    referee()
         .arg("diff")
         .args(extra)
         .args(args)
         .output()
         .expect("the referee runs")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
 }
 
 /// The deviant's own account of where it deviated: (game, deal, trick, seat, first, chosen).

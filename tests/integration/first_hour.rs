@@ -2,14 +2,10 @@
 //! way, pinned (issue 9, "first-hour defects").
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use crate::support::{play, root, verify, REFEREE};
-
-fn stderr(output: &std::process::Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
-}
+use crate::support::{play, referee, root, stderr, verify};
 
 /// What `DIR/*.jsonl` expands to in a shell.
 fn glob_jsonl(dir: &Path) -> Vec<PathBuf> {
@@ -173,13 +169,7 @@ fn keep_going_plays_on_and_the_result_credits_the_winner_after_forfeits() {
 fn the_bare_referee_takes_play_flags_and_a_bad_seed_is_named() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("out");
-    let run = |args: &[&str]| {
-        Command::new(REFEREE)
-            .args(args)
-            .current_dir(root())
-            .output()
-            .unwrap()
-    };
+    let run = |args: &[&str]| referee().args(args).current_dir(root()).output().unwrap();
     let bare = run(&["--seed", "5", "-q", "--transcript", out.to_str().unwrap()]);
     assert!(bare.status.success(), "{}", stderr(&bare));
     let header: serde_json::Value = serde_json::from_str(
@@ -207,10 +197,9 @@ fn a_second_run_into_a_folder_with_games_is_refused_unless_overwrite() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("out");
     let run = |args: &[&str]| {
-        Command::new(REFEREE)
+        referee()
             .args(["play", "-q", "--transcript", out.to_str().unwrap()])
             .args(args)
-            .current_dir(root())
             .output()
             .unwrap()
     };
@@ -237,7 +226,7 @@ fn a_second_run_into_a_folder_with_games_is_refused_unless_overwrite() {
 fn an_interrupted_match_prints_the_tally_of_its_finished_games() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("out");
-    let child = Command::new(REFEREE)
+    let child = referee()
         .args([
             "play",
             "--seed",
@@ -253,7 +242,6 @@ fn an_interrupted_match_prints_the_tally_of_its_finished_games() {
             "--transcript",
         ])
         .arg(&out)
-        .current_dir(root())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
@@ -299,13 +287,12 @@ fn an_interrupted_match_prints_the_tally_of_its_finished_games() {
 #[test]
 fn log_output_into_a_pipe_has_no_colour_codes() {
     let tmp = tempfile::tempdir().unwrap();
-    let output = Command::new(REFEREE)
+    let output = referee()
         .args(["play", "--seed", "2", "--seat"])
         .arg("1=python3 tests/hostile/bot.py garbage")
         .arg("--transcript")
         .arg(tmp.path().join("out"))
         .env("RUST_LOG", "info")
-        .current_dir(root())
         .output()
         .unwrap();
     let err = stderr(&output);

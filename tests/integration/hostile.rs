@@ -298,7 +298,7 @@ fn cpu_of_exited(pid: u32) -> (f64, f64) {
 fn trickle(writes: u32) -> (f64, f64) {
     let dir = tempfile::tempdir().unwrap();
     let token = tag("stderr-trickle");
-    let mut child = std::process::Command::new(crate::support::REFEREE)
+    let mut child = crate::support::referee()
         .args(["play", "--seed", "17", "--stderr-cap", "1000"])
         .args(["--team", "inproc:heuristic", "--team", "inproc:random"])
         .args(["--team", "inproc:random", "--decision-ms", NEVER_REACHED_MS])
@@ -308,7 +308,6 @@ fn trickle(writes: u32) -> (f64, f64) {
         ))
         .arg("--transcript")
         .arg(dir.path().join("out"))
-        .current_dir(crate::support::root())
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .spawn()

@@ -3,9 +3,9 @@
 //! played exactly as chosen — checked against a bot that makes the same choices.
 
 use std::io::Write;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
-use crate::support::{play, root, REFEREE};
+use crate::support::{play, referee};
 
 /// In-process bystanders: no clock runs for them, so the 1 ms limit below
 /// (which shows that the human seat has no clock either) touches nobody.
@@ -22,7 +22,7 @@ const BYSTANDERS: [&str; 6] = [
 fn a_human_seat_plays_what_is_typed() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("out");
-    let mut child = Command::new(REFEREE)
+    let mut child = referee()
         .args([
             "play",
             "--seed",
@@ -35,7 +35,6 @@ fn a_human_seat_plays_what_is_typed() {
         .args(BYSTANDERS)
         .arg("--transcript")
         .arg(&out)
-        .current_dir(root())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

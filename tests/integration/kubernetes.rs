@@ -8,7 +8,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::support::{root, REFEREE};
+use crate::support::{referee, root};
 
 const API: &str = "1.29.0";
 
@@ -148,7 +148,7 @@ fn the_manifests_fit_together_and_shard_auto_reads_the_index() {
     assert_eq!(shards, Some(n), "SCHMIER_SHARDS equals completions");
     // The last pod's view: --shard auto reads it as the last shard of n.
     let out = tempfile::tempdir().unwrap();
-    let run = Command::new(REFEREE)
+    let run = referee()
         .args([
             "tournament",
             "examples/sample-bracket.toml",
@@ -159,7 +159,6 @@ fn the_manifests_fit_together_and_shard_auto_reads_the_index() {
         .arg(out.path().join("s"))
         .env("JOB_COMPLETION_INDEX", (n - 1).to_string())
         .env("SCHMIER_SHARDS", n.to_string())
-        .current_dir(root())
         .output()
         .unwrap();
     assert!(

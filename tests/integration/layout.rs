@@ -5,11 +5,10 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use referee::layout::{self, Kind, Output};
 
-use crate::support::{play, root, REFEREE};
+use crate::support::{play, referee};
 
 /// Every file under `dir`, recursively, in name order.
 fn files_under(dir: &Path) -> Vec<PathBuf> {
@@ -70,7 +69,7 @@ fn a_play_folder_holds_only_what_the_layout_names() {
 fn a_tournament_folder_holds_only_what_the_layout_names() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("t");
-    let run = Command::new(REFEREE)
+    let run = referee()
         .args([
             "tournament",
             "--seed",
@@ -89,7 +88,6 @@ fn a_tournament_folder_holds_only_what_the_layout_names() {
         .args(["--entrant", "c=inproc:random", "--decision-ms", "10000"])
         .arg("--out")
         .arg(&dir)
-        .current_dir(root())
         .output()
         .unwrap();
     assert!(
@@ -135,7 +133,7 @@ fn an_interrupted_tournament_folder_holds_only_what_the_layout_names() {
     let waiting = beside(&gate, "waiting");
     // Matchup 0 (a, b, c) is played in process; the next table waits for the
     // gated bot's hello, and the run is interrupted there.
-    let mut child = Command::new(REFEREE)
+    let mut child = referee()
         .args(["tournament", "--jobs", "1", "--seed", "3", "-q"])
         .args([
             "--entrant",
@@ -153,7 +151,6 @@ fn an_interrupted_tournament_folder_holds_only_what_the_layout_names() {
         .arg(format!("SCHMIER_TEST_GATE={}", gate.display()))
         .arg("--out")
         .arg(&dir)
-        .current_dir(root())
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::piped())
         .spawn()

@@ -1,11 +1,11 @@
 //! Time control, resource limits and the referee's own exit: clocks, time bank,
 //! bounded memory under an endless line, rlimits, SIGTERM and SIGKILL.
 
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use crate::hostile::processes_with;
-use crate::support::{exclusive, play, root, Done, REFEREE};
+use crate::support::{exclusive, play, referee, Done};
 
 fn seat_faults(done: &Done, seat: u64) -> Vec<serde_json::Value> {
     done.lines(1)
@@ -199,7 +199,7 @@ fn the_time_bank_absorbs_a_few_slow_decisions() {
 fn memory_stays_bounded_under_an_endless_line() {
     let _alone = exclusive();
     let dir = tempfile::tempdir().unwrap();
-    let mut child = Command::new(REFEREE)
+    let mut child = referee()
         .args([
             "play",
             "--seed",
@@ -215,7 +215,6 @@ fn memory_stays_bounded_under_an_endless_line() {
         .arg("1=python3 tests/hostile/bot.py endless MB=400")
         .arg("--transcript")
         .arg(dir.path())
-        .current_dir(root())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
@@ -259,7 +258,7 @@ fn a_memory_limit_stops_a_hungry_bot() {
 /// gives it time to start its bots.
 /// Returns once the game is under way (its `.partial` transcript exists).
 fn slow_referee(token: &str, dir: &std::path::Path) -> std::process::Child {
-    let child = Command::new(REFEREE)
+    let child = referee()
         .args([
             "play",
             "--seed",
@@ -279,7 +278,6 @@ fn slow_referee(token: &str, dir: &std::path::Path) -> std::process::Child {
         ))
         .arg("--transcript")
         .arg(dir)
-        .current_dir(root())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()

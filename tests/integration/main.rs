@@ -1,6 +1,7 @@
 //! End-to-end tests of the `referee` binary with real bot processes. One test
 //! binary, a module per feature; `support.rs` has the small builder they share.
 
+mod architecture;
 mod bench;
 mod brackets;
 mod browser;
@@ -9,6 +10,7 @@ mod determinism;
 mod diff;
 mod docs;
 mod first_hour;
+mod harness;
 mod hostile;
 mod human;
 mod kubernetes;

@@ -6,9 +6,9 @@
 //! as the bot sent it.
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
-use crate::support::{play, root, REFEREE};
+use crate::support::play;
 
 /// The name `tests/hostile/bot.py evil-name` gives in its `hello`.
 const EVIL: &str = "evil\u{1b}[2K\rgood\u{1b}[1A\u{1b}]52;c;aGVsbG8=\u{7}\u{9b}2J\u{202e}eman";
@@ -43,10 +43,9 @@ fn clean(what: &str, out: &Output) -> String {
 }
 
 fn referee(args: &[&str], files: &[&Path]) -> Output {
-    Command::new(REFEREE)
+    crate::support::referee()
         .args(args)
         .args(files)
-        .current_dir(root())
         .output()
         .expect("the referee runs")
 }
@@ -118,7 +117,7 @@ fn check_bot_prints_the_name_escaped() {
 fn a_tournament_console_and_its_page_carry_no_control_character() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("t");
-    let run = Command::new(REFEREE)
+    let run = crate::support::referee()
         .args(["tournament", "--sets", "1", "--seed", "4"])
         .args(["--entrant", &format!("evil={BOT}")])
         .args([
@@ -130,7 +129,6 @@ fn a_tournament_console_and_its_page_carry_no_control_character() {
         .args(["--decision-ms", "10000"])
         .arg("--out")
         .arg(&out)
-        .current_dir(root())
         .output()
         .unwrap();
     assert!(run.status.success(), "{}", clean("tournament", &run));
@@ -145,7 +143,7 @@ fn a_tournament_console_and_its_page_carry_no_control_character() {
 
 #[test]
 fn an_entrant_named_with_a_control_character_is_refused() {
-    let out = Command::new(REFEREE)
+    let out = crate::support::referee()
         .args(["tournament", "--entrant", "a\u{1b}[2K=builtin:random"])
         .args([
             "--entrant",

@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use crate::support::{play, root, verify, REFEREE};
+use crate::support::{copy_dir, play, referee, root, verify, REFEREE};
 
 fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
@@ -14,7 +14,7 @@ fn text(bytes: &[u8]) -> String {
 
 /// A finished tournament of in-process bots: one duplicate set, six games.
 fn small_tournament(out: &Path) {
-    let status = Command::new(REFEREE)
+    let status = referee()
         .args(["tournament", "--entrant", "a=inproc:random"])
         .args([
             "--entrant",
@@ -27,20 +27,6 @@ fn small_tournament(out: &Path) {
         .output()
         .unwrap();
     assert!(status.status.success(), "{}", text(&status.stderr));
-}
-
-/// Copies the tournament folder `from` to `to` (flat enough for this: two levels).
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let dst = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy_dir(&e.path(), &dst);
-        } else {
-            std::fs::copy(e.path(), dst).unwrap();
-        }
-    }
 }
 
 /// Replaces line `n` (1-based) of `path` by `edit` of its JSON.
@@ -178,11 +164,7 @@ fn verify_on_a_journal_and_show_on_a_cut_off_transcript_name_file_and_line() {
         .collect();
     let cut = tmp.path().join("cut.jsonl");
     std::fs::write(&cut, &whole[..line_starts[39] + 10]).unwrap();
-    let out = Command::new(REFEREE)
-        .arg("show")
-        .arg(&cut)
-        .output()
-        .unwrap();
+    let out = referee().arg("show").arg(&cut).output().unwrap();
     let err = text(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(
@@ -267,7 +249,7 @@ fn a_play_that_failed_to_start_leaves_nothing_that_blocks_the_corrected_rerun() 
     );
 
     // The corrected rerun into the same folder plays.
-    let rerun = Command::new(REFEREE)
+    let rerun = referee()
         .args([
             "play",
             "--team",
@@ -330,15 +312,10 @@ fn in_small_filesystem(mib: u32, script: &str, keep: &Path, arg: &str) -> Option
     match probe {
         Ok(o) if o.status.success() => {}
         other => {
-            // Straight to the descriptor: the test harness captures eprintln!,
-            // and a skip must be seen.
-            use std::io::Write;
-            let _ = writeln!(
-                std::io::stderr(),
-                "SKIPPED outputs::a_full_disk_loses_only_the_game_being_written: a full disk \
-                 needs a small tmpfs in a mount namespace of its own (`unshare -rm`: user \
-                 namespaces, or root), which this host refuses: {other:?}"
-            );
+            crate::support::skip(&format!(
+                "a full disk needs a small tmpfs in a mount namespace of its own \
+                 (`unshare -rm`: user namespaces, or root), which this host refuses: {other:?}"
+            ));
             return None;
         }
     }
@@ -419,7 +396,7 @@ fn a_tournament_that_failed_before_any_game_leaves_no_tournament_behind() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("t");
     let swiss = |extra: &[&str]| {
-        Command::new(REFEREE)
+        referee()
             .args(["tournament", "--entrant", "a=inproc:random"])
             .args([
                 "--entrant",

@@ -6,13 +6,13 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
 use crate::browser::{self, dom};
-use crate::support::{root, succeeds, REFEREE};
+use crate::support::{referee, root, succeeds};
 
 /// A guard against a hang, far above what a held run needs to reach its gate
 /// on a loaded two-core host.
@@ -136,7 +136,7 @@ fn the_page_of_a_running_tournament_shows_its_progress_and_then_its_end() {
     let waiting = scratch.path().join("gate.waiting");
     std::fs::write(&gate, b"closed").unwrap();
     let log = |name: &str| Stdio::from(std::fs::File::create(scratch.path().join(name)).unwrap());
-    let mut tournament = Command::new(REFEREE);
+    let mut tournament = referee();
     tournament
         .current_dir(root())
         .args(["tournament", "--format", "round-robin", "--seed", "2026"])
@@ -296,7 +296,7 @@ fn the_replay_pages_of_180_games_take_at_most_10_mb() {
     let scratch = tempfile::tempdir().unwrap();
     let dir = scratch.path().join("t");
     succeeds(
-        Command::new(REFEREE)
+        referee()
             .args(["tournament", "--format", "round-robin", "--sets", "3"])
             .args(["--seed", "1", "--quiet", "--page"])
             .args([
@@ -346,7 +346,7 @@ fn the_replay_pages_of_180_games_take_at_most_10_mb() {
 /// (and in a knockout who advanced), and the byes. Returns the page and what
 /// was printed.
 fn drawn_as_printed(format: &[&str], dir: &Path) -> (String, String) {
-    let mut cmd = Command::new(REFEREE);
+    let mut cmd = referee();
     cmd.arg("tournament")
         .args(format)
         .args(["--quiet", "--page"]);
@@ -462,7 +462,7 @@ fn a_swiss_page_draws_the_rounds_the_referee_printed() {
 fn a_page_that_cannot_be_written_is_a_warning_not_the_end_of_the_run() {
     let scratch = tempfile::tempdir().unwrap();
     let dir = scratch.path().join("t");
-    let mut cmd = Command::new(REFEREE);
+    let mut cmd = referee();
     cmd.args(["tournament", "--seed", "3", "--quiet"])
         .args([
             "--entrant",

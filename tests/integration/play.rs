@@ -145,7 +145,7 @@ fn bad_flags_get_clear_errors() {
 fn a_match_never_overwrites_the_games_of_an_earlier_run() {
     let dir = tempfile::tempdir().unwrap();
     let run = |seed: &str| {
-        std::process::Command::new(crate::support::REFEREE)
+        crate::support::referee()
             .args(["play", "--seed", seed, "--transcript"])
             .arg(dir.path())
             .output()

@@ -7,9 +7,9 @@
 //! the live bot must be found to differ.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
-use crate::support::{play, root, succeeds, Done, REFEREE};
+use crate::support::{play, referee, root, succeeds, Done};
 
 const DEVIANT: &str = "python3 tests/tools/deviant_bot.py";
 
@@ -25,13 +25,12 @@ fn recorded() -> Done {
 }
 
 fn replay(file: &Path, args: &[&str], bot: &str) -> Output {
-    Command::new(REFEREE)
+    referee()
         .arg("replay")
         .arg(file)
         .args(args)
         .arg("--")
         .args(shlex::split(bot).unwrap())
-        .current_dir(root())
         .output()
         .expect("the referee runs")
 }
@@ -203,7 +202,7 @@ fn a_tournament_game_replays_and_its_changed_decision_is_found() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("t");
     succeeds(
-        Command::new(REFEREE)
+        referee()
             .args(["tournament", "--sets", "1", "--seed", "4", "--quiet"])
             .args(["--entrant", &format!("dev={DEVIANT}")])
             .args([
@@ -213,8 +212,7 @@ fn a_tournament_game_replays_and_its_changed_decision_is_found() {
                 "r=builtin:random",
             ])
             .arg("--out")
-            .arg(&out)
-            .current_dir(root()),
+            .arg(&out),
     );
     let game: PathBuf = out.join("games/r00-m0000-g004.jsonl");
     let text = std::fs::read_to_string(&game).unwrap();
@@ -266,17 +264,9 @@ fn an_older_transcript_replays_with_notes_on_what_it_does_not_record() {
         "{text}"
     );
     // verify and show read it too.
-    let verify = Command::new(REFEREE)
-        .arg("verify")
-        .arg(&game)
-        .output()
-        .unwrap();
+    let verify = referee().arg("verify").arg(&game).output().unwrap();
     assert_eq!(verify.status.code(), Some(0), "{}", stderr(&verify));
-    let show = Command::new(REFEREE)
-        .arg("show")
-        .arg(&game)
-        .output()
-        .unwrap();
+    let show = referee().arg("show").arg(&game).output().unwrap();
     assert_eq!(show.status.code(), Some(0), "{}", stderr(&show));
 }
 
@@ -287,11 +277,7 @@ fn a_format_2_header_without_its_first_request_does_not_verify() {
     assert!(text.contains("\"first_request\":1,"));
     let cut = done.dir.join("cut.jsonl");
     std::fs::write(&cut, text.replacen("\"first_request\":1,", "", 1)).unwrap();
-    let out = Command::new(REFEREE)
-        .arg("verify")
-        .arg(&cut)
-        .output()
-        .unwrap();
+    let out = referee().arg("verify").arg(&cut).output().unwrap();
     assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
     assert!(stdout(&out).contains("first_request"), "{}", stdout(&out));
 }
@@ -381,12 +367,11 @@ fn bad_input_is_named_and_exits_2_without_a_panic() {
         ),
     ];
     for (args, bot, want) in cases {
-        let out = Command::new(REFEREE)
+        let out = referee()
             .arg("replay")
             .args(&args)
             .arg("--")
             .args(shlex::split(bot).unwrap())
-            .current_dir(root())
             .output()
             .unwrap();
         let err = stderr(&out);

@@ -6,10 +6,9 @@
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
-use std::process::Command;
 
 use crate::browser::{self, dom, screenshot};
-use crate::support::{play, Done, REFEREE};
+use crate::support::{play, referee, Done};
 
 /// The text between `start` (first occurrence) and the next `end`.
 fn between<'a>(text: &'a str, start: &str, end: &str) -> &'a str {
@@ -54,7 +53,7 @@ struct Game {
 fn game() -> Game {
     let done = play().seed(41).ok();
     let page = done.dir.join("replay.html");
-    let out = Command::new(REFEREE)
+    let out = referee()
         .arg("show")
         .arg(done.transcript(1))
         .arg("--html")
@@ -234,7 +233,7 @@ fn a_tournament_page_draws_the_intervals_and_links_every_game() {
     }
     let scratch = tempfile::tempdir().unwrap();
     let dir = scratch.path().join("bracket");
-    let ok = Command::new(REFEREE)
+    let ok = referee()
         .args([
             "tournament",
             "--format",
@@ -265,7 +264,7 @@ fn a_tournament_page_draws_the_intervals_and_links_every_game() {
         String::from_utf8_lossy(&ok.stderr)
     );
     let page = scratch.path().join("site/bracket.html");
-    let out = Command::new(REFEREE)
+    let out = referee()
         .arg("show")
         .arg(&dir)
         .arg("--html")

@@ -7,7 +7,7 @@
 use std::path::Path;
 use std::process::Command;
 
-use crate::support::{play, root, REFEREE};
+use crate::support::{play, referee, root};
 
 const FILES: [&str; 4] = [
     "to-bot.json",
@@ -18,7 +18,7 @@ const FILES: [&str; 4] = [
 
 #[test]
 fn checked_in_schema_files_match_the_code() {
-    let out = Command::new(REFEREE)
+    let out = referee()
         .args(["schema", "--check"])
         .arg(root().join("schema"))
         .output()
@@ -31,11 +31,7 @@ fn checked_in_schema_files_match_the_code() {
     );
     // Regenerated into a fresh folder, byte for byte the checked-in files.
     let dir = tempfile::tempdir().unwrap();
-    let out = Command::new(REFEREE)
-        .arg("schema")
-        .arg(dir.path())
-        .output()
-        .unwrap();
+    let out = referee().arg("schema").arg(dir.path()).output().unwrap();
     assert!(out.status.success());
     let mut written: Vec<String> = std::fs::read_dir(dir.path())
         .unwrap()
@@ -60,7 +56,7 @@ fn checked_in_schema_files_match_the_code() {
 
     // A stale file is named.
     std::fs::write(dir.path().join("from-bot.json"), "{}\n").unwrap();
-    let out = Command::new(REFEREE)
+    let out = referee()
         .args(["schema", "--check"])
         .arg(dir.path())
         .output()

@@ -4,20 +4,15 @@
 //! the first game, and one that cannot start ranks last with --keep-going.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
-use crate::support::{root, REFEREE};
+use crate::support::stderr;
 
 fn referee(args: &[&str]) -> Output {
-    Command::new(REFEREE)
+    crate::support::referee()
         .args(args)
-        .current_dir(root())
         .output()
         .expect("the referee runs")
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
 /// Every long flag a `--help` text lists (`--name`, as it starts an option line).
@@ -75,10 +70,7 @@ fn tournament_help_lists_every_table_flag_of_play() {
 }
 
 fn scratch(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("settings-{}", std::process::id()))
-        .join(name);
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = crate::support::scratch("settings", name);
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }
@@ -241,7 +233,7 @@ fn an_interrupted_tournament_writes_partial_standings_and_exits_130() {
     let waiting = PathBuf::from(format!("{}.waiting", gate.display()));
     // Four entrants, one table at a time: matchup 0 (a, b, c) is played in
     // process; the next one waits for the gated bot, and is interrupted there.
-    let mut child = Command::new(REFEREE)
+    let mut child = crate::support::referee()
         .args(["tournament", "--jobs", "1", "--seed", "3", "-q"])
         .args([
             "--entrant",
@@ -259,7 +251,6 @@ fn an_interrupted_tournament_writes_partial_standings_and_exits_130() {
         .arg(format!("SCHMIER_TEST_GATE={}", gate.display()))
         .arg("--out")
         .arg(&out)
-        .current_dir(root())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()

@@ -4,12 +4,12 @@
 
 use std::collections::BTreeSet;
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
-use crate::support::{play, REFEREE};
+use crate::support::{play, referee};
 
 fn show(file: &Path, extra: &[&str]) -> Output {
-    let out = Command::new(REFEREE)
+    let out = referee()
         .arg("show")
         .arg(file)
         .args(extra)
@@ -201,7 +201,7 @@ fn one_deal_alone_and_a_missing_deal_is_named() {
     let text = String::from_utf8(show(&file, &["--deal", "2"]).stdout).unwrap();
     assert_eq!(sections(&text).len(), 2, "{text}");
     assert!(text.contains("── Deal 2,"), "{text}");
-    let out = Command::new(REFEREE)
+    let out = referee()
         .args(["show", "--deal", "999"])
         .arg(&file)
         .output()
@@ -218,7 +218,7 @@ fn one_deal_alone_and_a_missing_deal_is_named() {
 fn show_on_a_terminal(file: &Path, no_color: bool) -> String {
     use std::io::Read;
     let pty = nix::pty::openpty(None, None).expect("a pseudo-terminal");
-    let mut cmd = Command::new(REFEREE);
+    let mut cmd = referee();
     cmd.arg("show")
         .arg(file)
         .env("TERM", "xterm-256color")

@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use crate::support::{copy_dir, root, succeeds as run_ok, verify, REFEREE};
+use crate::support::{copy_dir, referee, root, succeeds as run_ok, verify, REFEREE};
 
 /// The bracket both tests play, in place of examples/sample-bracket.toml in
 /// the copy: in-process bots and one Python bot behind a gate (absent unless a
@@ -87,11 +87,7 @@ fn runnable(test: &str) -> bool {
     if std::env::var_os("SCHMIER_REQUIRE_SLURM").is_some() {
         panic!("{test}: Slurm is required here (SCHMIER_REQUIRE_SLURM) but {reason}");
     }
-    // Straight to stderr: the test harness captures eprintln! of a passing test.
-    let _ = std::io::Write::write_all(
-        &mut std::io::stderr(),
-        format!("SKIPPED {test}: {reason}; this test did not run\n").as_bytes(),
-    );
+    crate::support::skip(&format!("{reason}; this test did not run"));
     false
 }
 
@@ -315,7 +311,7 @@ fn checkout(gate: &Path) -> tempfile::TempDir {
 fn reference(checkout: &Path) -> PathBuf {
     let out = checkout.join("reference");
     run_ok(
-        Command::new(REFEREE)
+        referee()
             .args(["tournament", "examples/sample-bracket.toml", "--quiet"])
             .arg("--out")
             .arg(&out)
@@ -406,10 +402,10 @@ fn assert_merged_equals(merged: &Path, reference: &Path) {
     );
 }
 
-/// One cluster at a time: each test's jobs take the node's two CPUs.
-fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
-    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
-    LOCK.lock().unwrap_or_else(|e| e.into_inner())
+/// One cluster at a time, in this process or another: each test's jobs take
+/// the node's two CPUs, and two clusters would fight over the daemons.
+fn one_at_a_time() -> crate::support::Exclusive {
+    crate::support::lock("slurm")
 }
 
 #[test]

@@ -8,28 +8,22 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use crate::support::{copy_dir, root, succeeds, REFEREE};
+use crate::support::{copy_dir, referee, root, succeeds};
 
 /// Sets before the test may decide (`gsprt::MIN_SETS`).
 const MIN_SETS: u64 = 30;
 
 fn scratch(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("sprt-{}", std::process::id()))
-        .join(name);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(dir.parent().unwrap()).unwrap();
-    dir
+    crate::support::scratch("sprt", name)
 }
 
 fn sprt(new: &str, base: &str, out: &Path) -> Command {
-    let mut cmd = Command::new(REFEREE);
+    let mut cmd = referee();
     cmd.args(["sprt", "--new", new, "--base", base, "--seed", "18"])
         // No bot may time out on a busy host: a fault would change the games.
         .args(["--decision-ms", "10000", "--startup-ms", "60000"])
         .arg("--out")
-        .arg(out)
-        .current_dir(root());
+        .arg(out);
     cmd
 }
 
@@ -73,7 +67,7 @@ fn check_report(r: &serde_json::Value, dir: &Path) {
     assert_eq!(games as u64, 6 * sets, "transcripts kept");
     let journal = std::fs::read_to_string(dir.join("journal.jsonl")).unwrap();
     assert_eq!(journal.lines().count() as u64, 6 * sets, "journal lines");
-    succeeds(Command::new(REFEREE).arg("verify").arg(dir));
+    succeeds(referee().arg("verify").arg(dir));
     // The chart: a polyline from (0, 0) through every set, and both bounds.
     let html = std::fs::read_to_string(dir.join("sprt.html")).unwrap();
     let points = html
@@ -340,12 +334,7 @@ fn an_interrupted_test_exits_130_and_its_resume_command_finishes_it() {
         .unwrap_or_else(|| panic!("a resume command: {err}"));
     let argv = shlex::split(resume.trim()).unwrap();
     assert!(argv.iter().any(|a| a == "--resume"), "{resume}");
-    let out = succeeds(
-        Command::new(REFEREE)
-            .args(&argv[1..])
-            .arg("--json")
-            .current_dir(root()),
-    );
+    let out = succeeds(referee().args(&argv[1..]).arg("--json"));
     let r = json(&out);
     assert_eq!(r["verdict"], "H1", "{r:#}");
     check_report(&r, &dir);

@@ -7,10 +7,9 @@
 //! every claim is right, where it is on there is none.
 
 use std::path::Path;
-use std::process::Command;
 use std::sync::atomic::{AtomicU32, Ordering};
 
-use crate::support::{root, REFEREE};
+use crate::support::referee;
 
 /// What a duplicate set with a spy entrant left: the spies' claims and the
 /// games' deals.
@@ -33,7 +32,7 @@ fn duplicate_set(mode: &str, args: &[&str]) -> Set {
     );
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
-    let output = Command::new(REFEREE)
+    let output = referee()
         .arg("tournament")
         .arg("--entrant")
         .arg(format!("spy=python3 tests/spy/spy.py {mode} --tag {tag}"))
@@ -48,7 +47,6 @@ fn duplicate_set(mode: &str, args: &[&str]) -> Set {
         .args(args)
         .arg("--out")
         .arg(&out)
-        .current_dir(root())
         .output()
         .unwrap();
     // What an unsandboxed `remember-files` spy left on the host.

@@ -1,4 +1,9 @@
-//! A tiny builder for running `referee play` in a scratch directory.
+//! The one harness every integration test runs the binary through:
+//! [`referee`] for any subcommand (a plain `Command`, so a test can also spawn
+//! and signal it), [`play`] for a game or match with its transcript in a fresh
+//! directory, [`succeeds`] and [`refused`] to judge how it ended, [`scratch`]
+//! for an output folder, [`exclusive`] for the tests that must not share the
+//! machine, and [`skip`] for a test that cannot run on this host.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -93,13 +98,12 @@ impl Run {
         } else {
             &["--decision-ms", "10000"]
         };
-        let output = Command::new(REFEREE)
+        let output = referee()
             .args(&self.args)
             .args(relaxed)
             .arg("--transcript")
             .arg(&out)
             .envs(self.env.iter().map(|(k, v)| (k, v)))
-            .current_dir(root())
             .output()
             .expect("the referee runs");
         // Keep the directory alive for inspection through `Done`.
@@ -138,21 +142,103 @@ impl Drop for Done {
     }
 }
 
+/// The `referee` binary, run from the repository root (where the sample
+/// bots' relative commands resolve). The caller adds arguments, environment
+/// and pipes, then runs it with [`succeeds`] or [`refused`], or spawns it.
+pub fn referee() -> Command {
+    let mut cmd = Command::new(REFEREE);
+    cmd.current_dir(root());
+    cmd
+}
+
 /// `referee verify FILES...`.
 pub fn verify(files: &[&Path]) -> Output {
-    Command::new(REFEREE)
+    referee()
         .arg("verify")
         .args(files)
         .output()
         .expect("the referee runs")
 }
 
+/// A folder `name` for one test's output under Cargo's scratch space for
+/// integration tests (`target/tmp`), one parent per test process and `group`
+/// (the test module), never inside the checkout's sources. Anything an earlier
+/// run left there is removed; the folder itself is not created (a refused
+/// command must be seen to create nothing), its parent is.
+pub fn scratch(group: &str, name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("{group}-{}", std::process::id()))
+        .join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.parent().unwrap()).unwrap();
+    dir
+}
+
+/// A lock taken by [`lock`], released when dropped.
+pub struct Exclusive {
+    _lock: nix::fcntl::Flock<std::fs::File>,
+}
+
+/// Waits for, then holds, the exclusive lock named `name`, across the threads
+/// of one test process and across test processes (a runner such as nextest
+/// starts one process per test, where an in-process mutex excludes nothing):
+/// an `flock` on a file in Cargo's scratch space, which every test process of
+/// this build shares. `flock` locks belong to the open file, so two threads
+/// that each open the file exclude each other too; the kernel drops the lock
+/// of a test process that dies.
+pub fn lock(name: &str) -> Exclusive {
+    let path = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("{name}.lock"));
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .unwrap_or_else(|e| panic!("failed to open the lock file {}: {e}", path.display()));
+    let lock = nix::fcntl::Flock::lock(file, nix::fcntl::FlockArg::LockExclusive)
+        .unwrap_or_else(|(_, e)| panic!("failed to lock {}: {e}", path.display()));
+    Exclusive { _lock: lock }
+}
+
 /// Held by the timing-sensitive tests and by the tests that load the machine
 /// (hundreds of MB through a pipe), so the former never run beside the latter on
-/// CI's two cores.
-pub fn exclusive() -> std::sync::MutexGuard<'static, ()> {
-    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
-    LOCK.lock().unwrap_or_else(|e| e.into_inner())
+/// CI's two cores, whichever runner starts them.
+pub fn exclusive() -> Exclusive {
+    lock("machine")
+}
+
+/// Says loudly that the calling test did not run (or ran only in part, as
+/// `reason` says) on this host: straight to the standard error, which the test
+/// harness does not capture, and into `target/tmp/skipped.txt`, which
+/// `scripts/test` counts and lists after the run. With `SCHMIER_NO_SKIP` set a
+/// skip is a failure instead, for a host that must run everything.
+pub fn skip(reason: &str) {
+    use std::io::Write;
+    // libtest names each test's thread after the test; a runner that runs a
+    // test on the main thread leaves only the reason to go by.
+    let thread = std::thread::current();
+    let test = match thread.name() {
+        Some(name) if name != "main" => name,
+        _ => "a test",
+    };
+    let line = format!("SKIPPED {test}: {reason}\n");
+    if std::env::var_os("SCHMIER_NO_SKIP").is_some() {
+        panic!("{test} may not skip here (SCHMIER_NO_SKIP), but: {reason}");
+    }
+    let _ = std::io::stderr().write_all(line.as_bytes());
+    // SCHMIER_SKIP_RECORD: elsewhere, for the harness's own test of this.
+    let record = std::env::var_os("SCHMIER_SKIP_RECORD").map_or_else(
+        || Path::new(env!("CARGO_TARGET_TMPDIR")).join("skipped.txt"),
+        PathBuf::from,
+    );
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&record)
+        .unwrap_or_else(|e| panic!("failed to open {}: {e}", record.display()));
+    // One write of one short line to a file opened for appending: lines of
+    // tests skipping at once do not interleave.
+    file.write_all(line.as_bytes())
+        .unwrap_or_else(|e| panic!("failed to write {}: {e}", record.display()));
 }
 
 /// A plain recursive copy of files and folders (what a tournament directory or
@@ -182,4 +268,31 @@ pub fn succeeds(cmd: &mut Command) -> Output {
         String::from_utf8_lossy(&out.stderr)
     );
     out
+}
+
+/// A finished command's standard output, as text.
+pub fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// A finished command's standard error, as text.
+pub fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// Runs a command that must refuse its input: exit status 2 (bad input, not a
+/// crash: no panic) with a message; its standard error.
+pub fn refused(cmd: &mut Command) -> String {
+    let out = cmd
+        .output()
+        .unwrap_or_else(|e| panic!("{cmd:?} did not start: {e}"));
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "{cmd:?} should have refused with status 2\nstdout:\n{}\nstderr:\n{stderr}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert!(!stderr.contains("panicked"), "{cmd:?} panicked: {stderr}");
+    stderr
 }

@@ -8,16 +8,16 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 use std::sync::OnceLock;
 
-use crate::support::{copy_dir, root, REFEREE};
+use crate::support::{copy_dir, referee, refused, root, succeeds};
 
 const GAMES: usize = 18;
 
 /// The reference gauntlet's arguments, identical for every run compared.
 fn gauntlet(out: &Path) -> Command {
-    let mut cmd = Command::new(REFEREE);
+    let mut cmd = referee();
     cmd.args([
         "tournament",
         "--format",
@@ -38,28 +38,12 @@ fn gauntlet(out: &Path) -> Command {
     // 1 s limit was missed once under .ci/stress at load 18).
     .args(["--decision-ms", "10000"])
     .arg("--out")
-    .arg(out)
-    .current_dir(root());
+    .arg(out);
     cmd
 }
 
 fn scratch(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("tournament-{}", std::process::id()))
-        .join(name);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(dir.parent().unwrap()).unwrap();
-    dir
-}
-
-fn ok(mut cmd: Command) -> Output {
-    crate::support::succeeds(&mut cmd)
-}
-
-fn failing(mut cmd: Command) -> String {
-    let out = cmd.output().expect("the referee runs");
-    assert!(!out.status.success(), "the referee should have refused");
-    String::from_utf8_lossy(&out.stderr).into_owned()
+    crate::support::scratch("tournament", name)
 }
 
 /// The uninterrupted, unsharded run on three tables.
@@ -67,11 +51,7 @@ fn reference() -> &'static Path {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {
         let dir = scratch("reference");
-        ok({
-            let mut c = gauntlet(&dir);
-            c.args(["--jobs", "3"]);
-            c
-        });
+        succeeds(gauntlet(&dir).args(["--jobs", "3"]));
         dir
     })
 }
@@ -131,11 +111,7 @@ fn journal(dir: &Path) -> Vec<serde_json::Value> {
 #[test]
 fn one_table_or_three_give_the_same_bytes() {
     let one = scratch("jobs1");
-    ok({
-        let mut c = gauntlet(&one);
-        c.args(["--jobs", "1"]);
-        c
-    });
+    succeeds(gauntlet(&one).args(["--jobs", "1"]));
     assert_same(reference(), &one);
 }
 
@@ -143,28 +119,24 @@ fn one_table_or_three_give_the_same_bytes() {
 fn three_shards_merged_equal_the_unsharded_run() {
     let shards: Vec<PathBuf> = (0..3).map(|k| scratch(&format!("shard{k}"))).collect();
     for (k, dir) in shards.iter().enumerate() {
-        ok({
-            let mut c = gauntlet(dir);
-            c.args(["--shard", &format!("{k}/3"), "--jobs", "1"]);
-            c
-        });
+        succeeds(gauntlet(dir).args(["--shard", &format!("{k}/3"), "--jobs", "1"]));
         assert_eq!(journal(dir).len(), GAMES / 3, "shard {k} plays one matchup");
     }
     let merged = scratch("merged");
-    let mut merge = Command::new(REFEREE);
+    let mut merge = referee();
     merge.arg("merge").args(&shards).arg("--out").arg(&merged);
-    let out = ok(merge);
+    let out = succeeds(&mut merge);
     assert!(String::from_utf8_lossy(&out.stdout).contains("heuristic"));
     assert_same(reference(), &merged);
 
     // A missing shard, a shard given twice, a whole tournament: refused.
     let refuse = |dirs: &[&PathBuf]| {
-        let mut c = Command::new(REFEREE);
+        let mut c = referee();
         c.arg("merge")
             .args(dirs)
             .arg("--out")
             .arg(scratch("refused"));
-        failing(c)
+        refused(&mut c)
     };
     let err = refuse(&[&shards[0], &shards[2]]);
     assert!(err.contains("shard(s) 1/3 missing"), "{err}");
@@ -188,14 +160,14 @@ fn three_shards_merged_equal_the_unsharded_run() {
     std::fs::write(cut.join("journal.jsonl"), kept).unwrap();
     let retried = scratch("merged-after-recovery");
     let merge_cut = || {
-        let mut c = Command::new(REFEREE);
+        let mut c = referee();
         c.arg("merge")
             .args([&shards[0], &cut, &shards[2]])
             .arg("--out")
             .arg(&retried);
         c
     };
-    let err = failing(merge_cut());
+    let err = refused(&mut merge_cut());
     assert!(
         err.contains(&format!(
             "shard 1/3 in {} is not finished (2 of 6 games)",
@@ -208,12 +180,8 @@ fn three_shards_merged_equal_the_unsharded_run() {
         "a refused merge left {} behind",
         retried.display()
     );
-    ok({
-        let mut c = gauntlet(&cut);
-        c.args(["--shard", "1/3", "--jobs", "1", "--resume"]);
-        c
-    });
-    ok(merge_cut());
+    succeeds(gauntlet(&cut).args(["--shard", "1/3", "--jobs", "1", "--resume"]));
+    succeeds(&mut merge_cut());
     assert_same(reference(), &retried);
 }
 
@@ -271,25 +239,17 @@ fn killed_with_sigkill_and_resumed_equals_an_uninterrupted_run() {
     .unwrap();
 
     // Without --resume the directory is not touched.
-    let err = failing(gauntlet(&dir));
+    let err = refused(&mut gauntlet(&dir));
     assert!(err.contains("is not empty; add --resume"), "{err}");
     // A different tournament is not resumed into it.
-    let err = failing({
-        let mut c = gauntlet(&dir);
-        c.args(["--resume", "--sets", "2"]);
-        c
-    });
+    let err = refused(gauntlet(&dir).args(["--resume", "--sets", "2"]));
     assert!(
         err.contains("holds a different tournament") && err.contains("sets: 2 here, 1 there"),
         "{err}"
     );
 
     std::fs::remove_file(&gate).unwrap();
-    let out = ok({
-        let mut c = gauntlet(&dir);
-        c.args(["--resume", "--jobs", "2"]);
-        c
-    });
+    let out = succeeds(gauntlet(&dir).args(["--resume", "--jobs", "2"]));
     assert!(String::from_utf8_lossy(&out.stderr).contains("torn last line"));
     assert!(!dir.join("games/r00-m0001-g001.jsonl.partial").exists());
     assert_same(reference(), &dir);
@@ -403,7 +363,7 @@ fn the_challenger_tops_the_standings_with_its_head_to_head_figures() {
 #[test]
 fn fewer_than_three_entrants_need_a_fill() {
     let dir = scratch("two");
-    let mut c = Command::new(REFEREE);
+    let mut c = referee();
     c.args([
         "tournament",
         "--entrant",
@@ -413,7 +373,7 @@ fn fewer_than_three_entrants_need_a_fill() {
         "--out",
     ])
     .arg(&dir);
-    let err = failing(c);
+    let err = refused(&mut c);
     assert!(
         err.contains("at least three entrants") && err.contains("--fill"),
         "{err}"
@@ -424,7 +384,7 @@ fn fewer_than_three_entrants_need_a_fill() {
 /// Six entrants, four of them heuristic, so that no table is three random bots
 /// (whose games run to the hand cap).
 fn swiss(out: &Path) -> Command {
-    let mut cmd = Command::new(REFEREE);
+    let mut cmd = referee();
     cmd.args([
         "tournament",
         "--format",
@@ -445,14 +405,14 @@ fn swiss(out: &Path) -> Command {
     ] {
         cmd.arg("--entrant").arg(format!("{name}={bot}"));
     }
-    cmd.arg("--out").arg(out).current_dir(root());
+    cmd.arg("--out").arg(out);
     cmd
 }
 
 #[test]
 fn a_swiss_round_sharded_and_merged_leads_to_the_same_next_round() {
     let whole = scratch("swiss-whole");
-    let out = ok(swiss(&whole));
+    let out = succeeds(&mut swiss(&whole));
     let bracket = String::from_utf8_lossy(&out.stdout).into_owned();
     assert!(
         bracket.contains("round 1:") && bracket.contains("round 2:"),
@@ -462,24 +422,23 @@ fn a_swiss_round_sharded_and_merged_leads_to_the_same_next_round() {
     // Round 1 on two shards, merged; round 2 from the merge.
     let shards: Vec<PathBuf> = (0..2).map(|k| scratch(&format!("swiss-r1-{k}"))).collect();
     for (k, dir) in shards.iter().enumerate() {
-        ok({
-            let mut c = swiss(dir);
-            c.args(["--round", "1", "--shard", &format!("{k}/2")]);
-            c
-        });
+        succeeds(swiss(dir).args(["--round", "1", "--shard", &format!("{k}/2")]));
     }
     let merged = scratch("swiss-r1");
-    ok({
-        let mut c = Command::new(REFEREE);
-        c.arg("merge").args(&shards).arg("--out").arg(&merged);
-        c
-    });
+    succeeds(
+        referee()
+            .arg("merge")
+            .args(&shards)
+            .arg("--out")
+            .arg(&merged),
+    );
     let round2 = scratch("swiss-r2");
-    ok({
-        let mut c = swiss(&round2);
-        c.args(["--round", "2"]).arg("--from").arg(&merged);
-        c
-    });
+    succeeds(
+        swiss(&round2)
+            .args(["--round", "2"])
+            .arg("--from")
+            .arg(&merged),
+    );
     let (a, b) = (deterministic(&whole), deterministic(&round2));
     assert_eq!(a.len(), 4 + 24, "{:?}", a.keys());
     assert_eq!(a.keys().collect::<Vec<_>>(), b.keys().collect::<Vec<_>>());
@@ -531,7 +490,7 @@ fn a_swiss_round_sharded_and_merged_leads_to_the_same_next_round() {
 #[test]
 fn a_knockout_prints_its_bracket_and_crowns_one_entrant() {
     let dir = scratch("knockout");
-    let mut c = Command::new(REFEREE);
+    let mut c = referee();
     c.args([
         "tournament",
         "--format",
@@ -554,9 +513,8 @@ fn a_knockout_prints_its_bracket_and_crowns_one_entrant() {
     ])
     .args(["--entrant", "e=builtin:random"])
     .arg("--out")
-    .arg(&dir)
-    .current_dir(root());
-    let out = ok(c);
+    .arg(&dir);
+    let out = succeeds(&mut c);
     let text = String::from_utf8_lossy(&out.stdout).into_owned();
     // Five entrants: round 1 seats c, d, e with byes for a and b; round 2 is a
     // table of three; then one is left.
@@ -631,7 +589,7 @@ fn ctrl_c_stops_cleanly_prints_the_resume_command_and_resuming_finishes_the_same
     let argv = shlex::split(&resume).unwrap();
     let mut c = Command::new(&argv[0]);
     c.args(&argv[1..]).current_dir(root());
-    ok(c);
+    succeeds(&mut c);
     assert_same(reference(), &dir);
 }
 
@@ -698,7 +656,7 @@ fn an_interrupted_shard_auto_run_prints_its_explicit_shard_to_resume() {
     ] {
         c.env_remove(var);
     }
-    ok(c);
+    succeeds(&mut c);
     assert_eq!(journal(&dir).len(), GAMES / 3, "shard 1/3 is one matchup");
     let manifest: serde_json::Value =
         serde_json::from_slice(&std::fs::read(dir.join("tournament.json")).unwrap()).unwrap();
@@ -714,16 +672,15 @@ fn the_readme_sample_bracket_ranks_the_heuristic_bot_first() {
     let command = "cargo run --release -p referee -- tournament examples/sample-bracket.toml";
     assert!(readme.contains(command), "the README shows the command");
     let dir = scratch("sample-bracket");
-    let mut c = Command::new(REFEREE);
+    let mut c = referee();
     c.args([
         "tournament",
         "examples/sample-bracket.toml",
         "--quiet",
         "--out",
     ])
-    .arg(&dir)
-    .current_dir(root());
-    let out = ok(c);
+    .arg(&dir);
+    let out = succeeds(&mut c);
     let table = String::from_utf8_lossy(&out.stdout).into_owned();
     let first = table.lines().nth(1).expect("a row under the header");
     assert!(first.starts_with("1  rust-heuristic"), "{table}");
@@ -738,7 +695,7 @@ fn the_readme_sample_bracket_ranks_the_heuristic_bot_first() {
 /// stderr logs' folder.
 fn crashing(name: &str, args: &[&str]) -> (PathBuf, serde_json::Value) {
     let dir = scratch(name);
-    let mut c = Command::new(REFEREE);
+    let mut c = referee();
     c.args(["tournament", "--seed", "4", "--quiet"])
         .args([
             "--entrant",
@@ -752,9 +709,8 @@ fn crashing(name: &str, args: &[&str]) -> (PathBuf, serde_json::Value) {
         ])
         .args(args)
         .arg("--out")
-        .arg(&dir)
-        .current_dir(root());
-    ok(c);
+        .arg(&dir);
+    succeeds(&mut c);
     let files: Vec<PathBuf> = journal(&dir)
         .iter()
         .map(|e| dir.join(e["transcript"].as_str().unwrap()))
@@ -855,15 +811,14 @@ fn placed_tournament(name: &str) -> (PathBuf, Command) {
          [[entrant]]\nname = \"h\"\ncommand = \"builtin:heuristic\"\n",
     )
     .unwrap();
-    let mut c = Command::new(REFEREE);
+    let mut c = referee();
     c.arg("tournament")
         .arg(&file)
         .args(["--quiet", "--decision-ms", "10000", "--bot-env", "ALL=flag"])
         .args(["--entrant-env", "placed=EXTRA=flag", "--bot-env"])
         .arg(format!("OUT={}", dir.display()))
         .arg("--out")
-        .arg(&dir)
-        .current_dir(root());
+        .arg(&dir);
     (dir, c)
 }
 
@@ -878,7 +833,7 @@ fn entrants_run_in_their_own_directory_with_their_own_variables() {
         text.replace("tests/tournament/placed/bot.py", "placed/bot.py"),
     )
     .unwrap();
-    ok(c);
+    succeeds(&mut c);
     let here = root().canonicalize().unwrap();
     let placed = format!(
         "PLACED cwd={} who=placed all=flag extra=flag out=seen nofile=77 scratch=none",
@@ -909,7 +864,7 @@ fn a_sandboxed_tournament_hides_its_output_folder_from_every_entrant() {
     let scratch = dir.with_extension("scratch");
     std::fs::create_dir_all(&scratch).unwrap();
     c.arg("--scratch").arg(&scratch);
-    ok(c);
+    succeeds(&mut c);
     // Each of the four processes of each game wrote into a directory of its own.
     for game in 1..=6 {
         for slot in [0, 1, 3, 4] {
@@ -942,7 +897,7 @@ fn a_sandboxed_tournament_hides_its_output_folder_from_every_entrant() {
 #[test]
 fn an_entrant_setting_names_an_entrant_and_suits_it() {
     let bad = |args: &[&str], want: &str| {
-        let mut c = Command::new(REFEREE);
+        let mut c = referee();
         c.args(["tournament", "--seed", "1", "--quiet"])
             .args([
                 "--entrant",
@@ -951,9 +906,8 @@ fn an_entrant_setting_names_an_entrant_and_suits_it() {
                 "b=builtin:random",
             ])
             .args(["--entrant", "c=python3 tests/tournament/placed/bot.py"])
-            .args(args)
-            .current_dir(root());
-        let err = failing(c);
+            .args(args);
+        let err = refused(&mut c);
         assert!(err.contains(want), "{args:?}: {err}");
     };
     bad(
@@ -972,7 +926,7 @@ fn an_entrant_setting_names_an_entrant_and_suits_it() {
 #[test]
 fn the_clock_and_time_bank_reach_every_table() {
     let dir = scratch("clock");
-    let mut c = Command::new(REFEREE);
+    let mut c = referee();
     c.args(["tournament", "--seed", "2", "--quiet"])
         .args([
             "--entrant",
@@ -990,9 +944,8 @@ fn the_clock_and_time_bank_reach_every_table() {
             "4000",
         ])
         .arg("--out")
-        .arg(&dir)
-        .current_dir(root());
-    ok(c);
+        .arg(&dir);
+    succeeds(&mut c);
     let want = serde_json::json!({
         "clock": "cpu", "time_bank_ms": 2500, "startup_ms": 10000, "decision_ms": 4000,
         "grace_ms": 50, "max_line_bytes": 65536
@@ -1014,7 +967,7 @@ fn the_clock_and_time_bank_reach_every_table() {
 fn a_small_seed_in_a_competition_is_warned_about() {
     let run = |seed: &str, policy: &str| {
         let dir = scratch(&format!("seed-{seed}-{policy}"));
-        let mut c = Command::new(REFEREE);
+        let mut c = referee();
         c.args(["tournament", "--seed", seed, "--policy", policy])
             .args([
                 "--entrant",
@@ -1023,9 +976,8 @@ fn a_small_seed_in_a_competition_is_warned_about() {
                 "b=inproc:heuristic",
             ])
             .args(["--entrant", "c=inproc:random", "--out"])
-            .arg(&dir)
-            .current_dir(root());
-        String::from_utf8_lossy(&ok(c).stderr).into_owned()
+            .arg(&dir);
+        String::from_utf8_lossy(&succeeds(&mut c).stderr).into_owned()
     };
     let warned = |text: &str| text.contains("small enough to be found");
     assert!(warned(&run("3", "competition")));

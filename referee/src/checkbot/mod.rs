@@ -88,25 +88,42 @@ pub async fn run(argv: Vec<String>, limits: CheckLimits) -> Report {
         item(s.name, outcome);
     }
 
-    // Unknown message types and fields, in a whole game.
+    item(NAMES[0], unknowns(&mut conv).await);
+    for (name, outcome) in every_seat(&mut conv).await {
+        item(name, outcome);
+    }
+    conv.bye().await;
+    Report {
+        command,
+        items,
+        times: conv.times,
+    }
+}
+
+/// Unknown message types and fields, in a whole game.
+async fn unknowns(conv: &mut Conversation) -> Outcome {
     conv.add_unknowns = true;
     let seed = derive_seed(GAMES_SEED, 100);
-    let outcome = match whole_game(&mut conv, seed, Seat::new(2), RulesConfig::default()).await {
+    let outcome = match whole_game(conv, seed, Seat::new(2), RulesConfig::default()).await {
         Ok(n) => Outcome::Passed(format!(
             "a game of {n} decisions with an extra field in every message and a message of an unknown type before each game_start"
         )),
         Err(f) => Outcome::Failed(f),
     };
     conv.add_unknowns = false;
-    item(NAMES[0], outcome);
+    outcome
+}
 
-    // Whole games in every seat on one process: a new seat each game.
+/// Whole games in every seat on one process, a new seat each game: an item
+/// per seat, then whether the bot took a new seat after a game in another.
+async fn every_seat(conv: &mut Conversation) -> Vec<(&'static str, Outcome)> {
+    let mut items = Vec::new();
     let mut same_process = 0;
     let mut moved: Option<Failure> = None;
     for seat in Seat::all() {
         let fresh = !conv.is_running();
         let seed = derive_seed(GAMES_SEED, seat.index() as u64);
-        let outcome = match whole_game(&mut conv, seed, seat, RulesConfig::default()).await {
+        let outcome = match whole_game(conv, seed, seat, RulesConfig::default()).await {
             Ok(n) => {
                 if !fresh {
                     same_process += 1;
@@ -120,7 +137,7 @@ pub async fn run(argv: Vec<String>, limits: CheckLimits) -> Report {
                 Outcome::Failed(f)
             }
         };
-        item(WHOLE_GAME[seat.index()], outcome);
+        items.push((WHOLE_GAME[seat.index()], outcome));
     }
     let outcome = match (moved, same_process) {
         (Some(f), _) => Outcome::Failed(f),
@@ -129,13 +146,8 @@ pub async fn run(argv: Vec<String>, limits: CheckLimits) -> Report {
             "{n} game(s) in a new seat after a game in another, on the same process"
         )),
     };
-    item(NAMES[1], outcome);
-    conv.bye().await;
-    Report {
-        command,
-        items,
-        times: conv.times,
-    }
+    items.push((NAMES[1], outcome));
+    items
 }
 
 /// Names of the items that are not situations, for a bot that never started.

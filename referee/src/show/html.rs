@@ -20,11 +20,12 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use schmier_protocol::rules::{Call, Event, Played, SeatCall, SeatEvent};
-use schmier_protocol::{CardSet, Seat, Suit};
+use schmier_protocol::rules::{Call, Event, HandScore, Played, SeatCall, SeatEvent};
+use schmier_protocol::{CardSet, Seat, Suit, Team};
 
 use super::replay::{Replay, What};
 use super::text::plain_card;
+use crate::transcript::{FaultRecord, ResultRecord};
 
 const TEMPLATE: &str = include_str!("replay.html");
 /// The page's script and style: inlined in a page of its own, else shared.
@@ -122,53 +123,7 @@ pub fn render(replay: &Replay) -> anyhow::Result<String> {
 /// The page for `replay`, set as `setting` says.
 pub fn render_in(replay: &Replay, setting: &Setting) -> anyhow::Result<String> {
     let h = &replay.header;
-    let mut frames: Vec<Frame> = Vec::new();
-    let mut f = Frame::before_the_first_deal();
-    let mut result = String::new();
-    for step in &replay.steps {
-        f.seat_text = None;
-        f.actor = None;
-        f.fault = false;
-        if f.winner.is_some() {
-            // The last trick stays on the table until the next card.
-            f.trick.clear();
-            f.winner = None;
-            f.trick_number += 1;
-        }
-        match &step.what {
-            What::Fault(r) => {
-                f.fault = true;
-                f.actor = Some(r.seat);
-                f.text = format!(
-                    "Fault: {} {} ({}){}",
-                    r.seat,
-                    r.fault,
-                    crate::names::printable(&r.detail),
-                    if r.replaced {
-                        "; the fallback plays this seat from now on"
-                    } else {
-                        ""
-                    }
-                );
-            }
-            What::Result(r) => {
-                result = format!(
-                    "{}; scores {} / {} / {}",
-                    r.winner.map_or("no winner".into(), |t| format!("{t} wins")),
-                    r.scores[0],
-                    r.scores[1],
-                    r.scores[2]
-                );
-                if !r.forfeited.is_empty() {
-                    let list: Vec<String> = r.forfeited.iter().map(|t| t.to_string()).collect();
-                    result += &format!("; forfeited: {}", list.join(", "));
-                }
-                f.text = format!("Result: {result}");
-            }
-            What::Event(e) => event(e, &mut f),
-        }
-        frames.push(f.clone());
-    }
+    let (frames, result) = frames(replay);
     let compact = super::compact::compact(&frames);
     let page = Page {
         title: setting.title.clone().unwrap_or_else(|| {
@@ -219,6 +174,68 @@ pub fn render_in(replay: &Replay, setting: &Setting) -> anyhow::Result<String> {
     ))
 }
 
+/// Every step of `replay` as a frame, and the game's result in one line.
+fn frames(replay: &Replay) -> (Vec<Frame>, String) {
+    let mut frames: Vec<Frame> = Vec::new();
+    let mut f = Frame::before_the_first_deal();
+    let mut result = String::new();
+    for step in &replay.steps {
+        f.seat_text = None;
+        f.actor = None;
+        f.fault = false;
+        if f.winner.is_some() {
+            // The last trick stays on the table until the next card.
+            f.trick.clear();
+            f.winner = None;
+            f.trick_number += 1;
+        }
+        match &step.what {
+            What::Fault(r) => {
+                f.fault = true;
+                f.actor = Some(r.seat);
+                f.text = fault_text(r);
+            }
+            What::Result(r) => {
+                result = result_text(r);
+                f.text = format!("Result: {result}");
+            }
+            What::Event(e) => event(e, &mut f),
+        }
+        frames.push(f.clone());
+    }
+    (frames, result)
+}
+
+fn fault_text(r: &FaultRecord) -> String {
+    format!(
+        "Fault: {} {} ({}){}",
+        r.seat,
+        r.fault,
+        crate::names::printable(&r.detail),
+        if r.replaced {
+            "; the fallback plays this seat from now on"
+        } else {
+            ""
+        }
+    )
+}
+
+/// The game's result in one line: the winner, the scores, any forfeits.
+fn result_text(r: &ResultRecord) -> String {
+    let mut result = format!(
+        "{}; scores {} / {} / {}",
+        r.winner.map_or("no winner".into(), |t| format!("{t} wins")),
+        r.scores[0],
+        r.scores[1],
+        r.scores[2]
+    );
+    if !r.forfeited.is_empty() {
+        let list: Vec<String> = r.forfeited.iter().map(|t| t.to_string()).collect();
+        result += &format!("; forfeited: {}", list.join(", "));
+    }
+    result
+}
+
 /// `template` with each `{{KEY}}` replaced by its value, in one pass, so that
 /// a value (which may hold names bots chose) is never searched for another
 /// placeholder.
@@ -263,8 +280,8 @@ fn escape(text: &str) -> String {
         .replace('"', "&quot;")
 }
 
+/// Moves frame `f` on by one event of the engine.
 fn event(e: &Event, f: &mut Frame) {
-    let seat_texts = |make: &dyn Fn(Seat) -> String| Some(Seat::all().map(make).collect());
     match e {
         Event::Deal {
             deal,
@@ -307,65 +324,8 @@ fn event(e: &Event, f: &mut Frame) {
             f.trump = Some(*suit);
             f.text = format!("{seat} names {} trump (bid {bid})", suit.symbol());
         }
-        Event::Exchange {
-            seat,
-            discarded,
-            drawn,
-        } => {
-            f.actor = Some(*seat);
-            let h = &mut f.hands[seat.index()];
-            *h = h.difference(*discarded).union(*drawn);
-            f.text = format!(
-                "{seat} discards {}, draws {}",
-                cards(*discarded),
-                cards(*drawn)
-            );
-            f.seat_text = seat_texts(&|s| match e.seen_by(s) {
-                SeatEvent::Exchange {
-                    count,
-                    discarded: None,
-                    ..
-                } => format!("{seat} exchanges {count} card(s)"),
-                SeatEvent::Exchange {
-                    discarded: Some(d),
-                    drawn: Some(n),
-                    ..
-                } => format!("{seat} (you) discards {}, draws {}", cards(d), cards(n)),
-                _ => unreachable!("an exchange is seen as an exchange"),
-            });
-        }
-        Event::DealerDiscard {
-            seat,
-            picked_up,
-            discarded,
-        } => {
-            f.actor = Some(*seat);
-            let h = &mut f.hands[seat.index()];
-            *h = h.union(*picked_up).difference(*discarded);
-            f.text = format!(
-                "The dealer, {seat}, picks up {} and discards {}",
-                cards(*picked_up),
-                cards(*discarded)
-            );
-            f.seat_text = seat_texts(&|s| match e.seen_by(s) {
-                SeatEvent::DealerDiscard {
-                    picked_up,
-                    discarded,
-                    picked_up_cards: None,
-                    ..
-                } => format!("The dealer, {seat}, picks up {picked_up} and discards {discarded}"),
-                SeatEvent::DealerDiscard {
-                    picked_up_cards: Some(p),
-                    discarded_cards: Some(d),
-                    ..
-                } => format!(
-                    "You, the dealer, pick up {} and discard {}",
-                    cards(p),
-                    cards(d)
-                ),
-                _ => unreachable!("a dealer's discard is seen as one"),
-            });
-        }
+        Event::Exchange { .. } => exchange(e, f),
+        Event::DealerDiscard { .. } => dealer_discard(e, f),
         Event::Play { seat, card } => {
             f.actor = Some(*seat);
             f.hands[seat.index()].remove(*card);
@@ -382,27 +342,7 @@ fn event(e: &Event, f: &mut Frame) {
         }
         Event::HandEnd(h) => {
             f.scores = h.scores;
-            let p = &h.points;
-            let t = |x: Option<schmier_protocol::Team>| {
-                x.map_or("nobody".to_string(), |t| t.to_string())
-            };
-            f.text = format!(
-                "Deal {} scored: high {}, low {}, right {}, left {}, joker {}, game {}; \
-                 {} bid {} and {}; scores {} / {} / {}",
-                h.deal,
-                t(p.high),
-                t(p.low),
-                t(p.right),
-                t(p.left),
-                t(p.joker),
-                t(p.game),
-                h.bidder,
-                h.bid,
-                if h.made { "made it" } else { "was set" },
-                h.scores[0],
-                h.scores[1],
-                h.scores[2]
-            );
+            f.text = hand_end_text(h);
         }
         Event::GameEnd {
             winner,
@@ -417,6 +357,107 @@ fn event(e: &Event, f: &mut Frame) {
             );
         }
     }
+}
+
+/// Each seat's version of a caption, made by `make`.
+fn seat_texts(make: &dyn Fn(Seat) -> String) -> Option<Vec<String>> {
+    Some(Seat::all().map(make).collect())
+}
+
+/// An exchange: the seat's new hand, its cards in the caption, and only the
+/// count in the other seats' versions.
+fn exchange(e: &Event, f: &mut Frame) {
+    let Event::Exchange {
+        seat,
+        discarded,
+        drawn,
+    } = e
+    else {
+        unreachable!("called for an exchange")
+    };
+    f.actor = Some(*seat);
+    let h = &mut f.hands[seat.index()];
+    *h = h.difference(*discarded).union(*drawn);
+    f.text = format!(
+        "{seat} discards {}, draws {}",
+        cards(*discarded),
+        cards(*drawn)
+    );
+    f.seat_text = seat_texts(&|s| match e.seen_by(s) {
+        SeatEvent::Exchange {
+            count,
+            discarded: None,
+            ..
+        } => format!("{seat} exchanges {count} card(s)"),
+        SeatEvent::Exchange {
+            discarded: Some(d),
+            drawn: Some(n),
+            ..
+        } => format!("{seat} (you) discards {}, draws {}", cards(d), cards(n)),
+        _ => unreachable!("an exchange is seen as an exchange"),
+    });
+}
+
+/// The dealer's pick-up and discard: its new hand, the cards in the caption,
+/// only the counts in the other seats' versions.
+fn dealer_discard(e: &Event, f: &mut Frame) {
+    let Event::DealerDiscard {
+        seat,
+        picked_up,
+        discarded,
+    } = e
+    else {
+        unreachable!("called for a dealer's discard")
+    };
+    f.actor = Some(*seat);
+    let h = &mut f.hands[seat.index()];
+    *h = h.union(*picked_up).difference(*discarded);
+    f.text = format!(
+        "The dealer, {seat}, picks up {} and discards {}",
+        cards(*picked_up),
+        cards(*discarded)
+    );
+    f.seat_text = seat_texts(&|s| match e.seen_by(s) {
+        SeatEvent::DealerDiscard {
+            picked_up,
+            discarded,
+            picked_up_cards: None,
+            ..
+        } => format!("The dealer, {seat}, picks up {picked_up} and discards {discarded}"),
+        SeatEvent::DealerDiscard {
+            picked_up_cards: Some(p),
+            discarded_cards: Some(d),
+            ..
+        } => format!(
+            "You, the dealer, pick up {} and discard {}",
+            cards(p),
+            cards(d)
+        ),
+        _ => unreachable!("a dealer's discard is seen as one"),
+    });
+}
+
+/// A deal's score: who took each point, whether the bid was made, the scores.
+fn hand_end_text(h: &HandScore) -> String {
+    let p = &h.points;
+    let t = |x: Option<Team>| x.map_or("nobody".to_string(), |t| t.to_string());
+    format!(
+        "Deal {} scored: high {}, low {}, right {}, left {}, joker {}, game {}; \
+         {} bid {} and {}; scores {} / {} / {}",
+        h.deal,
+        t(p.high),
+        t(p.low),
+        t(p.right),
+        t(p.left),
+        t(p.joker),
+        t(p.game),
+        h.bidder,
+        h.bid,
+        if h.made { "made it" } else { "was set" },
+        h.scores[0],
+        h.scores[1],
+        h.scores[2]
+    )
 }
 
 #[cfg(test)]

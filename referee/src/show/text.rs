@@ -12,10 +12,11 @@ use std::fmt::Write as _;
 
 use anstyle::{AnsiColor, Style};
 
-use schmier_protocol::rules::{Call, Event, HandScore, SeatEvent};
+use schmier_protocol::rules::{Call, EndReason, Event, HandScore, Played, SeatEvent};
 use schmier_protocol::{Card, CardSet, Seat, Suit, Team};
 
-use super::replay::{Replay, What};
+use super::replay::{Replay, Step, What};
+use crate::transcript::{FaultRecord, ResultRecord};
 
 const BOLD: Style = Style::new().bold();
 const RED: Style = Style::new().fg_color(Some(anstyle::Color::Ansi(AnsiColor::Red)));
@@ -100,33 +101,8 @@ pub fn render(replay: &Replay, opts: TextOptions) -> anyhow::Result<String> {
         }
         match &step.what {
             // Faults are announced to every seat.
-            What::Fault(f) => writeln!(
-                out,
-                "  {} {}: {} — {}{}",
-                styled(WARN, "fault"),
-                f.seat,
-                f.fault,
-                crate::names::printable(&f.detail),
-                if f.replaced {
-                    "; the fallback plays this seat from now on"
-                } else {
-                    ""
-                }
-            )?,
-            What::Result(r) => {
-                writeln!(out, "\n{}", styled(BOLD, "Result"))?;
-                writeln!(out, "  winner: {}", team(r.winner))?;
-                writeln!(out, "  scores: {}", scores(r.scores))?;
-                if !r.forfeited.is_empty() {
-                    let f: Vec<String> = r.forfeited.iter().map(|t| t.to_string()).collect();
-                    writeln!(out, "  forfeited: {}", f.join(", "))?;
-                }
-                let rank: Vec<String> = r.ranking.iter().map(|t| t.to_string()).collect();
-                writeln!(out, "  ranking: {}", rank.join(", "))?;
-                if r.faults.iter().any(|&n| n > 0) {
-                    writeln!(out, "  faults by seat: {:?}", r.faults)?;
-                }
-            }
+            What::Fault(f) => fault(f, &mut out)?,
+            What::Result(r) => result(r, &mut out)?,
             What::Event(e) => {
                 // The omniscient account reads each event as the acting seat saw
                 // it (which includes its own cards); a seat's account as that seat.
@@ -138,33 +114,73 @@ pub fn render(replay: &Replay, opts: TextOptions) -> anyhow::Result<String> {
             }
         }
     }
-    // A game cut short (a `.partial` transcript) may stop inside a trick.
+    unfinished_trick(replay, opts, &mut out)?;
+    Ok(out)
+}
+
+fn fault(f: &FaultRecord, out: &mut String) -> anyhow::Result<()> {
+    writeln!(
+        out,
+        "  {} {}: {} — {}{}",
+        styled(WARN, "fault"),
+        f.seat,
+        f.fault,
+        crate::names::printable(&f.detail),
+        if f.replaced {
+            "; the fallback plays this seat from now on"
+        } else {
+            ""
+        }
+    )?;
+    Ok(())
+}
+
+fn result(r: &ResultRecord, out: &mut String) -> anyhow::Result<()> {
+    writeln!(out, "\n{}", styled(BOLD, "Result"))?;
+    writeln!(out, "  winner: {}", team(r.winner))?;
+    writeln!(out, "  scores: {}", scores(r.scores))?;
+    if !r.forfeited.is_empty() {
+        let f: Vec<String> = r.forfeited.iter().map(|t| t.to_string()).collect();
+        writeln!(out, "  forfeited: {}", f.join(", "))?;
+    }
+    let rank: Vec<String> = r.ranking.iter().map(|t| t.to_string()).collect();
+    writeln!(out, "  ranking: {}", rank.join(", "))?;
+    if r.faults.iter().any(|&n| n > 0) {
+        writeln!(out, "  faults by seat: {:?}", r.faults)?;
+    }
+    Ok(())
+}
+
+/// A game cut short (a `.partial` transcript) may stop inside a trick: its
+/// cards so far, after the last step shown.
+fn unfinished_trick(replay: &Replay, opts: TextOptions, out: &mut String) -> anyhow::Result<()> {
     let last = replay
         .steps
         .iter()
         .rev()
         .find(|s| opts.deal.is_none() || opts.deal == Some(s.deal));
-    if let Some(step) = last {
-        if let Some(trick) = step
-            .game
-            .view(Seat::new(0))
-            .trick
-            .filter(|t| !t.cards.is_empty())
-        {
-            let list: Vec<String> = trick
-                .cards
-                .iter()
-                .map(|p| format!("s{} {}", p.seat.index(), card(p.card)))
-                .collect();
-            writeln!(
-                out,
-                "  unfinished trick (seat {} leads): {}",
-                trick.leader.index(),
-                list.join("  ")
-            )?;
-        }
+    let Some(step) = last else {
+        return Ok(());
+    };
+    if let Some(trick) = step
+        .game
+        .view(Seat::new(0))
+        .trick
+        .filter(|t| !t.cards.is_empty())
+    {
+        let list: Vec<String> = trick
+            .cards
+            .iter()
+            .map(|p| format!("s{} {}", p.seat.index(), card(p.card)))
+            .collect();
+        writeln!(
+            out,
+            "  unfinished trick (seat {} leads): {}",
+            trick.leader.index(),
+            list.join("  ")
+        )?;
     }
-    Ok(out)
+    Ok(())
 }
 
 fn header(replay: &Replay, opts: TextOptions, out: &mut String) -> anyhow::Result<()> {
@@ -213,11 +229,13 @@ fn header(replay: &Replay, opts: TextOptions, out: &mut String) -> anyhow::Resul
     Ok(())
 }
 
+/// One event's lines: the full account (`me` none) or what seat `me` was told
+/// (`seen`).
 fn event(
     e: &Event,
     seen: Option<&SeatEvent>,
     me: Option<Seat>,
-    step: &super::replay::Step,
+    step: &Step,
     out: &mut String,
 ) -> anyhow::Result<()> {
     match e {
@@ -232,21 +250,7 @@ fn event(
                 "\n{}",
                 styled(BOLD, format!("── Deal {deal}, dealer {dealer} ──"))
             )?;
-            match me {
-                None => {
-                    for s in Seat::all() {
-                        writeln!(out, "  {s}: {}", cards(hands[s.index()]))?;
-                    }
-                    let stock: Vec<String> = stock.iter().map(|c| card(*c)).collect();
-                    writeln!(out, "  stock: {}", stock.join(" "))?;
-                }
-                Some(s) => {
-                    // Exactly the seat's `deal` message.
-                    if let SeatEvent::Deal { hand, .. } = e.seen_by(s) {
-                        writeln!(out, "  your hand ({s}): {}", cards(hand))?;
-                    }
-                }
-            }
+            deal_hands(e, hands, stock, me, out)?;
         }
         Event::Bid { seat, bid } => {
             let text = match bid {
@@ -269,63 +273,10 @@ fn event(
                 suit(*s)
             )?;
         }
-        Event::Exchange { seat, .. } => match seen {
-            Some(SeatEvent::Exchange {
-                count,
-                discarded: None,
-                ..
-            }) => writeln!(out, "  {seat} exchanges {count} card(s)")?,
-            _ => {
-                let Some(SeatEvent::Exchange {
-                    discarded: Some(d),
-                    drawn: Some(n),
-                    ..
-                }) = seen.cloned().or_else(|| Some(e.seen_by(*seat)))
-                else {
-                    unreachable!("an exchange seen by its own seat has the cards")
-                };
-                writeln!(out, "  {seat} discards {}, draws {}", cards(d), cards(n))?;
-            }
-        },
+        Event::Exchange { seat, .. } => exchange(e, *seat, seen, out)?,
         Event::DealerDiscard { seat, .. } => {
-            match seen {
-                Some(SeatEvent::DealerDiscard {
-                    picked_up,
-                    discarded,
-                    picked_up_cards: None,
-                    ..
-                }) => writeln!(
-                    out,
-                    "  the dealer, {seat}, picks up {picked_up} and discards {discarded}"
-                )?,
-                _ => {
-                    let Some(SeatEvent::DealerDiscard {
-                        picked_up_cards: Some(p),
-                        discarded_cards: Some(d),
-                        ..
-                    }) = seen.cloned().or_else(|| Some(e.seen_by(*seat)))
-                    else {
-                        unreachable!("a dealer's discard seen by the dealer has the cards")
-                    };
-                    writeln!(
-                        out,
-                        "  the dealer, {seat}, picks up {} and discards {}",
-                        cards(p),
-                        cards(d)
-                    )?;
-                }
-            }
-            // The hands the play starts from: the seat's own, from its view.
-            writeln!(out, "  hands for play:")?;
-            let game = &step.game;
-            match me {
-                None => {
-                    for s in Seat::all() {
-                        writeln!(out, "    {s}: {}", cards(game.hand(s)))?;
-                    }
-                }
-                Some(s) => writeln!(out, "    your hand ({s}): {}", cards(game.view(s).hand))?,
-            }
+            dealer_discard(e, *seat, seen, out)?;
+            hands_for_play(step, me, out)?;
         }
         // Each trick is shown whole when it completes.
         Event::Play { .. } => {}
@@ -334,26 +285,7 @@ fn event(
             leader,
             cards: played,
             winner,
-        } => {
-            let list: Vec<String> = played
-                .iter()
-                .map(|p| {
-                    let text = format!("s{} {}", p.seat.index(), card(p.card));
-                    if p.seat == *winner {
-                        styled(WIN, text)
-                    } else {
-                        text
-                    }
-                })
-                .collect();
-            writeln!(
-                out,
-                "  trick {number} (seat {} leads): {}  → {} wins",
-                leader.index(),
-                list.join("  "),
-                styled(WIN, winner)
-            )?;
-        }
+        } => trick(*number, *leader, played, *winner, out)?,
         Event::HandEnd(h) => hand_end(h, out)?,
         Event::GameEnd {
             winner,
@@ -362,8 +294,8 @@ fn event(
             reason,
         } => {
             let why = match reason {
-                schmier_protocol::rules::EndReason::Target => "a team reached the target",
-                schmier_protocol::rules::EndReason::HandCap => "the hand cap was reached",
+                EndReason::Target => "a team reached the target",
+                EndReason::HandCap => "the hand cap was reached",
             };
             writeln!(
                 out,
@@ -374,6 +306,141 @@ fn event(
             )?;
         }
     }
+    Ok(())
+}
+
+/// The dealt hands: all six and the stock, or only the seat's own (exactly its
+/// `deal` message).
+fn deal_hands(
+    e: &Event,
+    hands: &[CardSet; 6],
+    stock: &[Card],
+    me: Option<Seat>,
+    out: &mut String,
+) -> anyhow::Result<()> {
+    match me {
+        None => {
+            for s in Seat::all() {
+                writeln!(out, "  {s}: {}", cards(hands[s.index()]))?;
+            }
+            let stock: Vec<String> = stock.iter().map(|c| card(*c)).collect();
+            writeln!(out, "  stock: {}", stock.join(" "))?;
+        }
+        Some(s) => {
+            if let SeatEvent::Deal { hand, .. } = e.seen_by(s) {
+                writeln!(out, "  your hand ({s}): {}", cards(hand))?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// An exchange: its count for another seat, its cards otherwise.
+fn exchange(
+    e: &Event,
+    seat: Seat,
+    seen: Option<&SeatEvent>,
+    out: &mut String,
+) -> anyhow::Result<()> {
+    if let Some(SeatEvent::Exchange {
+        count,
+        discarded: None,
+        ..
+    }) = seen
+    {
+        writeln!(out, "  {seat} exchanges {count} card(s)")?;
+        return Ok(());
+    }
+    let Some(SeatEvent::Exchange {
+        discarded: Some(d),
+        drawn: Some(n),
+        ..
+    }) = seen.cloned().or_else(|| Some(e.seen_by(seat)))
+    else {
+        unreachable!("an exchange seen by its own seat has the cards")
+    };
+    writeln!(out, "  {seat} discards {}, draws {}", cards(d), cards(n))?;
+    Ok(())
+}
+
+/// The dealer's pick-up and discard: counts for another seat, cards otherwise.
+fn dealer_discard(
+    e: &Event,
+    seat: Seat,
+    seen: Option<&SeatEvent>,
+    out: &mut String,
+) -> anyhow::Result<()> {
+    if let Some(SeatEvent::DealerDiscard {
+        picked_up,
+        discarded,
+        picked_up_cards: None,
+        ..
+    }) = seen
+    {
+        writeln!(
+            out,
+            "  the dealer, {seat}, picks up {picked_up} and discards {discarded}"
+        )?;
+        return Ok(());
+    }
+    let Some(SeatEvent::DealerDiscard {
+        picked_up_cards: Some(p),
+        discarded_cards: Some(d),
+        ..
+    }) = seen.cloned().or_else(|| Some(e.seen_by(seat)))
+    else {
+        unreachable!("a dealer's discard seen by the dealer has the cards")
+    };
+    writeln!(
+        out,
+        "  the dealer, {seat}, picks up {} and discards {}",
+        cards(p),
+        cards(d)
+    )?;
+    Ok(())
+}
+
+/// The hands the play starts from: all six, or the seat's own from its view.
+fn hands_for_play(step: &Step, me: Option<Seat>, out: &mut String) -> anyhow::Result<()> {
+    writeln!(out, "  hands for play:")?;
+    let game = &step.game;
+    match me {
+        None => {
+            for s in Seat::all() {
+                writeln!(out, "    {s}: {}", cards(game.hand(s)))?;
+            }
+        }
+        Some(s) => writeln!(out, "    your hand ({s}): {}", cards(game.view(s).hand))?,
+    }
+    Ok(())
+}
+
+/// A completed trick, its winner's card highlighted.
+fn trick(
+    number: u8,
+    leader: Seat,
+    played: &[Played],
+    winner: Seat,
+    out: &mut String,
+) -> anyhow::Result<()> {
+    let list: Vec<String> = played
+        .iter()
+        .map(|p| {
+            let text = format!("s{} {}", p.seat.index(), card(p.card));
+            if p.seat == winner {
+                styled(WIN, text)
+            } else {
+                text
+            }
+        })
+        .collect();
+    writeln!(
+        out,
+        "  trick {number} (seat {} leads): {}  → {} wins",
+        leader.index(),
+        list.join("  "),
+        styled(WIN, winner)
+    )?;
     Ok(())
 }
 
