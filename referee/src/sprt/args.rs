@@ -107,18 +107,7 @@ impl SprtArgs {
         if !(1..=MAX_SETS_LIMIT).contains(&max_sets) {
             bail!("--max-sets must be from 1 to {MAX_SETS_LIMIT}, got {max_sets}");
         }
-        let third = self.third.as_deref().unwrap_or(THIRD);
-        let mut entrants = Vec::new();
-        for (name, cmd) in NAMES.into_iter().zip([&*self.new, &self.base, third]) {
-            let bot = parse_bot(cmd, &format!("--{name}"))?;
-            if bot == BotSpec::Human {
-                bail!("--{name} human: an SPRT plays hundreds of games; give a bot's command");
-            }
-            entrants.push(Entrant {
-                name: name.to_owned(),
-                bot,
-            });
-        }
+        let entrants = self.entrants()?;
         if self.table.policy.keep_going() {
             bail!(
                 "--keep-going: an SPRT compares the bots that play; one that fails to start \
@@ -126,21 +115,7 @@ impl SprtArgs {
             );
         }
         let quiet = self.table.output.quiet;
-        let seed = match self.seed {
-            Some(seed) => {
-                if self.table.policy.name() == PolicyName::Competition
-                    && seed < SMALL_SEED
-                    && !quiet
-                {
-                    eprintln!(
-                        "referee: warning: seed {seed} is small enough to be found from a \
-                         bot's own hand; for a competition give no seed"
-                    );
-                }
-                seed
-            }
-            None => fresh_seed()?,
-        };
+        let seed = self.seed()?;
         let jobs = self
             .jobs
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
@@ -181,6 +156,41 @@ impl SprtArgs {
             hypotheses,
             json: self.json,
         })
+    }
+
+    /// New, base and third as the tournament's three entrants.
+    fn entrants(&self) -> anyhow::Result<Vec<Entrant>> {
+        let third = self.third.as_deref().unwrap_or(THIRD);
+        let mut entrants = Vec::new();
+        for (name, cmd) in NAMES.into_iter().zip([&*self.new, &self.base, third]) {
+            let bot = parse_bot(cmd, &format!("--{name}"))?;
+            if bot == BotSpec::Human {
+                bail!("--{name} human: an SPRT plays hundreds of games; give a bot's command");
+            }
+            entrants.push(Entrant {
+                name: name.to_owned(),
+                bot,
+            });
+        }
+        Ok(entrants)
+    }
+
+    /// `--seed`, with the warning a small one earns under the competition
+    /// policy, or a fresh one.
+    fn seed(&self) -> anyhow::Result<u64> {
+        let Some(seed) = self.seed else {
+            return fresh_seed();
+        };
+        if self.table.policy.name() == PolicyName::Competition
+            && seed < SMALL_SEED
+            && !self.table.output.quiet
+        {
+            eprintln!(
+                "referee: warning: seed {seed} is small enough to be found from a \
+                 bot's own hand; for a competition give no seed"
+            );
+        }
+        Ok(seed)
     }
 
     fn hypotheses(&self) -> anyhow::Result<Hypotheses> {

@@ -145,38 +145,9 @@ async fn play(
 ) -> anyhow::Result<bool> {
     let t = &cfg.tournament;
     let m = state.matchup.clone();
-    let mut spec = t.table.clone();
-    spec.lineup = std::array::from_fn(|slot| t.entrants[m.entrants[slot % 3]].bot.clone());
-    // One job per set: a table plays a set and takes the next, so `--jobs N`
-    // plays N sets at once.
-    let jobs: Vec<TableJob> = (state.test.sets() + 1..=m.sets)
-        .map(|set| TableJob {
-            matchup: m.clone(),
-            spec: set_spec(&spec, set),
-            games: state
-                .games_of(set)
-                .filter(|k| !state.outcomes.contains_key(k))
-                .map(|k| k.game)
-                .collect(),
-        })
-        .filter(|j| !j.games.is_empty())
-        .collect();
+    let jobs = set_jobs(cfg, state);
     let tables = t.jobs.min(jobs.len()).max(1);
-    if !t.quiet {
-        let h = cfg.hypotheses;
-        eprintln!(
-            "referee: sprt: H0 {} vs H1 {} points per game, α {} β {}; up to {} sets of {SET} games \
-             ({} counted from the journal); {tables} table(s) at once; seed {}; files in {}/",
-            h.h0,
-            h.h1,
-            h.alpha,
-            h.beta,
-            m.sets,
-            state.test.sets(),
-            t.seed,
-            t.out.display()
-        );
-    }
+    announce(cfg, state, tables);
     crate::tournament::run::check_open_files(tables as u64)?;
     crate::tournament::run::warn_oversubscribed(tables, &**console);
     let progress = Progress::new(t.quiet);
@@ -224,6 +195,49 @@ async fn play(
     bail!(
         "failed to finish: set {set} game {missing} was not played (see above); --resume plays it"
     )
+}
+
+/// The table jobs of the sets not yet counted, one job per set: a table plays
+/// a set and takes the next, so `--jobs N` plays N sets at once. A set's games
+/// already in the journal are not played again.
+fn set_jobs(cfg: &SprtConfig, state: &State) -> Vec<TableJob> {
+    let t = &cfg.tournament;
+    let m = &state.matchup;
+    let mut spec = t.table.clone();
+    spec.lineup = std::array::from_fn(|slot| t.entrants[m.entrants[slot % 3]].bot.clone());
+    (state.test.sets() + 1..=m.sets)
+        .map(|set| TableJob {
+            matchup: m.clone(),
+            spec: set_spec(&spec, set),
+            games: state
+                .games_of(set)
+                .filter(|k| !state.outcomes.contains_key(k))
+                .map(|k| k.game)
+                .collect(),
+        })
+        .filter(|j| !j.games.is_empty())
+        .collect()
+}
+
+/// The line that opens a run: the hypotheses, how far it may go, where it writes.
+fn announce(cfg: &SprtConfig, state: &State, tables: usize) {
+    let t = &cfg.tournament;
+    if t.quiet {
+        return;
+    }
+    let h = cfg.hypotheses;
+    eprintln!(
+        "referee: sprt: H0 {} vs H1 {} points per game, α {} β {}; up to {} sets of {SET} games \
+         ({} counted from the journal); {tables} table(s) at once; seed {}; files in {}/",
+        h.h0,
+        h.h1,
+        h.alpha,
+        h.beta,
+        state.matchup.sets,
+        state.test.sets(),
+        t.seed,
+        t.out.display()
+    );
 }
 
 /// The table settings of set `set`. A table that keeps its processes through
