@@ -128,45 +128,8 @@ fn a_tournament_folder_holds_only_what_the_layout_names() {
 #[test]
 fn an_interrupted_tournament_folder_holds_only_what_the_layout_names() {
     let tmp = tempfile::tempdir().unwrap();
-    let (dir, gate) = (tmp.path().join("t"), tmp.path().join("gate"));
-    std::fs::write(&gate, b"closed").unwrap();
-    let waiting = beside(&gate, "waiting");
-    // Matchup 0 (a, b, c) is played in process; the next table waits for the
-    // gated bot's hello, and the run is interrupted there.
-    let mut child = referee()
-        .args(["tournament", "--jobs", "1", "--seed", "3", "-q"])
-        .args([
-            "--entrant",
-            "a=inproc:random",
-            "--entrant",
-            "b=inproc:random",
-        ])
-        .args(["--entrant", "c=inproc:heuristic"])
-        .args([
-            "--entrant",
-            "g=python3 tests/tournament/gated_bot.py random",
-        ])
-        .args(["--startup-ms", "120000"])
-        .arg("--bot-env")
-        .arg(format!("SCHMIER_TEST_GATE={}", gate.display()))
-        .arg("--out")
-        .arg(&dir)
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    while !waiting.exists() {
-        if let Some(status) = child.try_wait().unwrap() {
-            panic!("the tournament ended ({status}) before the gated bot waited");
-        }
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
-    nix::sys::signal::kill(
-        nix::unistd::Pid::from_raw(child.id() as i32),
-        nix::sys::signal::Signal::SIGINT,
-    )
-    .unwrap();
-    let done = child.wait_with_output().unwrap();
+    let dir = tmp.path().join("t");
+    let done = crate::support::tournament_interrupted_after_matchup_0(&dir);
     assert_eq!(
         done.status.code(),
         Some(130),
@@ -186,9 +149,4 @@ fn an_interrupted_tournament_folder_holds_only_what_the_layout_names() {
         None,
         "an interrupted run is not complete"
     );
-}
-
-/// `PATH.suffix`: a file the gated bot makes beside its gate.
-fn beside(path: &Path, suffix: &str) -> PathBuf {
-    PathBuf::from(format!("{}.{suffix}", path.display()))
 }

@@ -228,45 +228,7 @@ fn an_entrant_that_cannot_start_stops_the_tournament_before_any_game() {
 fn an_interrupted_tournament_writes_partial_standings_and_exits_130() {
     let dir = scratch("partial");
     let out = dir.join("out");
-    let gate = dir.join("gate");
-    std::fs::write(&gate, b"closed").unwrap();
-    let waiting = PathBuf::from(format!("{}.waiting", gate.display()));
-    // Four entrants, one table at a time: matchup 0 (a, b, c) is played in
-    // process; the next one waits for the gated bot, and is interrupted there.
-    let mut child = crate::support::referee()
-        .args(["tournament", "--jobs", "1", "--seed", "3", "-q"])
-        .args([
-            "--entrant",
-            "a=inproc:random",
-            "--entrant",
-            "b=inproc:random",
-        ])
-        .args(["--entrant", "c=inproc:heuristic"])
-        .args([
-            "--entrant",
-            "g=python3 tests/tournament/gated_bot.py random",
-        ])
-        .args(["--startup-ms", "120000"])
-        .arg("--bot-env")
-        .arg(format!("SCHMIER_TEST_GATE={}", gate.display()))
-        .arg("--out")
-        .arg(&out)
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    while !waiting.exists() {
-        if let Some(status) = child.try_wait().unwrap() {
-            panic!("the tournament ended ({status}) before the gated bot waited");
-        }
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
-    nix::sys::signal::kill(
-        nix::unistd::Pid::from_raw(child.id() as i32),
-        nix::sys::signal::Signal::SIGINT,
-    )
-    .unwrap();
-    let done = child.wait_with_output().unwrap();
+    let done = crate::support::tournament_interrupted_after_matchup_0(&out);
     assert_eq!(done.status.code(), Some(130), "{}", stderr(&done));
     let partial: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("standings.partial.json")).unwrap())

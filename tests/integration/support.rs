@@ -296,3 +296,47 @@ pub fn refused(cmd: &mut Command) -> String {
     assert!(!stderr.contains("panicked"), "{cmd:?} panicked: {stderr}");
     stderr
 }
+
+/// A four-entrant tournament into `out`, one table at a time, interrupted with
+/// SIGINT once its second table waits for the gated bot's hello: matchup 0
+/// (a, b, c, all in process) is complete, six games, and nothing after it is.
+/// Returns the referee's output (its exit status is the caller's to check).
+pub fn tournament_interrupted_after_matchup_0(out: &Path) -> Output {
+    let gate = PathBuf::from(format!("{}.gate", out.display()));
+    std::fs::write(&gate, b"closed").unwrap();
+    let waiting = PathBuf::from(format!("{}.waiting", gate.display()));
+    let mut child = referee()
+        .args(["tournament", "--jobs", "1", "--seed", "3", "-q"])
+        .args([
+            "--entrant",
+            "a=inproc:random",
+            "--entrant",
+            "b=inproc:random",
+        ])
+        .args(["--entrant", "c=inproc:heuristic"])
+        .args([
+            "--entrant",
+            "g=python3 tests/tournament/gated_bot.py random",
+        ])
+        .args(["--startup-ms", "120000"])
+        .arg("--bot-env")
+        .arg(format!("SCHMIER_TEST_GATE={}", gate.display()))
+        .arg("--out")
+        .arg(out)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    while !waiting.exists() {
+        if let Some(status) = child.try_wait().unwrap() {
+            panic!("the tournament ended ({status}) before the gated bot waited");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(child.id() as i32),
+        nix::sys::signal::Signal::SIGINT,
+    )
+    .unwrap();
+    child.wait_with_output().unwrap()
+}
