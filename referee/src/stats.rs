@@ -38,7 +38,43 @@ pub struct TableStats {
     pub bytes_in: u64,
 }
 
+/// The timed steps of [`TableStats`], in field order: request, write, wait,
+/// handoff, reply, apply, fanout, transcript.
+pub type Steps = [Duration; 8];
+
 impl TableStats {
+    /// The timed steps as they stand.
+    pub fn steps(&self) -> Steps {
+        [
+            self.request,
+            self.write,
+            self.wait,
+            self.handoff,
+            self.reply,
+            self.apply,
+            self.fanout,
+            self.transcript,
+        ]
+    }
+
+    /// Puts back the timed steps of [`Self::steps`]: the table keeps only the
+    /// steps timed inside a decision's cycle, so that they and the unattributed
+    /// rest add up to the cycles' wall time (publishing a new deal, or a game's
+    /// end, happens between decisions and would otherwise be counted in the
+    /// steps but not in any cycle).
+    pub fn set_steps(&mut self, steps: Steps) {
+        [
+            self.request,
+            self.write,
+            self.wait,
+            self.handoff,
+            self.reply,
+            self.apply,
+            self.fanout,
+            self.transcript,
+        ] = steps;
+    }
+
     /// The sum of the timed steps (everything but the unattributed rest).
     pub fn attributed(&self) -> Duration {
         self.request

@@ -78,6 +78,9 @@ struct Table<'a> {
     replaced: [bool; 6],
     bank: TimeBank,
     stats: TableStats,
+    /// The steps timed inside decisions so far: what was timed between two
+    /// decisions is dropped (see [`TableStats::set_steps`]).
+    in_cycles: crate::stats::Steps,
     /// When the pending request's last byte was written.
     asked_at: std::time::Instant,
     /// When the request of the decision being made was sent (`None`: the
@@ -172,6 +175,7 @@ impl<'a> Table<'a> {
             replaced: [false; 6],
             bank: TimeBank::new(&cfg.time),
             stats: TableStats::default(),
+            in_cycles: Default::default(),
             asked_at: std::time::Instant::now(),
             sent: None,
             timing: None,
@@ -236,6 +240,7 @@ impl Table<'_> {
         next_id: &mut u64,
         events: &mut Vec<Event>,
     ) -> anyhow::Result<()> {
+        self.stats.set_steps(self.in_cycles);
         let start = std::time::Instant::now();
         let action = match self.ask(game, seat, next_id).await? {
             Some(action) => action,
@@ -250,6 +255,7 @@ impl Table<'_> {
         self.publish(events)?;
         self.stats.decisions += 1;
         self.stats.cycle_ns.push(nanos(start.elapsed()));
+        self.in_cycles = self.stats.steps();
         Ok(())
     }
 
@@ -301,6 +307,7 @@ impl Table<'_> {
             }
         };
         let timings_lost = self.timings.finish().err().map(|e| e.to_string());
+        self.stats.set_steps(self.in_cycles);
         Ok(GameRecord {
             seed: plan.seed,
             transcript,
