@@ -77,14 +77,7 @@ impl TableStats {
 
     /// The sum of the timed steps (everything but the unattributed rest).
     pub fn attributed(&self) -> Duration {
-        self.request
-            + self.write
-            + self.wait
-            + self.handoff
-            + self.reply
-            + self.apply
-            + self.fanout
-            + self.transcript
+        self.steps().iter().sum()
     }
 
     /// The wall time of all decisions.
