@@ -197,7 +197,7 @@ fn show(args: &referee::cli::ShowArgs) -> anyhow::Result<ExitCode> {
                 args.file.display()
             );
         }
-        let w = referee::show::bracket::write(&args.file, out)?;
+        let w = referee::tournament::page::write_finished(&args.file, out)?;
         eprintln!(
             "referee: wrote {} and {} replay pages beside it",
             w.page.display(),

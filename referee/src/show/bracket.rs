@@ -23,12 +23,6 @@ pub fn is_tournament(dir: &Path) -> bool {
     dir.join(crate::layout::tournament::STANDINGS).is_file()
 }
 
-/// `referee show DIR --html OUT`: the finished tournament's page at `out`, its
-/// replay pages in `OUT-games/` beside it.
-pub fn write(dir: &Path, out: &Path) -> anyhow::Result<Written> {
-    crate::tournament::page::write_finished(dir, out)
-}
-
 /// Where a run is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum State {
