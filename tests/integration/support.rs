@@ -305,7 +305,7 @@ pub fn tournament_interrupted_after_matchup_0(out: &Path) -> Output {
     let gate = PathBuf::from(format!("{}.gate", out.display()));
     std::fs::write(&gate, b"closed").unwrap();
     let waiting = PathBuf::from(format!("{}.waiting", gate.display()));
-    let mut child = referee()
+    let child = referee()
         .args(["tournament", "--jobs", "1", "--seed", "3", "-q"])
         .args([
             "--entrant",
@@ -327,10 +327,26 @@ pub fn tournament_interrupted_after_matchup_0(out: &Path) -> Output {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    while !waiting.exists() {
+    interrupt_when(child, "the gated bot waited", || waiting.exists())
+}
+
+/// Sends SIGINT to `child` once `ready()` holds — an event the child causes
+/// (a file a gated bot makes, a journal line), never a time — and returns
+/// its output. Panics if the child ends first, or after ten minutes.
+pub fn interrupt_when(
+    mut child: std::process::Child,
+    what: &str,
+    mut ready: impl FnMut() -> bool,
+) -> Output {
+    let start = std::time::Instant::now();
+    while !ready() {
         if let Some(status) = child.try_wait().unwrap() {
-            panic!("the tournament ended ({status}) before the gated bot waited");
+            panic!("the run ended ({status}) before {what}");
         }
+        assert!(
+            start.elapsed().as_secs() < 600,
+            "gave up waiting until {what}"
+        );
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
     nix::sys::signal::kill(
@@ -339,4 +355,15 @@ pub fn tournament_interrupted_after_matchup_0(out: &Path) -> Output {
     )
     .unwrap();
     child.wait_with_output().unwrap()
+}
+
+/// The command an interrupted run printed on the line after "Resume with:".
+pub fn resume_command(stderr: &str) -> String {
+    stderr
+        .lines()
+        .skip_while(|l| !l.contains("Resume with:"))
+        .nth(1)
+        .expect("the resume command")
+        .trim()
+        .to_owned()
 }

@@ -549,30 +549,14 @@ fn ctrl_c_stops_cleanly_prints_the_resume_command_and_resuming_finishes_the_same
             .unwrap()
     };
     // Matchup 1's table is starting (its gated bot is waiting) when Ctrl-C comes.
-    let start = std::time::Instant::now();
-    while !waiting.exists() {
-        assert!(start.elapsed().as_secs() < 120, "matchup 1 never started");
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
-    nix::sys::signal::kill(
-        nix::unistd::Pid::from_raw(child.id() as i32),
-        nix::sys::signal::Signal::SIGINT,
-    )
-    .unwrap();
-    let out = child.wait_with_output().unwrap();
+    let out = crate::support::interrupt_when(child, "matchup 1 started", || waiting.exists());
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
     assert_eq!(out.status.code(), Some(130), "{stderr}");
     assert!(
         stderr.contains("interrupted after 6 recorded games"),
         "{stderr}"
     );
-    let resume = stderr
-        .lines()
-        .skip_while(|l| !l.contains("Resume with:"))
-        .nth(1)
-        .expect("the resume command")
-        .trim()
-        .to_owned();
+    let resume = crate::support::resume_command(&stderr);
     assert!(resume.ends_with("--resume"), "{resume}");
     // The summary so far is printed, and nothing but whole games was recorded.
     assert!(String::from_utf8_lossy(&out.stdout).contains("heuristic"));
@@ -618,26 +602,10 @@ fn an_interrupted_shard_auto_run_prints_its_explicit_shard_to_resume() {
             .unwrap()
     };
     // Shard 1/3 is matchup 1, whose gated Python bot holds the table.
-    let start = std::time::Instant::now();
-    while !waiting.exists() {
-        assert!(start.elapsed().as_secs() < 120, "matchup 1 never started");
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
-    nix::sys::signal::kill(
-        nix::unistd::Pid::from_raw(child.id() as i32),
-        nix::sys::signal::Signal::SIGINT,
-    )
-    .unwrap();
-    let out = child.wait_with_output().unwrap();
+    let out = crate::support::interrupt_when(child, "matchup 1 started", || waiting.exists());
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
     assert_eq!(out.status.code(), Some(130), "{stderr}");
-    let resume = stderr
-        .lines()
-        .skip_while(|l| !l.contains("Resume with:"))
-        .nth(1)
-        .expect("the resume command")
-        .trim()
-        .to_owned();
+    let resume = crate::support::resume_command(&stderr);
     assert!(
         resume.contains("--shard 1/3") && !resume.contains("--shard auto"),
         "{resume}"
