@@ -477,7 +477,7 @@ impl PlayArgs {
             );
         }
         let output = self.output(seed)?;
-        let limits = self.table.limits.resolve()?;
+        let limits = (self.table.limits).resolve(time.clock, self.table.isolation.sandbox())?;
         let env = self.table.isolation.env()?;
         // Where transcripts, timings and logs go: never shown to a bot.
         let out_dir = output.folder();

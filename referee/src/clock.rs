@@ -1,6 +1,7 @@
 //! The clock of one decision, and the per-game time bank: how much a seat may use,
 //! when its one fixed deadline falls, and how much it used — on the wall clock or
-//! on the CPU time of its process tree.
+//! on the CPU time of its processes (`crate::bot::CpuSource`: every task of
+//! its cgroup, exited ones included, where the host allows).
 
 use std::time::Duration;
 
@@ -65,7 +66,7 @@ impl DecisionClock {
     ) -> DecisionClock {
         let start = Instant::now();
         let cpu_start = match time.clock {
-            Clock::Cpu => cpu.and_then(|c| c.read()),
+            Clock::Cpu => cpu.as_ref().and_then(CpuSource::read),
             Clock::Wall => None,
         };
         let (deadline, tick) = match (allowed, time.clock) {
@@ -88,12 +89,11 @@ impl DecisionClock {
         }
     }
 
-    /// What the bot used up to `at`: wall time, or the CPU time of its tree.
+    /// What the bot used up to `at`: wall time, or the CPU time of its processes.
     pub fn used(&self, at: Instant) -> Duration {
         match (self.clock, self.cpu_start) {
-            (Clock::Cpu, Some(c0)) => {
-                (self.cpu.and_then(|c| c.read())).map_or(at - self.start, |c| c.saturating_sub(c0))
-            }
+            (Clock::Cpu, Some(c0)) => (self.cpu.as_ref().and_then(CpuSource::read))
+                .map_or(at - self.start, |c| c.saturating_sub(c0)),
             _ => at - self.start,
         }
     }

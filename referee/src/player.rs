@@ -56,6 +56,19 @@ struct Piped {
     /// started one: its exit status tells a crash from a closed channel, its
     /// process tree is the CPU clock, and it is ended with the player.
     process: Option<BotProcess>,
+    /// Frozen by [`Player::freeze`] (its process has a freezer).
+    frozen: bool,
+}
+
+impl Piped {
+    fn freeze(&mut self, frozen: bool) {
+        if let Some(process) = &self.process {
+            if frozen != self.frozen {
+                process.freeze(frozen);
+                self.frozen = frozen;
+            }
+        }
+    }
 }
 
 /// Why a player's channel closed, as the player tells it: what it did, not
@@ -95,7 +108,11 @@ impl Player {
     }
 
     fn piped(channel: Channel, process: Option<BotProcess>) -> Player {
-        Player::with(Link::Piped(Box::new(Piped { channel, process })))
+        Player::with(Link::Piped(Box::new(Piped {
+            channel,
+            process,
+            frozen: false,
+        })))
     }
 
     /// A strategy the referee runs itself (`inproc:*`, the human seat).
@@ -168,11 +185,28 @@ impl Player {
         }
     }
 
-    /// Writes everything queued, giving up after `limit`.
+    /// Writes everything queued, giving up after `limit`. A frozen bot runs
+    /// while the write waits (a full pipe is emptied only by a reader that
+    /// runs), then is frozen again.
     pub async fn flush(&mut self, limit: Option<Duration>) -> Result<(), WriteError> {
         match &mut self.link {
-            Link::Piped(p) => p.channel.flush(limit).await,
+            Link::Piped(p) if !p.frozen => p.channel.flush(limit).await,
+            Link::Piped(p) => {
+                p.freeze(false);
+                let written = p.channel.flush(limit).await;
+                p.freeze(true);
+                written
+            }
             _ => Ok(()),
+        }
+    }
+
+    /// Freezes it (`true`) until it is thawed (`false`), if it is a process
+    /// of the referee's started with a freezer (`--freeze-waiting`): while
+    /// frozen, none of its tasks runs, and what it is sent waits in its pipe.
+    pub fn freeze(&mut self, frozen: bool) {
+        if let Link::Piped(p) = &mut self.link {
+            p.freeze(frozen);
         }
     }
 
@@ -187,24 +221,30 @@ impl Player {
 
     /// Why its channel closed: a process that ends by `by` (`None`: however
     /// long that takes) exited, one still running by then only closed it.
+    /// A frozen one runs while the referee waits (a process that is exiting
+    /// must be able to finish).
     pub async fn why_closed(&mut self, by: Option<Instant>) -> Closed {
-        match &mut self.link {
-            Link::Piped(p) => match p.process.as_mut() {
-                Some(process) => match process.exit_status_by(by).await {
-                    Some(status) => Closed::Exited(status),
-                    None => Closed::StillThere,
-                },
+        let Link::Piped(p) = &mut self.link else {
+            return Closed::StillThere;
+        };
+        let frozen = p.frozen;
+        p.freeze(false);
+        let closed = match p.process.as_mut() {
+            Some(process) => match process.exit_status_by(by).await {
+                Some(status) => Closed::Exited(status),
                 None => Closed::StillThere,
             },
-            _ => Closed::StillThere,
-        }
+            None => Closed::StillThere,
+        };
+        p.freeze(frozen);
+        closed
     }
 
     /// Where its CPU time is read for `--clock cpu` (`None`: the wall clock
     /// times it).
     pub fn cpu_clock(&self) -> Option<CpuSource> {
         match &self.link {
-            Link::Piped(p) => (p.process.as_ref()).map(|p| CpuSource::process_tree(p.pid())),
+            Link::Piped(p) => (p.process.as_ref()).map(BotProcess::cpu_source),
             _ => None,
         }
     }
@@ -241,10 +281,12 @@ impl Player {
     /// and gives its process (if it has one) `grace` to exit before it is
     /// killed with its whole tree.
     pub async fn shutdown(self, grace: Duration) {
-        if let Link::Piped(p) = self.link {
+        if let Link::Piped(mut p) = self.link {
+            p.freeze(false);
             let Piped {
                 mut channel,
                 process,
+                ..
             } = *p;
             let _ = channel.flush(Some(grace)).await;
             channel.close_writer();

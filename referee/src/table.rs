@@ -111,6 +111,10 @@ pub async fn play_game(
     next_id: &mut u64,
 ) -> anyhow::Result<GameRecord> {
     let mut table = Table::open(cfg, plan, slots, *next_id)?;
+    // With --freeze-waiting only the seat on move runs (see `Table::turn`).
+    for seat in Seat::all() {
+        table.player(seat).freeze(true);
+    }
     table.announce(plan.announced)?;
     let (mut game, events) = Game::new(plan.seed, cfg.rules);
     table.publish(&events)?;
@@ -242,7 +246,12 @@ impl Table<'_> {
     ) -> anyhow::Result<()> {
         self.stats.set_steps(self.in_cycles);
         let start = std::time::Instant::now();
-        let action = match self.ask(game, seat, next_id).await? {
+        // Thawed by `ask` once its request is queued; frozen again as soon as
+        // the decision is over (answered, faulted or timed out), so that a
+        // seat waiting for its turn takes no CPU from the one on move.
+        let asked = self.ask(game, seat, next_id).await;
+        self.player(seat).freeze(true);
+        let action = match asked? {
             Some(action) => action,
             None => first_legal(game),
         };
@@ -495,6 +504,7 @@ impl Table<'_> {
         let writing = std::time::Instant::now();
         self.stats.request += writing - building;
         let by = Instant::now() + allowed.map_or(time.write, |a| a + time.grace);
+        self.player(seat).freeze(false);
         let flushed = self.flush(seat, by).await;
         self.asked_at = std::time::Instant::now();
         self.sent = Some(self.asked_at);

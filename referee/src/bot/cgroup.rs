@@ -10,20 +10,34 @@
 //! v1 hierarchies at `/sys/fs/cgroup/<controller>`, or cgroup v2 where the
 //! controller is delegated to its cgroup's children), and the child moves itself
 //! in between fork and exec by writing `0` to a `cgroup.procs` opened beforehand.
+//!
+//! Two features need no limit: the tree's CPU time, processes that exited
+//! included (`cpu.stat`'s `usage_usec`, or cgroup v1's `cpuacct.usage`), for
+//! `--clock cpu`; and the freezer (`cgroup.freeze`, or v1's `freezer.state`),
+//! which stops every task of the bot while another seat is on move. Both
+//! prefer cgroup v2, which needs no controller for them (and where a frozen
+//! task still dies of SIGKILL; a v1-frozen one dies only once thawed).
 
 use std::fs::{File, OpenOptions};
 use std::os::fd::{AsRawFd, RawFd};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
 
-/// The `cgroup.procs` descriptors of a bot's cgroups, one per hierarchy.
-pub type ProcsFds = [Option<RawFd>; 3];
+use super::cpu::CgroupCpu;
+
+/// The `cgroup.procs` descriptors of a bot's cgroups, one per hierarchy
+/// (cgroup v1: pids, memory, cpu, cpuacct, freezer; and v2).
+pub type ProcsFds = [Option<RawFd>; 6];
 
 /// One bot's cgroups (one per hierarchy involved), removed on drop.
 #[derive(Debug)]
 pub struct Cgroup {
     dirs: Vec<PathBuf>,
     procs: Vec<File>,
+    /// Where the tree's CPU time is read, if it was asked for.
+    usage: Option<CgroupCpu>,
+    /// The freezer's control file, if it was asked for, and its version.
+    freezer: Option<(File, Version)>,
 }
 
 /// What a bot's cgroup limits (those given).
@@ -35,6 +49,10 @@ pub struct CgroupLimits {
     pub memory: Option<u64>,
     /// CPU bandwidth of the whole tree, in thousandths of one core (`cpu`).
     pub cpu_millicores: Option<u64>,
+    /// The tree's CPU time, exited processes included, can be read.
+    pub cpu_accounting: bool,
+    /// The tree can be frozen and thawed.
+    pub freezer: bool,
 }
 
 /// Why a bot's cgroup could not be made: the host does not offer the
@@ -50,6 +68,11 @@ pub enum CgroupError {
     Create { dir: PathBuf, error: std::io::Error },
     #[error("failed to open {}/cgroup.procs: {error}", dir.display())]
     OpenProcs { dir: PathBuf, error: std::io::Error },
+    #[error("failed to open {}: {error}", path.display())]
+    Open {
+        path: PathBuf,
+        error: std::io::Error,
+    },
     #[error("failed to set {}/{file} to {value}: {error}", dir.display())]
     Set {
         dir: PathBuf,
@@ -88,7 +111,7 @@ impl Cgroup {
         Cgroup::create_with(CgroupLimits {
             processes,
             memory,
-            cpu_millicores: None,
+            ..CgroupLimits::default()
         })
     }
 
@@ -102,7 +125,7 @@ impl Cgroup {
             SEQ.fetch_add(1, Ordering::Relaxed)
         );
         let quota = |m: u64| m * CPU_PERIOD_US / 1000;
-        let limits = [
+        let limits_set = [
             limits
                 .processes
                 .map(|n| Limit::same("pids", "pids.max", "pids.max", n)),
@@ -121,29 +144,16 @@ impl Cgroup {
         let mut cgroup = Cgroup {
             dirs: Vec::new(),
             procs: Vec::new(),
+            usage: None,
+            freezer: None,
         };
-        for limit in limits.into_iter().flatten() {
+        for limit in limits_set.into_iter().flatten() {
             let (parent, files) = match own_cgroup(limit.controller) {
                 Some((dir, Version::V1)) => (dir, limit.v1),
                 Some((dir, Version::V2)) => (dir, limit.v2),
                 None => return Err(CgroupError::NoController(limit.controller)),
             };
-            let dir = parent.join(&name);
-            if !cgroup.dirs.contains(&dir) {
-                std::fs::create_dir(&dir).map_err(|error| CgroupError::Create {
-                    dir: dir.clone(),
-                    error,
-                })?;
-                cgroup.dirs.push(dir.clone());
-                let procs = OpenOptions::new()
-                    .write(true)
-                    .open(dir.join("cgroup.procs"))
-                    .map_err(|error| CgroupError::OpenProcs {
-                        dir: dir.clone(),
-                        error,
-                    })?;
-                cgroup.procs.push(procs);
-            }
+            let dir = cgroup.join(parent.join(&name))?;
             for (file, value) in files {
                 if let Err(error) = std::fs::write(dir.join(file), &value) {
                     return Err(CgroupError::Set {
@@ -155,13 +165,89 @@ impl Cgroup {
                 }
             }
         }
+        cgroup.add_features(&name, limits)?;
         Ok(cgroup)
     }
 
+    /// Adds what `limits` asks beyond limits: CPU accounting, the freezer.
+    fn add_features(&mut self, name: &str, limits: CgroupLimits) -> Result<(), CgroupError> {
+        if limits.cpu_accounting {
+            let (dir, version) = feature_parent("cpuacct")
+                .ok_or(CgroupError::NoController("cpuacct (or cgroup v2 cpu.stat)"))?;
+            let dir = self.join(dir.join(name))?;
+            self.usage = Some(match version {
+                Version::V2 => CgroupCpu::v2(dir.join("cpu.stat")),
+                Version::V1 => CgroupCpu::v1(dir.join("cpuacct.usage")),
+            });
+        }
+        if limits.freezer {
+            let (dir, version) = feature_parent("freezer").ok_or(CgroupError::NoController(
+                "freezer (or cgroup v2 cgroup.freeze)",
+            ))?;
+            let dir = self.join(dir.join(name))?;
+            let file = match version {
+                Version::V2 => "cgroup.freeze",
+                Version::V1 => "freezer.state",
+            };
+            let control = OpenOptions::new()
+                .write(true)
+                .open(dir.join(file))
+                .map_err(|error| CgroupError::Open {
+                    path: dir.join(file),
+                    error,
+                })?;
+            self.freezer = Some((control, version));
+        }
+        Ok(())
+    }
+
+    /// Makes `dir` (once) and opens its `cgroup.procs`; returns it.
+    fn join(&mut self, dir: PathBuf) -> Result<PathBuf, CgroupError> {
+        if !self.dirs.contains(&dir) {
+            std::fs::create_dir(&dir).map_err(|error| CgroupError::Create {
+                dir: dir.clone(),
+                error,
+            })?;
+            self.dirs.push(dir.clone());
+            let procs = OpenOptions::new()
+                .write(true)
+                .open(dir.join("cgroup.procs"))
+                .map_err(|error| CgroupError::OpenProcs {
+                    dir: dir.clone(),
+                    error,
+                })?;
+            self.procs.push(procs);
+        }
+        Ok(dir)
+    }
+
+    /// Where the tree's CPU time is read (if [`CgroupLimits::cpu_accounting`]).
+    pub fn cpu_usage(&self) -> Option<CgroupCpu> {
+        self.usage.clone()
+    }
+
+    /// Freezes every task of the cgroup (`true`) or thaws them; nothing
+    /// without a freezer. Freezing takes effect within a scheduler tick: the
+    /// write returns at once, tasks on another CPU stop on their way back to
+    /// user space.
+    pub fn freeze(&self, frozen: bool) -> std::io::Result<()> {
+        use std::os::unix::fs::FileExt;
+        let Some((control, version)) = &self.freezer else {
+            return Ok(());
+        };
+        let value: &[u8] = match (version, frozen) {
+            (Version::V2, true) => b"1",
+            (Version::V2, false) => b"0",
+            (Version::V1, true) => b"FROZEN",
+            (Version::V1, false) => b"THAWED",
+        };
+        control.write_all_at(value, 0)
+    }
+
     /// The `cgroup.procs` descriptors the child writes `0` to, one per
-    /// hierarchy (cgroup v1 has one per controller: pids, memory, cpu).
+    /// hierarchy (cgroup v1 has one per controller).
     pub fn procs_fds(&self) -> ProcsFds {
-        let mut fds = [None; 3];
+        let mut fds = [None; 6];
         for (slot, f) in fds.iter_mut().zip(&self.procs) {
             *slot = Some(f.as_raw_fd());
         }
@@ -187,6 +273,8 @@ impl Cgroup {
     /// tree (a daemon that left the bot's session included); `true` once none is
     /// left.
     pub fn kill_all(&self) -> bool {
+        // A task frozen by cgroup v1 dies only once thawed.
+        let _ = self.freeze(false);
         let mut empty = true;
         for dir in &self.dirs {
             let Ok(procs) = std::fs::read_to_string(dir.join("cgroup.procs")) else {
@@ -206,6 +294,8 @@ impl Cgroup {
 
 impl Drop for Cgroup {
     fn drop(&mut self) {
+        let _ = self.freeze(false);
+        self.freezer = None;
         self.procs.clear();
         for dir in &self.dirs {
             // Fails only if a process is still inside; the caller kills the
@@ -215,9 +305,32 @@ impl Drop for Cgroup {
     }
 }
 
+#[derive(Clone, Copy, Debug)]
 enum Version {
     V1,
     V2,
+}
+
+/// Where a bot's cgroup for a feature without a limit goes: the referee's own
+/// cgroup v2 if it may make children there (`cpu.stat` and `cgroup.freeze`
+/// need no controller), else its cgroup v1 of `controller`.
+fn feature_parent(controller: &str) -> Option<(PathBuf, Version)> {
+    own_cgroup_v2()
+        .map(|d| (d, Version::V2))
+        .or_else(|| own_cgroup(controller).filter(|(_, v)| matches!(v, Version::V1)))
+}
+
+/// The referee's own cgroup v2 directory (`0::PATH` in `/proc/self/cgroup`,
+/// under `/sys/fs/cgroup` or a hybrid host's `/sys/fs/cgroup/unified`), if it
+/// may make children there.
+fn own_cgroup_v2() -> Option<PathBuf> {
+    let table = std::fs::read_to_string("/proc/self/cgroup").ok()?;
+    let path = table.lines().find_map(|l| l.strip_prefix("0::"))?;
+    let path = path.trim_start_matches('/');
+    ["/sys/fs/cgroup", "/sys/fs/cgroup/unified"]
+        .into_iter()
+        .map(|root| Path::new(root).join(path))
+        .find(|dir| dir.join("cgroup.controllers").is_file() && writable(dir))
 }
 
 /// The directory of the referee's own cgroup for `controller`, and which

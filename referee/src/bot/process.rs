@@ -23,6 +23,7 @@ use tokio::time::{timeout, Instant};
 
 use super::cgroup::{Cgroup, CgroupLimits};
 use super::channel::Channel;
+use super::cpu::CpuSource;
 use super::launch::Launch;
 use super::sandbox::Sandbox;
 use super::spawner;
@@ -90,7 +91,7 @@ impl BotProcess {
             .stderr(Stdio::piped());
         let seccomp = spec.sandbox.as_ref().map(|s| s.seccomp.clone());
         let cgroup = own_cgroup(spec)?;
-        let fds = cgroup.as_ref().map_or([None; 3], Cgroup::procs_fds);
+        let fds = cgroup.as_ref().map_or([None; 6], Cgroup::procs_fds);
         unix::configure(&mut cmd, spec.limits, fds, seccomp);
         let mut child = spawner::spawn(cmd)?;
         let pid = child.id().expect("a just-spawned child has a pid");
@@ -116,6 +117,29 @@ impl BotProcess {
 
     pub fn pid(&self) -> u32 {
         self.pid
+    }
+
+    /// Where its CPU time is read: its cgroup's accounting (every task, exited
+    /// ones included) where it has one, else its process tree.
+    pub fn cpu_source(&self) -> CpuSource {
+        match self.cgroup.as_ref().and_then(Cgroup::cpu_usage) {
+            Some(usage) => CpuSource::Cgroup(usage),
+            None => CpuSource::process_tree(self.pid),
+        }
+    }
+
+    /// Freezes its whole tree (`true`) or thaws it, where it has a freezer.
+    /// A failure is logged, not fatal: the bot then just keeps running.
+    pub fn freeze(&self, frozen: bool) {
+        if let Some(cgroup) = &self.cgroup {
+            if let Err(e) = cgroup.freeze(frozen) {
+                tracing::warn!(
+                    "failed to {} bot {}: {e}",
+                    if frozen { "freeze" } else { "thaw" },
+                    self.pid
+                );
+            }
+        }
     }
 
     /// The exit status if the process ends by `deadline` (`None`: waits as long as
@@ -204,6 +228,8 @@ fn own_cgroup(spec: &Spawn) -> std::io::Result<Option<Cgroup>> {
         processes: limits.processes.map(|n| n + helpers),
         memory: limits.memory_bytes,
         cpu_millicores: limits.cpu_millicores,
+        cpu_accounting: limits.cpu_accounting,
+        freezer: limits.freezer,
     };
     if wanted == CgroupLimits::default() {
         return Ok(None);

@@ -27,6 +27,11 @@ pub struct ResourceLimits {
     /// CPU bandwidth of the bot's tree, in thousandths of one core: a `cpu`
     /// cgroup of its own (`cgroup.rs`).
     pub cpu_millicores: Option<u64>,
+    /// `--clock cpu` reads the tree's CPU time from a cgroup of its own, which
+    /// counts processes that exited too (`cpu.rs`).
+    pub cpu_accounting: bool,
+    /// The bot is frozen while it is not on move (`--freeze-waiting`).
+    pub freezer: bool,
 }
 
 /// Makes `cmd` start in a process group of its own (so signals reach its children

@@ -10,7 +10,7 @@ use serde::{Deserialize, Deserializer};
 
 use super::{switch, with_default, Merge};
 use crate::bot::{ResourceLimits, Sandbox};
-use crate::config::{BotSpec, Isolation};
+use crate::config::{BotSpec, Clock, Isolation};
 
 pub const MAX_LINE_BYTES: usize = 64 * 1024;
 /// The shortest line cap: a hello or a bid must fit.
@@ -115,6 +115,17 @@ pub struct LimitArgs {
     #[arg(long, value_name = "F")]
     pub limit_cpus: Option<f64>,
 
+    /// Freeze every bot but the one on move (cgroup freezer): a bot runs from
+    /// the moment its request is written until its decision is over, and is
+    /// frozen, its whole process tree, the rest of the time, so a bot that
+    /// spins while others think takes no CPU from them (it cannot think on
+    /// others' time either). On by default with --sandbox where the host
+    /// allows (a warning says when it does not); given, the referee refuses to
+    /// start where it cannot freeze bots. `--freeze-waiting=false` turns it
+    /// off.
+    #[arg(long, num_args = 0..=1, require_equals = true, default_missing_value = "true", value_name = "BOOL", hide_possible_values = true)]
+    pub freeze_waiting: Option<bool>,
+
     #[arg(long, value_name = "BYTES", help = with_default("Longest line accepted from a bot, in bytes.", MAX_LINE_BYTES))]
     pub max_line_bytes: Option<usize>,
 
@@ -130,6 +141,7 @@ impl Merge for LimitArgs {
             limit_files: self.limit_files.or(lower.limit_files),
             limit_procs: self.limit_procs.or(lower.limit_procs),
             limit_cpus: self.limit_cpus.or(lower.limit_cpus),
+            freeze_waiting: self.freeze_waiting.or(lower.freeze_waiting),
             max_line_bytes: self.max_line_bytes.or(lower.max_line_bytes),
             stderr_cap: self.stderr_cap.or(lower.stderr_cap),
         }
@@ -137,9 +149,10 @@ impl Merge for LimitArgs {
 }
 
 impl LimitArgs {
-    /// The resource limits; the cgroup limits are checked to be possible on this
-    /// host before any bot starts.
-    pub fn resolve(&self) -> anyhow::Result<ResourceLimits> {
+    /// The resource limits, for bots timed on `clock` (and sandboxed or not);
+    /// the cgroup limits are checked to be possible on this host before any
+    /// bot starts.
+    pub fn resolve(&self, clock: Clock, sandboxed: bool) -> anyhow::Result<ResourceLimits> {
         if let Some(n) = self.limit_procs {
             crate::bot::probe_cgroups(Some(n), None).map_err(|e| {
                 anyhow::anyhow!(
@@ -166,7 +179,39 @@ impl LimitArgs {
             open_files: self.limit_files,
             processes: self.limit_procs,
             cpu_millicores: self.limit_cpus.map(cpu_millicores).transpose()?,
+            cpu_accounting: clock == Clock::Cpu && cpu_accounting(),
+            freezer: self.freezer(sandboxed)?,
         })
+    }
+
+    /// Whether bots not on move are frozen: `--freeze-waiting`, by default
+    /// with `--sandbox` where the host can.
+    fn freezer(&self, sandboxed: bool) -> anyhow::Result<bool> {
+        let wanted = self.freeze_waiting.unwrap_or(sandboxed);
+        if !wanted {
+            return Ok(false);
+        }
+        let probe = crate::bot::probe_cgroup_limits(crate::bot::CgroupLimits {
+            freezer: true,
+            ..Default::default()
+        });
+        match (probe, self.freeze_waiting) {
+            (Ok(()), _) => Ok(true),
+            (Err(e), Some(true)) => bail!(
+                "--freeze-waiting: failed to make a freezer cgroup per bot: {e}. Run the \
+                 referee as root, or in a cgroup v2 it may make children in (with systemd: \
+                 `systemd-run --user --scope -p Delegate=yes referee ...`)"
+            ),
+            (Err(e), _) => {
+                eprintln!(
+                    "referee: warning: --sandbox: bots are not frozen while others are on \
+                     move ({e}), so a bot that spins can slow the one on move into a timeout \
+                     on the wall clock. Run the referee as root or in a cgroup v2 it may make \
+                     children in, or use --clock cpu or --limit-cpus"
+                );
+                Ok(false)
+            }
+        }
     }
 
     /// `--max-line-bytes`, checked.
@@ -181,6 +226,26 @@ impl LimitArgs {
     pub fn stderr_cap(&self) -> u64 {
         self.stderr_cap.unwrap_or(STDERR_CAP)
     }
+}
+
+/// Whether `--clock cpu` can read each bot's CPU from a cgroup of its own,
+/// which counts the processes that exited too; if not, says what it counts
+/// instead (see `bot/cpu.rs`).
+fn cpu_accounting() -> bool {
+    let probe = crate::bot::probe_cgroup_limits(crate::bot::CgroupLimits {
+        cpu_accounting: true,
+        ..Default::default()
+    });
+    if let Err(e) = &probe {
+        eprintln!(
+            "referee: warning: --clock cpu: no cgroup per bot to account its CPU on this \
+             host ({e}); each bot is charged the CPU of its live processes and of the \
+             children they waited for, not that of a process that left its tree (a \
+             daemon; only unsandboxed bots can make one that does). Run the referee as \
+             root, or in a cgroup v2 it may make children in, to count every process"
+        );
+    }
+    probe.is_ok()
 }
 
 /// `KEY=VALUE` words of `--bot-env`.

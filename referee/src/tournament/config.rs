@@ -390,7 +390,9 @@ pub(crate) fn table_spec(
     out: &Path,
 ) -> anyhow::Result<TableSpec> {
     let time = table.time.resolve(table.limits.max_line()?)?;
-    let limits = table.limits.resolve()?;
+    let limits = table
+        .limits
+        .resolve(time.clock, table.isolation.sandbox())?;
     let env = table.isolation.env()?;
     let scratch = (table.isolation.scratch.as_deref())
         .map(|s| scratch_folder(s, &[out]))
