@@ -374,3 +374,61 @@ pub fn probe(processes: Option<u64>, memory: Option<u64>) -> Result<(), CgroupEr
 pub fn probe_with(limits: CgroupLimits) -> Result<(), CgroupError> {
     Cgroup::create_with(limits).map(drop)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run_time(pid: u32) -> u64 {
+        let s = std::fs::read_to_string(format!("/proc/{pid}/schedstat")).unwrap();
+        s.split_whitespace().next().unwrap().parse().unwrap()
+    }
+
+    /// Whether the kernel says every task of the freezer's cgroup is frozen.
+    fn frozen(cgroup: &Cgroup) -> bool {
+        cgroup.dirs.iter().any(|d| {
+            std::fs::read_to_string(d.join("cgroup.events"))
+                .is_ok_and(|e| e.lines().any(|l| l == "frozen 1"))
+                || std::fs::read_to_string(d.join("freezer.state"))
+                    .is_ok_and(|s| s.trim() == "FROZEN")
+        })
+    }
+
+    /// A spinning process in a frozen cgroup does not run (its run time stands
+    /// still across a pause, however busy the host), and runs again once
+    /// thawed. Skipped, saying so, where the host gives no freezer.
+    #[test]
+    fn a_frozen_bot_does_not_run_and_a_thawed_one_does() {
+        use std::os::unix::process::CommandExt;
+        let cgroup = match Cgroup::create_with(CgroupLimits {
+            freezer: true,
+            ..CgroupLimits::default()
+        }) {
+            Ok(c) => c,
+            Err(e) => return eprintln!("SKIPPED: no freezer on this host: {e}"),
+        };
+        let fds = cgroup.procs_fds();
+        let mut cmd = std::process::Command::new("sh");
+        cmd.args(["-c", "while :; do :; done"]);
+        // SAFETY: only write(2) on descriptors opened before the fork.
+        unsafe { cmd.pre_exec(move || Cgroup::enter(fds)) };
+        let mut child = cmd.spawn().unwrap();
+        let pid = child.id();
+        let wait = |what: &str, done: &dyn Fn() -> bool| {
+            let start = std::time::Instant::now();
+            while !done() {
+                assert!(start.elapsed().as_secs() < 60, "never {what}");
+                std::thread::sleep(std::time::Duration::from_millis(5));
+            }
+        };
+        cgroup.freeze(true).unwrap();
+        wait("frozen", &|| frozen(&cgroup));
+        let before = run_time(pid);
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        assert_eq!(run_time(pid), before, "it ran while frozen");
+        cgroup.freeze(false).unwrap();
+        wait("ran again", &|| run_time(pid) > before);
+        child.kill().unwrap();
+        child.wait().unwrap();
+    }
+}
