@@ -6,10 +6,11 @@
 //! - `process.rs`: one bot process's lifecycle — spawn, pid, exit status,
 //!   shutdown; it hands its stdin and stdout over as a [`Channel`].
 //! - `lines.rs`: the channel's framing, the capped line splitter.
-//! - `cpu.rs`: CPU time of a bot's process tree, for `--clock cpu`.
+//! - `cpu.rs`: CPU time of a bot (its cgroup, or its process tree), for `--clock cpu`.
 //! - `launch.rs`: a command made absolute; the bot's directory and environment.
 //! - `spawner.rs`: the one long-lived thread every bot is forked from.
-//! - `cgroup.rs`: a cgroup per bot for `--limit-procs`, `--limit-cpus` (and memory).
+//! - `cgroup.rs`: a cgroup per bot for `--limit-procs`, `--limit-cpus` (and memory),
+//!   the CPU accounting of `--clock cpu` and the freezer of `--freeze-waiting`.
 //! - `unix.rs`: process groups, parent-death signal, rlimits, cleanup on exit.
 //! - `sandbox.rs`: `--sandbox` through bubblewrap; `seccomp.rs`: its filters;
 //!   `landlock.rs`: its Landlock layer, applied inside by `referee landlock`;
