@@ -8,23 +8,75 @@ use std::process::Command;
 use std::time::Duration;
 
 use crate::spy::tag;
-use crate::support::{exclusive, play, root, skip, Done, REFEREE};
+use crate::support::{exclusive, root, skip, REFEREE};
 
 fn bot(mode: &str, args: &str, token: &str) -> String {
     format!("python3 tests/spy/clock.py {mode} {args} --tag {token}")
 }
 
-/// The faults of game 1, and its timings sidecar's entries.
-fn faults_and_timings(done: &Done) -> (Vec<serde_json::Value>, Vec<serde_json::Value>) {
-    let faults = (done.lines(1).into_iter())
-        .filter(|l| l["type"] == "fault")
-        .collect();
-    let timings = std::fs::read_to_string(done.dir.join("timings/game-0001.jsonl"))
-        .expect("the timings sidecar exists")
+/// A finished `referee ARGS` run: its output folder (and the temporary
+/// directory holding it).
+struct Ran {
+    _tmp: tempfile::TempDir,
+    dir: PathBuf,
+}
+
+impl Ran {
+    /// Game 1's lines of `type`.
+    fn lines_of(&self, kind: &str) -> Vec<serde_json::Value> {
+        read_lines(&self.dir.join("game-0001.jsonl"))
+            .into_iter()
+            .filter(|l| l["type"] == kind)
+            .collect()
+    }
+
+    fn timings(&self) -> Vec<serde_json::Value> {
+        read_lines(&self.dir.join("timings/game-0001.jsonl"))
+    }
+}
+
+fn read_lines(path: &Path) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
         .lines()
         .map(|l| serde_json::from_str(l).expect("JSON lines"))
+        .collect()
+}
+
+/// `referee play ARGS` (one game, seed 3, lenient, in-process bots but in the
+/// seats `ARGS` gives), inside `boost` where there is one; asserts it succeeded.
+fn play_table(boost: Option<&Boost>, args: &[String]) -> Ran {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("out");
+    let mut all: Vec<String> = ["play", "--seed", "3", "--policy", "lenient"]
+        .into_iter()
+        .chain(["--startup-ms", "20000", "--grace-ms", "50"])
+        .chain(["--team", "inproc:heuristic", "--team", "inproc:random"])
+        .chain(["--team", "inproc:random"])
+        .map(String::from)
+        .chain(args.iter().cloned())
         .collect();
-    (faults, timings)
+    all.push("--transcript".into());
+    all.push(dir.to_string_lossy().into_owned());
+    let mut cmd = match boost {
+        Some(boost) => boost.referee(&all),
+        None => {
+            let mut cmd = Command::new(REFEREE);
+            cmd.current_dir(root()).args(&all);
+            cmd
+        }
+    };
+    let output = cmd.output().expect("the referee runs");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    Ran { _tmp: tmp, dir }
+}
+
+fn seat(n: u32, cmd: String) -> [String; 2] {
+    ["--seat".into(), format!("{n}={cmd}")]
 }
 
 /// A bot whose first decision forks ten workers in turn, each spinning 100 ms
@@ -38,24 +90,25 @@ fn faults_and_timings(done: &Done) -> (Vec<serde_json::Value>, Vec<serde_json::V
 /// CPU clock ended it, not the wall-clock backstop (ten times the limit),
 /// which would time out a bot charged nothing once the host is slow enough.
 /// The bot needs a ninth of one core to be charged 350 ms within the
-/// backstop's 3 s; the machine lock keeps this suite's loaders away.
+/// backstop's 3 s: in the boosted cgroup ([`Boost`]) it has far more whatever
+/// the host's load.
 #[test]
 fn work_in_short_lived_workers_is_charged_sandboxed_or_not() {
     let _machine = exclusive();
+    let boost = Boost::new();
+    if boost.is_none() {
+        skip("no cgroup v1 cpu hierarchy to boost: the CPU share is the host's");
+    }
     for sandbox in [false, true] {
-        let token = tag("workers");
-        let mut run = play()
-            .seed(3)
-            .inproc_bystanders()
-            .args(["--clock", "cpu", "--decision-ms", "300", "--grace-ms", "50"])
-            .args(["--policy", "lenient", "--startup-ms", "20000"])
-            .arg("--seat")
-            .arg(format!("1={}", bot("workers", "1 1000", &token)));
+        let mut args: Vec<String> = ["--clock", "cpu", "--decision-ms", "300"]
+            .map(String::from)
+            .into();
+        args.extend(seat(1, bot("workers", "1 1000", &tag("workers"))));
         if sandbox {
-            run = run.arg("--sandbox");
+            args.push("--sandbox".into());
         }
-        let done = run.ok();
-        let (faults, timings) = faults_and_timings(&done);
+        let ran = play_table(boost.as_ref(), &args);
+        let faults = ran.lines_of("fault");
         // The work goes on past the timeout, so the next request may find the
         // bot still at it and time out too: the CPU it spends is its own.
         assert!(!faults.is_empty(), "sandbox {sandbox}: no timeout");
@@ -66,6 +119,7 @@ fn work_in_short_lived_workers_is_charged_sandboxed_or_not() {
                 "sandbox {sandbox}: {faults:?}"
             );
         }
+        let timings = ran.timings();
         let timed_out = (timings.iter())
             .find(|t| t["fault"] == "timeout")
             .expect("the timeout is in the sidecar");
@@ -132,48 +186,17 @@ struct Starved {
 
 /// The victim in seat 1 (five decisions of 200 ms of its own CPU, 400 ms
 /// limit), the hog in seat 2, in-process bots elsewhere, in `boost`.
-fn table_with_a_hog(boost: &Boost, sandbox: bool, hog_threads: u32) -> Starved {
-    let out = tempfile::tempdir().unwrap();
+fn table_with_a_hog(boost: &Boost, flags: &[&str]) -> Starved {
     let token = tag("hog");
-    let mut args: Vec<String> = ["play", "--seed", "3", "--policy", "lenient"]
-        .into_iter()
-        .chain([
-            "--startup-ms",
-            "20000",
-            "--decision-ms",
-            "400",
-            "--grace-ms",
-            "50",
-        ])
-        .chain(["--team", "inproc:heuristic", "--team", "inproc:random"])
-        .chain(["--team", "inproc:random"])
-        .map(String::from)
+    let mut args: Vec<String> = vec!["--decision-ms".into(), "400".into()];
+    args.extend(seat(1, bot("victim", "5 200", &token)));
+    args.extend(seat(2, bot("hog", "0", &token)));
+    args.extend(flags.iter().map(|f| f.to_string()));
+    let ran = play_table(Some(boost), &args);
+    let victim_faults = (ran.lines_of("fault").into_iter())
+        .filter(|f| f["seat"] == 1)
         .collect();
-    args.push("--seat".into());
-    args.push(format!("1={}", bot("victim", "5 200", &token)));
-    args.push("--seat".into());
-    args.push(format!(
-        "2={}",
-        bot("hog", &hog_threads.to_string(), &token)
-    ));
-    if sandbox {
-        args.push("--sandbox".into());
-    }
-    args.push("--transcript".into());
-    args.push(out.path().join("out").to_string_lossy().into_owned());
-    let output = boost.referee(&args).output().expect("the referee runs");
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let dir = out.path().join("out");
-    let text = std::fs::read_to_string(dir.join("game-0001.jsonl")).unwrap();
-    let victim_faults = (text.lines())
-        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
-        .filter(|l| l["type"] == "fault" && l["seat"] == 1)
-        .collect();
-    let log = std::fs::read_to_string(dir.join("stderr/player1.log")).unwrap_or_default();
+    let log = std::fs::read_to_string(ran.dir.join("stderr/player1.log")).unwrap_or_default();
     let decisions = (log.lines())
         .filter_map(|l| l.strip_prefix("CLOCK victim "))
         .map(|l| {
@@ -200,6 +223,7 @@ fn table_with_a_hog(boost: &Boost, sandbox: bool, hog_threads: u32) -> Starved {
 /// move, so the victim competes only with the world outside the boosted
 /// cgroup (above: over 80 % of a CPU, 250 ms at most for its 200 ms) and the
 /// referee, idle while it waits: no timeout, with a margin of almost 2x.
+/// The same holds unsandboxed with `--freeze-waiting`.
 #[test]
 fn no_seat_is_starved_by_a_hog_under_the_sandbox() {
     let _machine = exclusive();
@@ -207,26 +231,26 @@ fn no_seat_is_starved_by_a_hog_under_the_sandbox() {
         skip("no writable cgroup v1 cpu hierarchy to guarantee the table its CPU share");
         return;
     };
-    let open = table_with_a_hog(&boost, false, 0);
+    let open = table_with_a_hog(&boost, &[]);
     assert_eq!(open.decisions.len(), 5, "{:?}", open.decisions);
     assert!(
         (open.victim_faults.iter()).any(|f| f["fault"] == "timeout"),
         "the hog should starve the victim unsandboxed: {:?}",
         open.decisions
     );
-    let boxed = table_with_a_hog(&boost, true, 0);
-    assert_eq!(boxed.decisions.len(), 5, "{:?}", boxed.decisions);
-    for (cpu, _) in &boxed.decisions {
+    // Sandboxed the freezer is on by default; unsandboxed it can be asked
+    // for (`--freeze-waiting`): the only difference from the run above.
+    for flags in [&["--sandbox"][..], &["--freeze-waiting"]] {
+        let fair = table_with_a_hog(&boost, flags);
+        assert_eq!(fair.decisions.len(), 5, "{flags:?}: {:?}", fair.decisions);
+        for (cpu, _) in &fair.decisions {
+            assert!(*cpu >= 200, "the victim did its work: {:?}", fair.decisions);
+        }
         assert!(
-            *cpu >= 200,
-            "the victim did its work: {:?}",
-            boxed.decisions
+            fair.victim_faults.is_empty(),
+            "starved with {flags:?}: {:?}; its decisions (CPU ms, wall ms): {:?}",
+            fair.victim_faults,
+            fair.decisions
         );
     }
-    assert!(
-        boxed.victim_faults.is_empty(),
-        "starved in the sandbox: {:?}; its decisions (CPU ms, wall ms): {:?}",
-        boxed.victim_faults,
-        boxed.decisions
-    );
 }
