@@ -62,6 +62,7 @@ pub mod events;
 pub mod fault;
 pub mod handshake;
 pub mod human;
+pub mod isolation_record;
 pub mod layout;
 pub mod load;
 pub mod names;

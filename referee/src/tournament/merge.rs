@@ -116,7 +116,11 @@ fn same_tournament(
     whole: &Manifest,
     count: u32,
 ) -> anyhow::Result<()> {
-    if let Some(diff) = unsharded.difference(whole) {
+    let sides = super::difference::Sides {
+        ours: &format!("in {}", dir.display()),
+        theirs: &format!("in {}", first.display()),
+    };
+    if let Some(diff) = unsharded.difference(whole, &sides) {
         bail!(
             "failed to merge: {} and {} are shards of different tournaments ({diff})",
             dir.display(),

@@ -25,11 +25,14 @@
 //! - `merge.rs`: `referee merge` — shards back into one tournament.
 //! - `audit.rs`: `referee verify` on a tournament folder — each journal line
 //!   against its transcript.
+//! - `difference.rs`: where two manifests differ, in plain words (what a
+//!   refused `--resume`, `--from` or `merge` says).
 
 pub mod audit;
 mod bracket;
 pub(crate) mod config;
 mod console;
+pub(crate) mod difference;
 pub mod events;
 pub mod format;
 pub(crate) mod journal;

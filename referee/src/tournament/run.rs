@@ -50,6 +50,8 @@ pub fn manifest(cfg: &TournamentConfig, schedule: &[Matchup]) -> Manifest {
         rules: cfg.table.rules,
         time_control: cfg.table.time.record(),
         fault_policy: cfg.table.policy,
+        referee: Some(crate::REFEREE.into()),
+        isolation: Some(cfg.table.isolation_record()),
         matchups: schedule.len() as u32,
         games: schedule.iter().map(|m| m.games()).sum(),
         shard: cfg.shard,
@@ -471,7 +473,11 @@ fn import(
             ..theirs
         },
     );
-    if let Some(diff) = a.difference(&b) {
+    let sides = super::difference::Sides {
+        ours: "in this run",
+        theirs: &format!("in {}", from.display()),
+    };
+    if let Some(diff) = a.difference(&b, &sides) {
         bail!(
             "failed to take earlier rounds from {}: it holds a different tournament ({diff})",
             from.display()
@@ -517,7 +523,11 @@ pub(crate) fn prepare(
     if busy {
         let old = Manifest::read(dir)
             .with_context(|| format!("failed to resume: {} holds no tournament", dir.display()))?;
-        if let Some(diff) = manifest.difference(&old) {
+        let sides = super::difference::Sides {
+            ours: "in this run",
+            theirs: "in the folder",
+        };
+        if let Some(diff) = manifest.difference(&old, &sides) {
             bail!(
                 "failed to resume: {} holds a different tournament ({diff})",
                 dir.display()
