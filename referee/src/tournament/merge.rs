@@ -21,7 +21,7 @@ use super::standings::Standings;
 
 pub fn merge(dirs: &[PathBuf], out: &Path) -> anyhow::Result<Standings> {
     let shards = Shards::read(dirs)?;
-    if std::fs::read_dir(out).is_ok_and(|mut d| d.next().is_some()) {
+    if crate::layout::holds_anything(out) {
         bail!("failed to merge: {} is not empty", out.display());
     }
     let games = Games::gather(&shards)?;

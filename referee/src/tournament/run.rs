@@ -45,6 +45,12 @@ pub fn manifest(cfg: &TournamentConfig, schedule: &[Matchup]) -> Manifest {
             .map(|e| EntrantRecord {
                 name: e.name.clone(),
                 command: e.bot.display(),
+                dir: match &e.bot {
+                    crate::config::BotSpec::Command { dir: Some(d), .. } => {
+                        Some(d.display().to_string())
+                    }
+                    _ => None,
+                },
             })
             .collect(),
         rules: cfg.table.rules,
@@ -502,13 +508,14 @@ pub(crate) fn prepare(
     resume: bool,
     overwrite: bool,
 ) -> anyhow::Result<()> {
-    let busy = |dir: &Path| std::fs::read_dir(dir).is_ok_and(|mut d| d.next().is_some());
+    let busy = crate::layout::holds_anything;
     if busy(dir) && overwrite {
         remove_tournament(dir)?;
     }
     let busy = busy(dir);
     if busy && !resume {
         if !dir.join(MANIFEST).is_file() {
+            refuse_play_folder(dir, "start")?;
             bail!(
                 "failed to start: {} is not empty and holds no tournament; choose another --out",
                 dir.display()
@@ -521,6 +528,9 @@ pub(crate) fn prepare(
         );
     }
     if busy {
+        if !dir.join(MANIFEST).is_file() {
+            refuse_play_folder(dir, "resume")?;
+        }
         let old = Manifest::read(dir)
             .with_context(|| format!("failed to resume: {} holds no tournament", dir.display()))?;
         let sides = super::difference::Sides {
@@ -529,7 +539,9 @@ pub(crate) fn prepare(
         };
         if let Some(diff) = manifest.difference(&old, &sides) {
             bail!(
-                "failed to resume: {} holds a different tournament ({diff})",
+                "failed to resume: {} holds a different tournament ({diff}); give the \
+                 folder's settings, or only `--resume --out {}`, which reads them from it",
+                dir.display(),
                 dir.display()
             );
         }
@@ -543,11 +555,31 @@ pub(crate) fn prepare(
     )?)
 }
 
+/// A `referee play` folder (its `game-NNNN.jsonl` transcripts) is named as
+/// such: it is a match, not a tournament to resume or replace.
+pub(crate) fn refuse_play_folder(dir: &Path, failed_to: &str) -> anyhow::Result<()> {
+    let play = std::fs::read_dir(dir).ok().and_then(|d| {
+        d.flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| crate::layout::is_transcript(n))
+            .min()
+    });
+    if let Some(first) = play {
+        bail!(
+            "failed to {failed_to}: {} holds a `referee play` match ({first}), not a \
+             tournament; choose another --out",
+            dir.display()
+        );
+    }
+    Ok(())
+}
+
 /// `--overwrite`: removes what a tournament writes, and only from a folder that
 /// holds one (its manifest), so a mistyped --out never deletes anything else.
 /// Whatever else is in the folder stays, and keeps it busy.
 fn remove_tournament(dir: &Path) -> anyhow::Result<()> {
     if !dir.join(MANIFEST).is_file() {
+        refuse_play_folder(dir, "start")?;
         bail!(
             "failed to start: {} is not empty and holds no tournament ({} is missing), so \
              --overwrite deletes nothing there; choose another --out",

@@ -1,0 +1,138 @@
+//! `--resume --out DIR` with nothing else: the tournament's settings read back
+//! from `DIR/tournament.json`, so that continuing a run needs only its folder.
+//!
+//! The folder is a source of settings only when the command names no
+//! tournament of its own (no tournament file, no `--entrant`): then every
+//! setting not given by a flag is the folder's, and a flag given (say
+//! `--decision-ms 500`) is compared with it like any other. A command that
+//! does name its tournament (the original command line with `--resume`) stands
+//! on its own, as a new run would, and must match the folder: leaving out
+//! `--sandbox` there is a difference, refused by name, never a silent change of
+//! how the bots run. What a manifest does not record — `--bot-env` and the
+//! entrants' own variables, `--events`, `--jobs` — is not part of what
+//! identifies a tournament and takes its default unless given.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+
+use super::config::Entrant;
+use super::manifest::Manifest;
+use crate::config::BotSpec;
+use crate::settings::{
+    ChannelArgs, ClockName, IsolationArgs, LimitArgs, PolicyArgs, PolicyName, RulesArgs, TableArgs,
+    TimeArgs,
+};
+
+/// The manifest in `out`, if `--resume` may take its settings from it.
+pub fn settings(out: &Path) -> anyhow::Result<Option<Manifest>> {
+    let manifest = crate::layout::tournament::MANIFEST;
+    if !out.join(manifest).is_file() {
+        super::run::refuse_play_folder(out, "resume")?;
+        anyhow::bail!(
+            "failed to resume: {} holds no tournament ({manifest} is missing); give the \
+             folder of an interrupted tournament, or the tournament's settings to start one",
+            out.display()
+        );
+    }
+    Manifest::read(out)
+        .map(Some)
+        .with_context(|| format!("failed to resume the tournament in {}", out.display()))
+}
+
+/// The table's settings the manifest records, as flags would give them: the
+/// lowest layer of the merge. `scale` is the `--time-scale` given over it: the
+/// recorded limits are already scaled, so they are divided by it here.
+pub fn table_args(m: &Manifest, scale: Option<f64>) -> TableArgs {
+    let tc = &m.time_control;
+    let unscaled = |ms: u64| match scale {
+        Some(s) if s > 0.0 && s.is_finite() => (ms as f64 / s).round() as u64,
+        _ => ms,
+    };
+    let limited = tc.decision_ms.is_some();
+    let isolation = m.isolation.as_ref();
+    let limits = isolation.map(|i| &i.limits);
+    let p = &m.fault_policy;
+    TableArgs {
+        time: TimeArgs {
+            decision_ms: tc.decision_ms.map(unscaled),
+            startup_ms: tc.startup_ms.map(unscaled),
+            grace_ms: Some(unscaled(tc.grace_ms)),
+            time_bank_ms: Some(unscaled(tc.time_bank_ms)),
+            time_scale: None,
+            clock: Some(match tc.clock {
+                crate::config::Clock::Wall => ClockName::Wall,
+                crate::config::Clock::Cpu => ClockName::Cpu,
+            }),
+            no_timeouts: Some(!limited),
+            timeouts: false,
+        },
+        channel: ChannelArgs {
+            events: None,
+            pace_ms: isolation.and_then(|i| i.pace_ms),
+        },
+        policy: PolicyArgs {
+            policy: Some(match p.forfeit {
+                true => PolicyName::Competition,
+                false => PolicyName::Lenient,
+            }),
+            max_faults: Some(p.max_faults.unwrap_or(0)),
+            no_restart: Some(!p.restart),
+            ..PolicyArgs::default()
+        },
+        rules: RulesArgs {
+            stick_the_dealer: Some(m.rules.stick_the_dealer),
+            trump_anytime: Some(m.rules.trump_anytime),
+            ..RulesArgs::default()
+        },
+        isolation: IsolationArgs {
+            sandbox: isolation.map(|i| i.sandbox.is_some()),
+            ..IsolationArgs::default()
+        },
+        limits: LimitArgs {
+            limit_memory_mb: limits.and_then(|l| l.memory_bytes).map(|b| b >> 20),
+            limit_cpu_s: limits.and_then(|l| l.cpu_seconds),
+            limit_files: limits.and_then(|l| l.open_files),
+            limit_procs: limits.and_then(|l| l.processes),
+            limit_cpus: limits
+                .and_then(|l| l.cpu_millicores)
+                .map(|m| m as f64 / 1000.0),
+            max_line_bytes: Some(tc.max_line_bytes),
+            stderr_cap: limits.map(|l| l.stderr_cap_bytes),
+        },
+        output: Default::default(),
+    }
+}
+
+/// The entrants as the manifest records them: each command read back as it
+/// was displayed (`referee bot NAME` is the built-in bot NAME), in the
+/// directory it was given.
+pub fn entrants(m: &Manifest) -> anyhow::Result<Vec<Entrant>> {
+    (m.entrants.iter())
+        .map(|e| {
+            let what = format!("entrant {:?} of tournament.json", e.name);
+            let bot = match e.command.strip_prefix("referee bot ") {
+                Some(name) => crate::settings::parse_bot(&format!("builtin:{name}"), &what)?,
+                None => crate::settings::parse_bot(&e.command, &what)?,
+            };
+            let bot = match (bot, &e.dir) {
+                (
+                    BotSpec::Command {
+                        argv, text, env, ..
+                    },
+                    Some(dir),
+                ) => BotSpec::Command {
+                    argv,
+                    text,
+                    dir: Some(PathBuf::from(dir)),
+                    env,
+                },
+                (bot, _) => bot,
+            };
+            Ok(Entrant {
+                name: e.name.clone(),
+                bot,
+            })
+        })
+        .collect()
+}
