@@ -106,7 +106,7 @@ fn file(f: &Path, tally: &mut Tally) {
                 Some(&h.referee),
                 &h.time_control,
                 &h.fault_policy,
-                h.isolation.as_ref(),
+                h.isolation.as_deref(),
             );
             if tally.expected.as_ref().is_some_and(|e| *e != conditions) {
                 tally.invalid += 1;

@@ -43,7 +43,7 @@ fn play(cfg: PlayConfig) -> anyhow::Result<ExitCode> {
     use referee::play::Ended;
     // One run per folder (`lock.rs`), held until the last file is written.
     let _lock = referee::lock::hold(
-        &cfg.output.describe(),
+        cfg.output.describe().trim_end_matches('/'),
         &cfg.output.folder(),
         &cfg.output.lock(),
     )?;

@@ -201,7 +201,7 @@ impl Table<'_> {
             rules: cfg.rules,
             time_control: cfg.time.record(),
             fault_policy: cfg.policy,
-            isolation: Some(cfg.isolation_record()),
+            isolation: Some(Box::new(cfg.isolation_record())),
             seats: Seat::all()
                 .map(|s| {
                     let slot = self.slot(s);
