@@ -78,7 +78,7 @@ pub struct Header {
     pub time_control: TimeControlRecord,
     pub fault_policy: FaultPolicy,
     /// How the bots were run: sandbox, limits, pace. Absent before format 3.
-    /// (Boxed: a header is one line of thousands, and `Line` stays small.)
+    // Boxed: a header is one line of thousands, and `Line` stays small.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub isolation: Option<Box<IsolationRecord>>,
     pub seats: Vec<SeatInfo>,
