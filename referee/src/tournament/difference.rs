@@ -92,7 +92,7 @@ fn leaves(v: &Value, path: &str, out: &mut Vec<(String, Value)>) {
 fn label(path: &str) -> String {
     let flag = match path {
         "seed" => "--seed",
-        "sets" => "--sets",
+        "sets" => "--sets (an SPRT's --max-sets)",
         "format" => "--format",
         "shard" => "--shard",
         "referee" => "the referee version",
@@ -118,6 +118,11 @@ fn label(path: &str) -> String {
         "isolation.limits.stderr_cap_bytes" => "--stderr-cap",
         "isolation.pace_ms" => "--pace-ms",
         "isolation.scratch" => "--scratch",
+        "sprt" => "the SPRT's hypotheses",
+        "sprt.h0" => "--h0",
+        "sprt.h1" => "--h1",
+        "sprt.alpha" => "--alpha",
+        "sprt.beta" => "--beta",
         other => return other.replace('.', " "),
     };
     flag.to_owned()

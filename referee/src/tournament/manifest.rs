@@ -44,6 +44,10 @@ pub struct Manifest {
     pub isolation: Option<IsolationRecord>,
     pub matchups: u32,
     pub games: u32,
+    /// `referee sprt`: the hypotheses its sets are a test of; absent for a
+    /// tournament.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sprt: Option<TestRecord>,
     /// The slice this directory plays; absent for a whole (or merged) tournament.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shard: Option<Shard>,
@@ -58,6 +62,17 @@ pub struct EntrantRecord {
     /// where the command is read and run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dir: Option<String>,
+}
+
+/// What an SPRT tests, in points per game of duplicate-score difference (new
+/// minus base), with its error rates: `--h0`, `--h1`, `--alpha`, `--beta`.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TestRecord {
+    pub h0: f64,
+    pub h1: f64,
+    pub alpha: f64,
+    pub beta: f64,
 }
 
 impl Manifest {

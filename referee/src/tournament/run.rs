@@ -58,6 +58,7 @@ pub fn manifest(cfg: &TournamentConfig, schedule: &[Matchup]) -> Manifest {
         fault_policy: cfg.table.policy,
         referee: Some(crate::REFEREE.into()),
         isolation: Some(cfg.table.isolation_record()),
+        sprt: None,
         matchups: schedule.len() as u32,
         games: schedule.iter().map(|m| m.games()).sum(),
         shard: cfg.shard,
