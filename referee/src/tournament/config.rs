@@ -201,21 +201,10 @@ impl TournamentArgs {
             None => FileConfig::default(),
         };
         let folder = self.folder(&file)?;
-        let mut lower = TableArgs {
-            time: std::mem::take(&mut file.time),
-            channel: std::mem::take(&mut file.channel),
-            policy: std::mem::take(&mut file.policy),
-            rules: std::mem::take(&mut file.rules),
-            isolation: std::mem::take(&mut file.isolation),
-            limits: std::mem::take(&mut file.limits),
-            output: std::mem::take(&mut file.output),
-        };
-        if let Some(m) = &folder {
-            lower = lower.merge(super::folder::table_args(m, self.table.time.time_scale));
-            file.seed = file.seed.or(Some(m.seed));
-            file.sets = file.sets.or(Some(m.sets));
-        }
-        let table = self.table.clone().merge(lower);
+        let table = self
+            .table
+            .clone()
+            .merge(self.lower(&mut file, folder.as_ref()));
         let recorded = match &folder {
             Some(m) => super::folder::entrants(m)?,
             None => Vec::new(),
@@ -276,6 +265,30 @@ impl TournamentArgs {
             quiet,
             page,
         })
+    }
+
+    /// The table's settings below the flags: the file's, over the folder's
+    /// when resumed from it (which also gives the file's seed and sets).
+    fn lower(
+        &self,
+        file: &mut FileConfig,
+        folder: Option<&super::manifest::Manifest>,
+    ) -> TableArgs {
+        let lower = TableArgs {
+            time: std::mem::take(&mut file.time),
+            channel: std::mem::take(&mut file.channel),
+            policy: std::mem::take(&mut file.policy),
+            rules: std::mem::take(&mut file.rules),
+            isolation: std::mem::take(&mut file.isolation),
+            limits: std::mem::take(&mut file.limits),
+            output: std::mem::take(&mut file.output),
+        };
+        let Some(m) = folder else {
+            return lower;
+        };
+        file.seed = file.seed.or(Some(m.seed));
+        file.sets = file.sets.or(Some(m.sets));
+        lower.merge(super::folder::table_args(m, self.table.time.time_scale))
     }
 
     /// With `--resume` and no tournament named here (no file, no `--entrant`):
