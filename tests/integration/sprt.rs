@@ -377,7 +377,7 @@ fn resume_with_a_larger_max_sets_continues_an_inconclusive_test() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(
-        err.contains("--sets (an SPRT's --max-sets): 4 in this run, 5 in the folder"),
+        err.contains("--max-sets: 4 in this run, 5 in the folder"),
         "{err}"
     );
 }

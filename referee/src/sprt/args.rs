@@ -82,7 +82,8 @@ pub struct SprtArgs {
 
     /// Continue the test in --out: its journal's sets count, in order, and only
     /// the games it lacks are played. A larger --max-sets continues a test that
-    /// ended inconclusive.
+    /// ended inconclusive. Without --new, --base and --third, the bots, seed,
+    /// hypotheses and table settings are read from --out.
     #[arg(long)]
     pub resume: bool,
 

@@ -73,7 +73,8 @@ pub struct TournamentArgs {
     pub jobs: Option<usize>,
 
     /// Continue the tournament in --out: replay its journal and play only the
-    /// games it lacks.
+    /// games it lacks. Given no tournament file and no --entrant, every setting
+    /// is read from --out's tournament.json (a flag given must match it).
     #[arg(long)]
     pub resume: bool,
 

@@ -56,9 +56,14 @@ impl Manifest {
         for path in paths {
             let (x, y) = (get(&leaves_a, path), get(&leaves_b, path));
             if x != y {
+                // An SPRT's sets are its --max-sets.
+                let label = match (path.as_str(), self.sprt.is_some()) {
+                    ("sets", true) => "--max-sets".to_owned(),
+                    _ => label(path),
+                };
                 diffs.push(format!(
                     "{}: {} {}, {} {}",
-                    label(path),
+                    label,
                     value(path, x.as_ref()),
                     sides.ours,
                     value(path, y.as_ref()),
@@ -92,7 +97,7 @@ fn leaves(v: &Value, path: &str, out: &mut Vec<(String, Value)>) {
 fn label(path: &str) -> String {
     let flag = match path {
         "seed" => "--seed",
-        "sets" => "--sets (an SPRT's --max-sets)",
+        "sets" => "--sets",
         "format" => "--format",
         "shard" => "--shard",
         "referee" => "the referee version",

@@ -8,17 +8,17 @@
 //! does name its tournament (the original command line with `--resume`) stands
 //! on its own, as a new run would, and must match the folder: leaving out
 //! `--sandbox` there is a difference, refused by name, never a silent change of
-//! how the bots run. What a manifest does not record — `--bot-env` and the
-//! entrants' own variables, `--events`, `--jobs` — is not part of what
-//! identifies a tournament and takes its default unless given.
+//! how the bots run. What a manifest does not record — `--bot-env`, the
+//! entrants' own directories and variables, `--events`, `--jobs`, the
+//! `--scratch` folder's path — is not part of what identifies a tournament
+//! and takes its default unless given again.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use anyhow::Context;
 
 use super::config::Entrant;
 use super::manifest::Manifest;
-use crate::config::BotSpec;
 use crate::settings::{
     ChannelArgs, ClockName, IsolationArgs, LimitArgs, PolicyArgs, PolicyName, RulesArgs, TableArgs,
     TimeArgs,
@@ -105,8 +105,9 @@ pub fn table_args(m: &Manifest, scale: Option<f64>) -> TableArgs {
 }
 
 /// The entrants as the manifest records them: each command read back as it
-/// was displayed (`referee bot NAME` is the built-in bot NAME), in the
-/// directory it was given.
+/// was displayed (`referee bot NAME` is the built-in bot NAME). Where an
+/// entrant ran is not recorded (README: not part of what identifies a
+/// tournament): `--entrant-dir` gives it again.
 pub fn entrants(m: &Manifest) -> anyhow::Result<Vec<Entrant>> {
     (m.entrants.iter())
         .map(|e| {
@@ -114,20 +115,6 @@ pub fn entrants(m: &Manifest) -> anyhow::Result<Vec<Entrant>> {
             let bot = match e.command.strip_prefix("referee bot ") {
                 Some(name) => crate::settings::parse_bot(&format!("builtin:{name}"), &what)?,
                 None => crate::settings::parse_bot(&e.command, &what)?,
-            };
-            let bot = match (bot, &e.dir) {
-                (
-                    BotSpec::Command {
-                        argv, text, env, ..
-                    },
-                    Some(dir),
-                ) => BotSpec::Command {
-                    argv,
-                    text,
-                    dir: Some(PathBuf::from(dir)),
-                    env,
-                },
-                (bot, _) => bot,
             };
             Ok(Entrant {
                 name: e.name.clone(),

@@ -58,10 +58,6 @@ pub struct Manifest {
 pub struct EntrantRecord {
     pub name: String,
     pub command: String,
-    /// Its own working directory as given (`dir`, `--entrant-dir`), if any:
-    /// where the command is read and run.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub dir: Option<String>,
 }
 
 /// What an SPRT tests, in points per game of duplicate-score difference (new

@@ -45,12 +45,6 @@ pub fn manifest(cfg: &TournamentConfig, schedule: &[Matchup]) -> Manifest {
             .map(|e| EntrantRecord {
                 name: e.name.clone(),
                 command: e.bot.display(),
-                dir: match &e.bot {
-                    crate::config::BotSpec::Command { dir: Some(d), .. } => {
-                        Some(d.display().to_string())
-                    }
-                    _ => None,
-                },
             })
             .collect(),
         rules: cfg.table.rules,
