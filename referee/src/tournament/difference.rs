@@ -44,10 +44,12 @@ impl Manifest {
                 o.remove("games");
             }
         }
+        // An older folder has no isolation record: it is compared whole.
+        let whole = self.isolation.is_none() || other.isolation.is_none();
         let mut leaves_a = Vec::new();
         let mut leaves_b = Vec::new();
-        leaves(&a, "", &mut leaves_a);
-        leaves(&b, "", &mut leaves_b);
+        leaves(&a, "", whole, &mut leaves_a);
+        leaves(&b, "", whole, &mut leaves_b);
         let mut paths: Vec<&String> = (leaves_a.iter().chain(&leaves_b)).map(|(p, _)| p).collect();
         paths.sort();
         paths.dedup();
@@ -77,16 +79,18 @@ impl Manifest {
 
 /// The leaves of `v` as dotted paths; the sandbox and the format are leaves
 /// of their own (told whole, in words).
-fn leaves(v: &Value, path: &str, out: &mut Vec<(String, Value)>) {
+fn leaves(v: &Value, path: &str, whole_isolation: bool, out: &mut Vec<(String, Value)>) {
+    let whole =
+        matches!(path, "isolation.sandbox" | "format") || (whole_isolation && path == "isolation");
     match v {
-        Value::Object(o) if !matches!(path, "isolation.sandbox" | "format") && !o.is_empty() => {
+        Value::Object(o) if !whole && !o.is_empty() => {
             for (k, v) in o {
                 let p = if path.is_empty() {
                     k.clone()
                 } else {
                     format!("{path}.{k}")
                 };
-                leaves(v, &p, out);
+                leaves(v, &p, whole_isolation, out);
             }
         }
         other => out.push((path.to_owned(), other.clone())),
@@ -109,8 +113,8 @@ fn label(path: &str) -> String {
         "time_control.grace_ms" => "--grace-ms",
         "time_control.max_line_bytes" => "--max-line-bytes",
         "fault_policy.max_faults" => "--max-faults",
-        "fault_policy.forfeit" => "--policy (forfeits)",
-        "fault_policy.restart" => "--no-restart (restarts)",
+        "fault_policy.forfeit" => "--policy",
+        "fault_policy.restart" => "--no-restart",
         "rules.stick_the_dealer" => "--stick-the-dealer",
         "rules.trump_anytime" => "--trump-anytime",
         "isolation" => "the isolation record",
@@ -146,9 +150,23 @@ fn value(path: &str, v: Option<&Value>) -> String {
                 Err(_) => v.to_string(),
             }
         }
+        ("isolation", Value::Object(_)) => {
+            match serde_json::from_value::<crate::isolation_record::IsolationRecord>(v.clone()) {
+                Ok(i) => i.describe(),
+                Err(_) => v.to_string(),
+            }
+        }
         ("isolation", Value::Null) | ("referee", Value::Null) => {
             "not recorded (an older referee's folder)".into()
         }
+        ("fault_policy.forfeit", Value::Bool(b)) => match b {
+            true => "a faulted team forfeits (competition)".into(),
+            false => "no forfeits (lenient)".into(),
+        },
+        ("fault_policy.restart", Value::Bool(b)) => match b {
+            true => "crashed bots restarted".into(),
+            false => "crashed bots not restarted".into(),
+        },
         ("isolation.scratch", Value::Bool(b)) => match b {
             true => "a scratch folder per bot".into(),
             false => "no scratch folder".into(),
@@ -194,5 +212,79 @@ fn plain(v: &Value) -> String {
         Value::Null => "none".into(),
         Value::Array(a) => (a.iter().map(plain).collect::<Vec<_>>()).join(", "),
         other => other.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A tournament's manifest from flags, as `referee tournament` makes it.
+    fn manifest(flags: &[&str]) -> Manifest {
+        use clap::{Args, FromArgMatches};
+        let argv = ["t", "--seed", "9", "--fill", "inproc:random"]
+            .into_iter()
+            .chain(["--entrant", "a=inproc:heuristic", "--out", "/nonexistent/t"])
+            .chain(flags.iter().copied());
+        let matches = super::super::config::TournamentArgs::augment_args(clap::Command::new("t"))
+            .try_get_matches_from(argv)
+            .unwrap();
+        let cfg = super::super::config::TournamentArgs::from_arg_matches(&matches)
+            .unwrap()
+            .validate()
+            .unwrap();
+        let schedule = super::super::format::matchups(3, &cfg.format, cfg.sets, cfg.seed);
+        super::super::run::manifest(&cfg, &schedule)
+    }
+
+    const SIDES: Sides = Sides {
+        ours: "here",
+        theirs: "there",
+    };
+
+    #[test]
+    fn each_difference_is_named_by_its_flag_with_both_values_in_words() {
+        let base = manifest(&[]);
+        assert_eq!(base.difference(&base, &SIDES), None);
+        let cases: [(&[&str], &str); 6] = [
+            (
+                &["--decision-ms", "500"],
+                "--decision-ms: 500 here, 1000 there",
+            ),
+            (
+                &["--no-timeouts"],
+                "--decision-ms: no limit here, 1000 there",
+            ),
+            (
+                &["--limit-memory-mb", "256"],
+                "--limit-memory-mb: 256 MiB here, no limit there",
+            ),
+            (
+                &["--limit-cpus", "0.5"],
+                "--limit-cpus: 0.5 cores here, no limit there",
+            ),
+            (&["--pace-ms", "300"], "--pace-ms: 300 here, no pace there"),
+            (
+                &["--policy", "lenient"],
+                "--policy: no forfeits (lenient) here, a faulted team forfeits (competition) there",
+            ),
+        ];
+        for (flags, want) in cases {
+            let diff = manifest(flags).difference(&base, &SIDES).unwrap();
+            assert!(diff.contains(want), "{flags:?}: {diff}");
+            assert!(!diff.contains('{') && !diff.contains('"'), "{diff}");
+        }
+        let older = Manifest {
+            isolation: None,
+            referee: None,
+            ..base.clone()
+        };
+        let diff = base.difference(&older, &SIDES).unwrap();
+        assert!(
+            diff.contains("the isolation record: not sandboxed; limits: ")
+                && diff.contains("not recorded (an older referee's folder) there")
+                && !diff.contains("--pace-ms"),
+            "{diff}"
+        );
     }
 }
