@@ -123,3 +123,97 @@ pub fn entrants(m: &Manifest) -> anyhow::Result<Vec<Entrant>> {
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use clap::{Args, FromArgMatches};
+
+    use super::super::config::TournamentArgs;
+    use super::*;
+
+    fn config(args: &[&str]) -> anyhow::Result<super::super::TournamentConfig> {
+        let argv = std::iter::once("t").chain(args.iter().copied());
+        let matches = TournamentArgs::augment_args(clap::Command::new("t"))
+            .try_get_matches_from(argv)
+            .unwrap();
+        TournamentArgs::from_arg_matches(&matches)
+            .unwrap()
+            .validate()
+    }
+
+    fn manifest(cfg: &super::super::TournamentConfig) -> Manifest {
+        let schedule =
+            super::super::format::matchups(cfg.entrants.len(), &cfg.format, cfg.sets, cfg.seed);
+        super::super::run::manifest(cfg, &schedule)
+    }
+
+    #[test]
+    fn resumed_from_its_folder_alone_a_tournament_is_the_same_tournament() {
+        let runs: [&[&str]; 4] = [
+            &[],
+            &[
+                "--policy",
+                "lenient",
+                "--max-faults",
+                "2",
+                "--no-restart",
+                "--clock",
+                "cpu",
+                "--time-bank-ms",
+                "700",
+                "--decision-ms",
+                "250",
+                "--grace-ms",
+                "20",
+                "--stick-the-dealer",
+                "--limit-files",
+                "90",
+                "--limit-cpu-s",
+                "30",
+                "--max-line-bytes",
+                "4096",
+                "--stderr-cap",
+                "999",
+                "--pace-ms",
+                "40",
+                "--sets",
+                "2",
+            ],
+            &["--no-timeouts", "--format", "swiss", "--rounds", "2"],
+            &["--time-scale", "2.5", "--decision-ms", "300"],
+        ];
+        for flags in runs {
+            let dir = tempfile::tempdir().unwrap();
+            let out = dir.path().join("t").display().to_string();
+            let mut args = vec!["--seed", "77", "--fill", "inproc:random", "--out", &out];
+            args.extend([
+                "--entrant",
+                "a=inproc:heuristic",
+                "--entrant",
+                "b=builtin:random",
+            ]);
+            args.extend(flags);
+            let first = manifest(&config(&args).unwrap());
+            std::fs::create_dir_all(&out).unwrap();
+            std::fs::write(dir.path().join("t/tournament.json"), first.bytes()).unwrap();
+            let mut resume = vec!["--resume", "--out", &out];
+            // A time scale given again applies to nothing the folder gives.
+            if flags.contains(&"--time-scale") {
+                resume.extend(["--time-scale", "2.5"]);
+            }
+            let again = manifest(&config(&resume).unwrap());
+            assert_eq!(
+                again.difference(
+                    &first,
+                    &crate::tournament::difference::Sides {
+                        ours: "resumed",
+                        theirs: "first",
+                    }
+                ),
+                None,
+                "{flags:?}"
+            );
+            assert_eq!(again, first, "{flags:?}");
+        }
+    }
+}
