@@ -17,6 +17,7 @@ use std::process::ExitCode;
 
 use anyhow::{bail, Context};
 
+use crate::isolation_record::played_under;
 use crate::verify::{verify_file, Failure};
 
 /// Tallies of one `verify` run.
@@ -27,6 +28,12 @@ struct Tally {
     not_transcripts: usize,
     journal_lines: usize,
     journal_bad: usize,
+    /// The conditions last printed ([`played_under`]): printed again only
+    /// when a transcript's differ.
+    conditions: Option<String>,
+    /// A tournament folder's conditions, which each of its transcripts must
+    /// record.
+    expected: Option<String>,
 }
 
 /// Runs `referee verify PATH...`, printing one line per transcript (and per
@@ -94,6 +101,23 @@ fn file(f: &Path, tally: &mut Tally) {
                     &forfeited
                 )
             );
+            let h = &v.header;
+            let conditions = played_under(
+                Some(&h.referee),
+                &h.time_control,
+                &h.fault_policy,
+                h.isolation.as_deref(),
+            );
+            if tally.expected.as_ref().is_some_and(|e| *e != conditions) {
+                tally.invalid += 1;
+                println!(
+                    "INVALID {}: played otherwise than its tournament.json says: {conditions}",
+                    f.display()
+                );
+            } else if tally.conditions.as_ref() != Some(&conditions) {
+                println!("  played under: {conditions}");
+                tally.conditions = Some(conditions);
+            }
         }
         Err(Failure::Invalid(e)) => {
             tally.invalid += 1;
@@ -120,9 +144,24 @@ fn tournament(dir: &Path, tally: &mut Tally) -> anyhow::Result<()> {
             .collect(),
         false => Vec::new(),
     };
+    let m = crate::tournament::manifest::Manifest::read(dir)?;
+    let conditions = played_under(
+        m.referee.as_deref(),
+        &m.time_control,
+        &m.fault_policy,
+        m.isolation.as_ref(),
+    );
+    println!(
+        "tournament {}: played under: {conditions}",
+        dir.join(crate::layout::tournament::MANIFEST).display()
+    );
+    // A tournament.json of before format 2 has nothing to check them against.
+    tally.expected = m.isolation.is_some().then(|| conditions.clone());
+    tally.conditions = Some(conditions);
     for g in &games {
         file(&dir.join(g), tally);
     }
+    tally.expected = None;
     let audit = crate::tournament::audit::journal(dir, &games)?;
     let journal = audit.path.display();
     tally.journal_lines += audit.lines;

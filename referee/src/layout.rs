@@ -25,6 +25,7 @@
 //! DIR/timings/game-0001.jsonl   its per-decision timings (wall clock)
 //! DIR/stderr/player0.log        lineup slot 0's stderr; player0.restart1.log
 //!                               after its first restart
+//! DIR/referee.lock              while the run holds the folder (`lock.rs`)
 //! ```
 //!
 //! (`--transcript FILE.jsonl` for one game: `FILE.jsonl`, `timings/FILE.jsonl`
@@ -42,6 +43,12 @@ pub fn partial(path: &Path) -> PathBuf {
     partial.push(PARTIAL);
     PathBuf::from(partial)
 }
+
+/// The lock file a run holds in its output folder while it runs (`lock.rs`):
+/// the same name in a play folder and a tournament folder, so that neither
+/// kind of run can write into a folder the other is using. Removed as the run
+/// ends.
+pub const LOCK: &str = "referee.lock";
 
 /// The timings folder's name, beside the transcripts it belongs to.
 const TIMINGS: &str = "timings";
@@ -107,6 +114,20 @@ impl Output {
             .join(transcript.file_name().unwrap_or_default())
     }
 
+    /// The lock file of this output ([`LOCK`]): in the folder, or for one
+    /// transcript file beside it (`FILE.jsonl.lock`, so two one-game runs in
+    /// one folder do not exclude each other).
+    pub fn lock(&self) -> PathBuf {
+        match self {
+            Output::File(p) => {
+                let mut name = p.as_os_str().to_owned();
+                name.push(".lock");
+                PathBuf::from(name)
+            }
+            Output::Dir(d) => d.join(LOCK),
+        }
+    }
+
     /// The directory holding the timings sidecars.
     pub fn timings_dir(&self) -> PathBuf {
         self.folder().join(TIMINGS)
@@ -125,6 +146,9 @@ impl Output {
     pub fn kind(&self, path: &Path) -> Option<Kind> {
         let name = path.file_name()?.to_str()?;
         let dir = path.parent()?;
+        if path == self.lock() {
+            return Some(Kind::Lock);
+        }
         match self {
             Output::File(p) if p == path => return Some(Kind::Transcript),
             Output::Dir(d) if d == dir => return is_transcript(name).then_some(Kind::Transcript),
@@ -159,6 +183,14 @@ pub enum Kind {
     Page,
     /// `sprt.json` and `sprt.html`: a sequential test's verdict and its chart.
     SprtReport,
+    /// `referee.lock`, while a run holds the folder.
+    Lock,
+}
+
+/// Whether `dir` holds anything but a run's lock file: a folder in use by
+/// nothing else is empty, whether or not this run holds its lock already.
+pub fn holds_anything(dir: &Path) -> bool {
+    std::fs::read_dir(dir).is_ok_and(|d| d.flatten().any(|e| e.file_name() != LOCK))
 }
 
 /// Is `name` a play transcript's file name (`game-NNNN.jsonl`)?
@@ -208,6 +240,7 @@ pub fn startcheck_log(dir: &Path, entrant: usize) -> PathBuf {
 ///                                         first game (`…-from-g004` on --resume)
 /// DIR/standings.json, standings.csv    when complete
 /// DIR/standings.partial.json           when interrupted (gone once complete)
+/// DIR/referee.lock                     while a run holds the folder
 /// ```
 pub mod tournament {
     use std::path::{Component, Path, PathBuf};
@@ -322,6 +355,7 @@ pub mod tournament {
             [INDEX] => Some(Kind::Page),
             [PAGES, name] => is_page_name(name).then_some(Kind::Page),
             [SPRT_REPORT] | [SPRT_PAGE] => Some(Kind::SprtReport),
+            [super::LOCK] => Some(Kind::Lock),
             [GAMES, name] => is_game_name(name).then_some(Kind::Transcript),
             [GAMES, super::TIMINGS, name] => is_game_name(name).then_some(Kind::Timings),
             [STDERR, table, log] => {

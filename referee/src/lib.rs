@@ -19,8 +19,11 @@
 //!   byte stream; platform code in `bot/unix.rs`.
 //! - `fault.rs`: bot misbehaviour as data.
 //! - `layout.rs`: every path of a play folder and a tournament folder, named
-//!   once; `outdir.rs`: the output folder — never mixes two runs' games.
-//! - `transcript.rs`: the JSONL transcript format and its writer.
+//!   once; `outdir.rs`: the output folder — never mixes two runs' games;
+//!   `lock.rs`: one run per output folder at a time.
+//! - `transcript.rs`: the JSONL transcript format and its writer;
+//!   `isolation_record.rs`: how the bots were run, as headers and manifests
+//!   record it.
 //! - `verify.rs`: replaying a transcript through the rules engine — the one replay
 //!   loop, also under `show` and the tournament's outcome reader; `audit.rs`:
 //!   `referee verify` on files, `play` folders and tournament folders.
@@ -62,8 +65,10 @@ pub mod events;
 pub mod fault;
 pub mod handshake;
 pub mod human;
+pub mod isolation_record;
 pub mod layout;
 pub mod load;
+pub mod lock;
 pub mod names;
 pub mod outdir;
 pub mod play;

@@ -41,6 +41,12 @@ fn main() -> ExitCode {
 
 fn play(cfg: PlayConfig) -> anyhow::Result<ExitCode> {
     use referee::play::Ended;
+    // One run per folder (`lock.rs`), held until the last file is written.
+    let _lock = referee::lock::hold(
+        cfg.output.describe().trim_end_matches('/'),
+        &cfg.output.folder(),
+        &cfg.output.lock(),
+    )?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
@@ -89,7 +95,13 @@ fn tournament(cfg: referee::tournament::TournamentConfig) -> anyhow::Result<Exit
         .enable_all()
         .build()?;
     let cancel = tokio_util::sync::CancellationToken::new();
-    let fresh = !std::fs::read_dir(&cfg.out).is_ok_and(|mut d| d.next().is_some());
+    // One run per folder, from before anything looks at it (`lock.rs`).
+    let _lock = referee::lock::hold(
+        &cfg.out.display().to_string(),
+        &cfg.out,
+        &cfg.out.join(referee::layout::LOCK),
+    )?;
+    let fresh = !referee::layout::holds_anything(&cfg.out);
     let mut reporters: Vec<Box<dyn Reporter>> = vec![
         Box::new(Console::new(&cfg, resume_command(&cfg))),
         Box::new(Progress::new(&cfg)),
@@ -149,6 +161,11 @@ fn resume_command(cfg: &referee::tournament::TournamentConfig) -> String {
 }
 
 fn merge(dirs: &[std::path::PathBuf], out: &std::path::Path) -> anyhow::Result<ExitCode> {
+    let _lock = referee::lock::hold(
+        &out.display().to_string(),
+        out,
+        &out.join(referee::layout::LOCK),
+    )?;
     let standings = referee::tournament::merge(dirs, out)?;
     print!("{}", standings.table());
     println!(

@@ -30,6 +30,7 @@ pub struct Prepared {
 /// deletes them — creates the transcript, timings and stderr folders, and
 /// checks the free space there ([`MIN_FREE_BYTES`]).
 pub fn prepare(output: &Output, overwrite: bool) -> anyhow::Result<Prepared> {
+    refuse_tournament(output)?;
     let old = earlier_run(output)?;
     if !old.is_empty() {
         if !overwrite {
@@ -94,6 +95,26 @@ impl Prepared {
             let _ = std::fs::remove_dir(dir);
         }
     }
+}
+
+/// A tournament's or an SPRT's folder (or one inside it) is theirs: a match
+/// written there would sit among their games, and `--overwrite` would delete
+/// what is not a play run's.
+fn refuse_tournament(output: &Output) -> anyhow::Result<()> {
+    let folder = output.folder();
+    let manifest = crate::layout::tournament::MANIFEST;
+    let holder = [Some(folder.as_path()), folder.parent()]
+        .into_iter()
+        .flatten()
+        .find(|d| d.join(manifest).is_file());
+    if let Some(dir) = holder {
+        bail!(
+            "failed to start: {} is a tournament's folder (it holds {manifest}); `referee \
+             play` writes a folder of its own: choose another --transcript",
+            dir.display()
+        );
+    }
+    Ok(())
 }
 
 /// Refuses to start when the filesystem holding `dir` has less than

@@ -59,7 +59,7 @@ pub fn files() -> Vec<(&'static str, String)> {
             "transcript-line.json",
             with(
                 written::<Line>(),
-                "schmier-transcript/2: one transcript line",
+                "schmier-transcript/3: one transcript line",
                 "One line of a game-NNNN.jsonl transcript: a header, an engine event, a fault, or the result (README.md, Transcripts).",
             ),
         ),
@@ -67,7 +67,7 @@ pub fn files() -> Vec<(&'static str, String)> {
             "timings-line.json",
             with(
                 written::<Timing>(),
-                "schmier-transcript/2: one timings line",
+                "schmier-transcript/3: one timings line",
                 "One line of a timings sidecar (timings/*.jsonl, beside the transcripts): a decision's response time (not deterministic).",
             ),
         ),

@@ -205,6 +205,7 @@ impl Table<'_> {
             rules: cfg.rules,
             time_control: cfg.time.record(),
             fault_policy: cfg.policy,
+            isolation: Some(Box::new(cfg.isolation_record())),
             seats: Seat::all()
                 .map(|s| {
                     let slot = self.slot(s);

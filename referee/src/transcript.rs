@@ -18,15 +18,17 @@ use schmier_protocol::{Seat, Team};
 use schmier_protocol::wire::Clock;
 use schmier_protocol::FaultKind;
 
+use crate::isolation_record::IsolationRecord;
 use crate::safe_create::{AtomicFile, WriteError};
 
 /// The format this referee writes. Version 2 added `announced` and
 /// `first_request` to the header, so that `referee replay` can send a seat
-/// exactly what it was sent; version 1 transcripts are still read.
-pub const FORMAT: &str = "schmier-transcript/2";
+/// exactly what it was sent; version 3 added `isolation`, how the bots were
+/// run (`isolation_record.rs`). Versions 1 and 2 are still read.
+pub const FORMAT: &str = "schmier-transcript/3";
 
 /// Every format `verify`, `show`, `diff` and `replay` read.
-pub const FORMATS_READ: [&str; 2] = ["schmier-transcript/1", FORMAT];
+pub const FORMATS_READ: [&str; 3] = ["schmier-transcript/1", "schmier-transcript/2", FORMAT];
 
 /// A seat's player as recorded.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -75,6 +77,10 @@ pub struct Header {
     pub rules: RulesConfig,
     pub time_control: TimeControlRecord,
     pub fault_policy: FaultPolicy,
+    /// How the bots were run: sandbox, limits, pace. Absent before format 3.
+    // Boxed: a header is one line of thousands, and `Line` stays small.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub isolation: Option<Box<IsolationRecord>>,
     pub seats: Vec<SeatInfo>,
 }
 

@@ -251,11 +251,16 @@ fn check_header(h: &Header) -> Result<(), String> {
             h.format
         ));
     }
-    // Format 2 records where the request ids start; 0 is never an id.
-    if h.format == FORMAT && matches!(h.first_request, None | Some(0)) {
+    // Format 2 on records where the request ids start; 0 is never an id.
+    if h.format != FORMATS_READ[0] && matches!(h.first_request, None | Some(0)) {
         return Err(format!(
-            "first_request {:?}: format {FORMAT} records the id of the game's first request (at least 1)",
-            h.first_request
+            "first_request {:?}: format {} records the id of the game's first request (at least 1)",
+            h.first_request, h.format
+        ));
+    }
+    if h.format == FORMAT && h.isolation.is_none() {
+        return Err(format!(
+            "no isolation: format {FORMAT} records how the bots were run (sandbox, limits, pace)"
         ));
     }
     if h.seats.len() != 6 {

@@ -376,5 +376,46 @@ fn resume_with_a_larger_max_sets_continues_an_inconclusive_test() {
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
-    assert!(err.contains("sets: 4 here, 5 there"), "{err}");
+    assert!(
+        err.contains("--max-sets: 4 in this run, 5 in the folder"),
+        "{err}"
+    );
+}
+
+#[test]
+fn resume_with_only_the_folder_continues_the_test_it_holds() {
+    let short = scratch("alone");
+    let long = scratch("alone-long");
+    succeeds(inproc(&short, "1").args(["--max-sets", "3", "--h1", "3"]));
+    let tournament = |dir: &Path| {
+        let text = std::fs::read_to_string(dir.join("tournament.json")).unwrap();
+        serde_json::from_str::<serde_json::Value>(&text).unwrap()
+    };
+    assert_eq!(tournament(&short)["sprt"]["h1"], 3.0);
+    // A hypothesis given that differs from the folder's: refused by name.
+    let mut other = referee();
+    other.args([
+        "sprt",
+        "--resume",
+        "-q",
+        "--h1",
+        "4",
+        "--max-sets",
+        "5",
+        "--out",
+    ]);
+    let out = other.arg(&short).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("--h1: 4.0 in this run, 3.0 in the folder"),
+        "{err}"
+    );
+    // Only the folder and the larger maximum: the bots, seed, hypotheses and
+    // table settings are the folder's, so it ends as a test run to 5 at once.
+    let mut alone = referee();
+    alone.args(["sprt", "--resume", "-q", "--max-sets", "5", "--out"]);
+    succeeds(alone.arg(&short));
+    succeeds(inproc(&long, "1").args(["--max-sets", "5", "--h1", "3"]));
+    assert_same_files_at_least(&short, &long, 30);
 }

@@ -244,7 +244,8 @@ fn killed_with_sigkill_and_resumed_equals_an_uninterrupted_run() {
     // A different tournament is not resumed into it.
     let err = refused(gauntlet(&dir).args(["--resume", "--sets", "2"]));
     assert!(
-        err.contains("holds a different tournament") && err.contains("sets: 2 here, 1 there"),
+        err.contains("holds a different tournament")
+            && err.contains("--sets: 2 in this run, 1 in the folder"),
         "{err}"
     );
 

@@ -37,5 +37,5 @@ pub use landlock::{exec as landlock_exec, LandlockArgs};
 pub use launch::{Launch, LaunchError, DEFAULT_PATH};
 pub use lines::Incoming;
 pub use process::{BotProcess, Spawn};
-pub use sandbox::Sandbox;
+pub use sandbox::{Sandbox, LAYERS as SANDBOX_LAYERS, TMPFS_BYTES, TOOL as SANDBOX_TOOL};
 pub use unix::{install_cleanup, kill_all_groups, ResourceLimits};

@@ -72,6 +72,14 @@ pub const NOBODY: u32 = 65534;
 /// that two referees on one host rarely hand out the same uid.
 pub const BOT_UIDS: std::ops::Range<u32> = 0x5C4E_0000..0x5C4F_0000;
 
+/// The tool that makes the namespaces, as transcripts record it.
+pub const TOOL: &str = "bubblewrap";
+
+/// The sandbox's layers as transcripts and manifests record them, outermost
+/// first (the module doc says what each holds). A layer added or removed here
+/// changes what every sandboxed run records.
+pub const LAYERS: [&str; 3] = ["namespaces", "seccomp", "landlock-abi-6"];
+
 /// The size of each sandbox's private `/tmp` and of its `/dev/shm`: tmpfs
 /// lives in the host's memory, so an unbounded one lets a bot take the host's.
 pub const TMPFS_BYTES: u64 = 64 << 20;

@@ -10,7 +10,9 @@ use clap::Args;
 
 use super::gsprt::Hypotheses;
 use crate::config::BotSpec;
-use crate::settings::{fresh_seed, parse_bot, with_default, PolicyName, TableArgs, SMALL_SEED};
+use crate::settings::{
+    fresh_seed, parse_bot, with_default, Merge, PolicyName, TableArgs, SMALL_SEED,
+};
 use crate::tournament::config::{table_spec, Entrant};
 use crate::tournament::format::Format;
 use crate::tournament::TournamentConfig;
@@ -37,13 +39,14 @@ pub const NAMES: [&str; 3] = ["new", "base", "third"];
     (128 + the signal) when interrupted; --resume continues."
 )]
 pub struct SprtArgs {
-    /// The changed bot (a command, `builtin:NAME` or `inproc:NAME`).
+    /// The changed bot (a command, `builtin:NAME` or `inproc:NAME`). Required,
+    /// except with `--resume --out DIR`, which reads it from DIR.
     #[arg(long, value_name = "CMD")]
-    pub new: String,
+    pub new: Option<String>,
 
-    /// The bot it is compared with.
+    /// The bot it is compared with (required as --new is).
     #[arg(long, value_name = "CMD")]
-    pub base: String,
+    pub base: Option<String>,
 
     #[arg(long, value_name = "CMD", help = with_default("The third team at every table.", THIRD))]
     pub third: Option<String>,
@@ -79,7 +82,8 @@ pub struct SprtArgs {
 
     /// Continue the test in --out: its journal's sets count, in order, and only
     /// the games it lacks are played. A larger --max-sets continues a test that
-    /// ended inconclusive.
+    /// ended inconclusive. Without --new, --base and --third, the bots, seed,
+    /// hypotheses and table settings are read from --out.
     #[arg(long)]
     pub resume: bool,
 
@@ -102,20 +106,36 @@ pub struct SprtConfig {
 
 impl SprtArgs {
     pub fn validate(&self) -> anyhow::Result<SprtConfig> {
-        let hypotheses = self.hypotheses()?;
-        let max_sets = self.max_sets.unwrap_or(MAX_SETS);
+        let folder = self.folder()?;
+        let folder = folder.as_ref();
+        let recorded = folder.and_then(|m| m.sprt);
+        let hypotheses = self.hypotheses(recorded)?;
+        let max_sets = (self.max_sets.or(folder.map(|m| m.sets))).unwrap_or(MAX_SETS);
         if !(1..=MAX_SETS_LIMIT).contains(&max_sets) {
             bail!("--max-sets must be from 1 to {MAX_SETS_LIMIT}, got {max_sets}");
         }
-        let entrants = self.entrants()?;
-        if self.table.policy.keep_going() {
+        let entrants = match folder {
+            Some(m) => crate::tournament::folder::entrants(m)?,
+            None => self.entrants()?,
+        };
+        let table = match folder {
+            Some(m) => (self.table.clone()).merge(crate::tournament::folder::table_args(
+                m,
+                self.table.time.time_scale,
+            )),
+            None => self.table.clone(),
+        };
+        if table.policy.keep_going() {
             bail!(
                 "--keep-going: an SPRT compares the bots that play; one that fails to start \
                  must be fixed first (`referee check-bot -- CMD`)"
             );
         }
-        let quiet = self.table.output.quiet;
-        let seed = self.seed()?;
+        let quiet = table.output.quiet;
+        let seed = match (self.seed, folder) {
+            (None, Some(m)) => m.seed,
+            _ => self.seed()?,
+        };
         let jobs = self
             .jobs
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
@@ -126,14 +146,14 @@ impl SprtArgs {
             .out
             .clone()
             .unwrap_or_else(|| PathBuf::from(format!("schmier-out/sprt-{seed}")));
-        let overwrite = self.table.output.overwrite();
+        let overwrite = table.output.overwrite();
         if self.resume && overwrite {
             bail!(
                 "--resume and --overwrite: continue the test in {} or replace it, not both",
                 out.display()
             );
         }
-        let table = table_spec(&self.table, &entrants, &out)?;
+        let table = table_spec(&table, &entrants, &out)?;
         Ok(SprtConfig {
             tournament: TournamentConfig {
                 entrants,
@@ -158,11 +178,35 @@ impl SprtArgs {
         })
     }
 
+    /// With `--resume` and no bot given: the folder's manifest, from which
+    /// every setting not given here is taken (`tournament/folder.rs`).
+    fn folder(&self) -> anyhow::Result<Option<crate::tournament::manifest::Manifest>> {
+        let named = self.new.is_some() || self.base.is_some() || self.third.is_some();
+        if !self.resume || named {
+            return Ok(None);
+        }
+        let out = match (&self.out, self.seed) {
+            (Some(out), _) => out.clone(),
+            (None, Some(seed)) => PathBuf::from(format!("schmier-out/sprt-{seed}")),
+            (None, None) => bail!(
+                "--resume: give --out DIR, the folder of the test to continue (its \
+                 settings are read from DIR/tournament.json)"
+            ),
+        };
+        crate::tournament::folder::settings(&out)
+    }
+
     /// New, base and third as the tournament's three entrants.
     fn entrants(&self) -> anyhow::Result<Vec<Entrant>> {
+        let (Some(new), Some(base)) = (&self.new, &self.base) else {
+            bail!(
+                "--new and --base name the two bots compared; both are needed (only \
+                 `--resume --out DIR` reads them from the folder of a test)"
+            );
+        };
         let third = self.third.as_deref().unwrap_or(THIRD);
         let mut entrants = Vec::new();
-        for (name, cmd) in NAMES.into_iter().zip([&*self.new, &self.base, third]) {
+        for (name, cmd) in NAMES.into_iter().zip([&**new, base, third]) {
             let bot = parse_bot(cmd, &format!("--{name}"))?;
             if bot == BotSpec::Human {
                 bail!("--{name} human: an SPRT plays hundreds of games; give a bot's command");
@@ -193,12 +237,16 @@ impl SprtArgs {
         Ok(seed)
     }
 
-    fn hypotheses(&self) -> anyhow::Result<Hypotheses> {
+    /// The flags' hypotheses, else the folder's (`recorded`), else the defaults.
+    fn hypotheses(
+        &self,
+        recorded: Option<crate::tournament::manifest::TestRecord>,
+    ) -> anyhow::Result<Hypotheses> {
         let h = Hypotheses {
-            h0: self.h0.unwrap_or(H0),
-            h1: self.h1.unwrap_or(H1),
-            alpha: self.alpha.unwrap_or(ALPHA),
-            beta: self.beta.unwrap_or(BETA),
+            h0: (self.h0.or(recorded.map(|r| r.h0))).unwrap_or(H0),
+            h1: (self.h1.or(recorded.map(|r| r.h1))).unwrap_or(H1),
+            alpha: (self.alpha.or(recorded.map(|r| r.alpha))).unwrap_or(ALPHA),
+            beta: (self.beta.or(recorded.map(|r| r.beta))).unwrap_or(BETA),
         };
         for (flag, v) in [("--h0", h.h0), ("--h1", h.h1)] {
             if !v.is_finite() {

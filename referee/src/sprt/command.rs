@@ -16,7 +16,13 @@ pub fn main(cfg: SprtConfig) -> anyhow::Result<ExitCode> {
         .build()?;
     let cancel = tokio_util::sync::CancellationToken::new();
     let dir = &cfg.tournament.out;
-    let fresh = !std::fs::read_dir(dir).is_ok_and(|mut d| d.next().is_some());
+    // One run per folder, from before anything looks at it (`lock.rs`).
+    let _lock = crate::lock::hold(
+        &dir.display().to_string(),
+        dir,
+        &dir.join(crate::layout::LOCK),
+    )?;
+    let fresh = !crate::layout::holds_anything(dir);
     let ended = runtime.block_on(async {
         crate::bot::install_cleanup();
         crate::shutdown::cancel_on_signals(cancel.clone());

@@ -49,6 +49,18 @@ pub struct Hypotheses {
 }
 
 impl Hypotheses {
+    /// As the folder's `tournament.json` records them.
+    pub fn record(&self) -> crate::tournament::manifest::TestRecord {
+        crate::tournament::manifest::TestRecord {
+            h0: self.h0,
+            h1: self.h1,
+            alpha: self.alpha,
+            beta: self.beta,
+        }
+    }
+}
+
+impl Hypotheses {
     /// The LLR at or below which H0 is accepted.
     pub fn lower(&self) -> f64 {
         (self.beta / (1.0 - self.alpha)).ln()

@@ -84,7 +84,10 @@ pub async fn run(cfg: &SprtConfig, cancel: &CancellationToken) -> anyhow::Result
     let t = &cfg.tournament;
     let dir = &t.out;
     let schedule = matchups(3, &t.format, t.sets, t.seed);
-    let manifest = crate::tournament::run::manifest(t, &schedule);
+    let manifest = Manifest {
+        sprt: Some(cfg.hypotheses.record()),
+        ..crate::tournament::run::manifest(t, &schedule)
+    };
     // The tournament's console, for what the start check and the tables report
     // (a bot that failed to start, a lost game); the test's own lines are
     // printed by `sprt/command.rs` and `sprt/progress.rs`.

@@ -73,7 +73,8 @@ pub struct TournamentArgs {
     pub jobs: Option<usize>,
 
     /// Continue the tournament in --out: replay its journal and play only the
-    /// games it lacks.
+    /// games it lacks. Given no tournament file and no --entrant, every setting
+    /// is read from --out's tournament.json (a flag given must match it).
     #[arg(long)]
     pub resume: bool,
 
@@ -196,31 +197,25 @@ pub struct TournamentConfig {
 
 impl TournamentArgs {
     pub fn validate(&self) -> anyhow::Result<TournamentConfig> {
-        let file = match &self.config {
+        let mut file = match &self.config {
             Some(path) => read_file(path)?,
             None => FileConfig::default(),
         };
-        let table = self.table.clone().merge(TableArgs {
-            time: file.time,
-            channel: file.channel,
-            policy: file.policy,
-            rules: file.rules,
-            isolation: file.isolation,
-            limits: file.limits,
-            output: file.output,
-        });
-        let entrants = self.entrants(&file.entrants, self.fill.clone().or(file.fill))?;
-        let challengers = match self.challengers.is_empty() {
-            true => file.challengers.unwrap_or_default(),
-            false => self.challengers.clone(),
+        let folder = self.folder(&file)?;
+        let table = self
+            .table
+            .clone()
+            .merge(self.lower(&mut file, folder.as_ref()));
+        let recorded = match &folder {
+            Some(m) => super::folder::entrants(m)?,
+            None => Vec::new(),
         };
-        let rounds = self.rounds.or(file.rounds);
-        let names: Vec<String> = entrants.iter().map(|e| e.name.clone()).collect();
-        let format = (self.format.or(file.format).unwrap_or(FORMAT)).build(&Params {
-            entrants: &names,
-            challengers: &challengers,
-            rounds,
-        })?;
+        let entrants = self.entrants(
+            &file.entrants,
+            recorded,
+            self.fill.clone().or(file.fill.clone()),
+        )?;
+        let format = self.format(&file, folder.as_ref(), &entrants)?;
         self.check_round(&format)?;
         let sets = self.sets.or(file.sets).unwrap_or(SETS);
         if sets == 0 {
@@ -235,7 +230,9 @@ impl TournamentArgs {
         if jobs == 0 {
             bail!("--jobs must be at least 1");
         }
-        let shard = self.shard(file.shards)?;
+        let shard = self
+            .shard(file.shards)?
+            .or(folder.as_ref().and_then(|m| m.shard));
         let out = self
             .out
             .clone()
@@ -247,6 +244,10 @@ impl TournamentArgs {
                 out.display()
             );
         }
+        // A resumed page stays a page.
+        let page = self.page
+            || file.page.unwrap_or(false)
+            || (folder.is_some() && out.join(crate::layout::tournament::INDEX).is_file());
         let spec = table_spec(&table, &entrants, &out)?;
         Ok(TournamentConfig {
             entrants,
@@ -263,7 +264,73 @@ impl TournamentArgs {
             round: self.round,
             from: self.from.clone(),
             quiet,
-            page: self.page || file.page.unwrap_or(false),
+            page,
+        })
+    }
+
+    /// The table's settings below the flags: the file's, over the folder's
+    /// when resumed from it (which also gives the file's seed and sets).
+    fn lower(
+        &self,
+        file: &mut FileConfig,
+        folder: Option<&super::manifest::Manifest>,
+    ) -> TableArgs {
+        let lower = TableArgs {
+            time: std::mem::take(&mut file.time),
+            channel: std::mem::take(&mut file.channel),
+            policy: std::mem::take(&mut file.policy),
+            rules: std::mem::take(&mut file.rules),
+            isolation: std::mem::take(&mut file.isolation),
+            limits: std::mem::take(&mut file.limits),
+            output: std::mem::take(&mut file.output),
+        };
+        let Some(m) = folder else {
+            return lower;
+        };
+        file.seed = file.seed.or(Some(m.seed));
+        file.sets = file.sets.or(Some(m.sets));
+        lower.merge(super::folder::table_args(m, self.table.time.time_scale))
+    }
+
+    /// With `--resume` and no tournament named here (no file, no `--entrant`):
+    /// the folder's manifest, whose settings are then the lowest layer
+    /// (`folder.rs`).
+    fn folder(&self, file: &FileConfig) -> anyhow::Result<Option<super::manifest::Manifest>> {
+        if !self.resume || self.config.is_some() || !self.entrants.is_empty() {
+            return Ok(None);
+        }
+        let out = match (&self.out, &file.out, self.seed) {
+            (Some(out), _, _) | (None, Some(out), _) => out.clone(),
+            (None, None, Some(seed)) => PathBuf::from(format!("schmier-out/tournament-{seed}")),
+            (None, None, None) => bail!(
+                "--resume: give --out DIR, the folder of the tournament to continue \
+                 (its settings are read from DIR/tournament.json)"
+            ),
+        };
+        super::folder::settings(&out)
+    }
+
+    /// The format: the folder's when resumed from it and none is given here,
+    /// else built from `--format`, `--challenger` and `--rounds` (or the file's).
+    fn format(
+        &self,
+        file: &FileConfig,
+        folder: Option<&super::manifest::Manifest>,
+        entrants: &[Entrant],
+    ) -> anyhow::Result<Format> {
+        let given = self.format.is_some() || !self.challengers.is_empty() || self.rounds.is_some();
+        if let (Some(m), false) = (folder, given) {
+            return Ok(m.format.clone());
+        }
+        let challengers = match self.challengers.is_empty() {
+            true => file.challengers.clone().unwrap_or_default(),
+            false => self.challengers.clone(),
+        };
+        let names: Vec<String> = entrants.iter().map(|e| e.name.clone()).collect();
+        (self.format.or(file.format).unwrap_or(FORMAT)).build(&Params {
+            entrants: &names,
+            challengers: &challengers,
+            rounds: self.rounds.or(file.rounds),
         })
     }
 
@@ -307,14 +374,15 @@ impl TournamentArgs {
         })
     }
 
-    /// The file's entrants, then the flags', with their own places; filled up to
-    /// three with `fill`.
+    /// The folder's entrants (`recorded`, when resumed from it), the file's,
+    /// then the flags', with their own places; filled up to three with `fill`.
     fn entrants(
         &self,
         listed: &[FileEntrant],
+        recorded: Vec<Entrant>,
         fill: Option<String>,
     ) -> anyhow::Result<Vec<Entrant>> {
-        let mut entrants: Vec<Entrant> = Vec::new();
+        let mut entrants: Vec<Entrant> = recorded;
         for e in listed {
             let what = format!("entrant {:?}", e.name);
             let env = e.env.iter().map(|(k, v)| (k.clone(), v.clone())).collect();

@@ -1,5 +1,6 @@
 //! `DIR/tournament.json`: what the tournament in a directory is — entrants,
-//! format, seed, sets, rules, time control, fault policy, and the shard. A resumed
+//! format, seed, sets, rules, time control, fault policy, the referee, how bots
+//! are run (sandbox, limits, pace), and the shard. A resumed
 //! run must match it exactly; shards merge only if they match except for the
 //! shard. No wall-clock data, so an unsharded run and merged shards write the same
 //! bytes.
@@ -14,10 +15,13 @@ use schmier_protocol::rules::RulesConfig;
 use super::format::Format;
 use super::schedule::Shard;
 use crate::config::FaultPolicy;
+use crate::isolation_record::IsolationRecord;
 use crate::transcript::TimeControlRecord;
 
 use crate::layout::tournament::MANIFEST;
-pub const FORMAT: &str = "schmier-tournament/1";
+/// Version 2 added `referee` and `isolation` (how the bots were run); a
+/// version 1 manifest is still read, and a resume of it is refused by name.
+pub const FORMAT: &str = "schmier-tournament/2";
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -30,8 +34,20 @@ pub struct Manifest {
     pub rules: RulesConfig,
     pub time_control: TimeControlRecord,
     pub fault_policy: FaultPolicy,
+    /// The referee that plays it (name and version): a resume or a shard by
+    /// another version would mix two referees' games.
+    #[serde(default)]
+    pub referee: Option<String>,
+    /// How every bot process is run: sandbox, limits, pace, scratch (what each
+    /// transcript header records too).
+    #[serde(default)]
+    pub isolation: Option<IsolationRecord>,
     pub matchups: u32,
     pub games: u32,
+    /// `referee sprt`: the hypotheses its sets are a test of; absent for a
+    /// tournament.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sprt: Option<TestRecord>,
     /// The slice this directory plays; absent for a whole (or merged) tournament.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shard: Option<Shard>,
@@ -42,6 +58,17 @@ pub struct Manifest {
 pub struct EntrantRecord {
     pub name: String,
     pub command: String,
+}
+
+/// What an SPRT tests, in points per game of duplicate-score difference (new
+/// minus base), with its error rates: `--h0`, `--h1`, `--alpha`, `--beta`.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TestRecord {
+    pub h0: f64,
+    pub h1: f64,
+    pub alpha: f64,
+    pub beta: f64,
 }
 
 impl Manifest {
@@ -56,24 +83,5 @@ impl Manifest {
         let text = std::fs::read_to_string(&path)
             .with_context(|| format!("failed to read {}", path.display()))?;
         serde_json::from_str(&text).with_context(|| format!("failed to read {}", path.display()))
-    }
-
-    /// The top-level fields in which `self` and `other` differ, if any.
-    pub fn difference(&self, other: &Manifest) -> Option<String> {
-        let a = serde_json::to_value(self).expect("manifests serialize");
-        let b = serde_json::to_value(other).expect("manifests serialize");
-        let (serde_json::Value::Object(a), serde_json::Value::Object(b)) = (a, b) else {
-            unreachable!("a manifest is an object")
-        };
-        let mut keys: Vec<&String> = a.keys().chain(b.keys()).collect();
-        keys.sort();
-        keys.dedup();
-        let shown = |v: Option<&serde_json::Value>| v.map_or("absent".into(), |v| v.to_string());
-        let diffs: Vec<String> = keys
-            .into_iter()
-            .filter(|k| a.get(*k) != b.get(*k))
-            .map(|k| format!("{k}: {} here, {} there", shown(a.get(k)), shown(b.get(k))))
-            .collect();
-        (!diffs.is_empty()).then(|| diffs.join("; "))
     }
 }

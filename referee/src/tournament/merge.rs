@@ -21,7 +21,7 @@ use super::standings::Standings;
 
 pub fn merge(dirs: &[PathBuf], out: &Path) -> anyhow::Result<Standings> {
     let shards = Shards::read(dirs)?;
-    if std::fs::read_dir(out).is_ok_and(|mut d| d.next().is_some()) {
+    if crate::layout::holds_anything(out) {
         bail!("failed to merge: {} is not empty", out.display());
     }
     let games = Games::gather(&shards)?;
@@ -116,7 +116,11 @@ fn same_tournament(
     whole: &Manifest,
     count: u32,
 ) -> anyhow::Result<()> {
-    if let Some(diff) = unsharded.difference(whole) {
+    let sides = super::difference::Sides {
+        ours: &format!("in {}", dir.display()),
+        theirs: &format!("in {}", first.display()),
+    };
+    if let Some(diff) = unsharded.difference(whole, &sides) {
         bail!(
             "failed to merge: {} and {} are shards of different tournaments ({diff})",
             dir.display(),

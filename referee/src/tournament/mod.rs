@@ -25,12 +25,18 @@
 //! - `merge.rs`: `referee merge` — shards back into one tournament.
 //! - `audit.rs`: `referee verify` on a tournament folder — each journal line
 //!   against its transcript.
+//! - `folder.rs`: `--resume --out DIR` alone — the settings read back from
+//!   the folder's manifest.
+//! - `difference.rs`: where two manifests differ, in plain words (what a
+//!   refused `--resume`, `--from` or `merge` says).
 
 pub mod audit;
 mod bracket;
 pub(crate) mod config;
 mod console;
+pub(crate) mod difference;
 pub mod events;
+pub(crate) mod folder;
 pub mod format;
 pub(crate) mod journal;
 pub(crate) mod manifest;

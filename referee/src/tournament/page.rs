@@ -356,6 +356,15 @@ fn settings(m: &Manifest) -> Vec<(String, String)> {
             fields(serde_json::json!(m.fault_policy)),
         ),
     ];
+    // How the bots were run, in the words `referee verify` prints.
+    let isolation = match &m.isolation {
+        Some(i) => i.describe(),
+        None => "not recorded (an older referee's folder)".to_owned(),
+    };
+    out.push(("isolation".to_owned(), isolation));
+    if let Some(r) = &m.referee {
+        out.push(("referee".to_owned(), r.clone()));
+    }
     if let Some(s) = m.shard {
         out.push(("shard".into(), format!("{} of {}", s.index, s.count)));
     }

@@ -50,6 +50,9 @@ pub fn manifest(cfg: &TournamentConfig, schedule: &[Matchup]) -> Manifest {
         rules: cfg.table.rules,
         time_control: cfg.table.time.record(),
         fault_policy: cfg.table.policy,
+        referee: Some(crate::REFEREE.into()),
+        isolation: Some(cfg.table.isolation_record()),
+        sprt: None,
         matchups: schedule.len() as u32,
         games: schedule.iter().map(|m| m.games()).sum(),
         shard: cfg.shard,
@@ -471,7 +474,11 @@ fn import(
             ..theirs
         },
     );
-    if let Some(diff) = a.difference(&b) {
+    let sides = super::difference::Sides {
+        ours: "in this run",
+        theirs: &format!("in {}", from.display()),
+    };
+    if let Some(diff) = a.difference(&b, &sides) {
         bail!(
             "failed to take earlier rounds from {}: it holds a different tournament ({diff})",
             from.display()
@@ -496,13 +503,14 @@ pub(crate) fn prepare(
     resume: bool,
     overwrite: bool,
 ) -> anyhow::Result<()> {
-    let busy = |dir: &Path| std::fs::read_dir(dir).is_ok_and(|mut d| d.next().is_some());
+    let busy = crate::layout::holds_anything;
     if busy(dir) && overwrite {
         remove_tournament(dir)?;
     }
     let busy = busy(dir);
     if busy && !resume {
         if !dir.join(MANIFEST).is_file() {
+            refuse_play_folder(dir, "start")?;
             bail!(
                 "failed to start: {} is not empty and holds no tournament; choose another --out",
                 dir.display()
@@ -515,11 +523,20 @@ pub(crate) fn prepare(
         );
     }
     if busy {
+        if !dir.join(MANIFEST).is_file() {
+            refuse_play_folder(dir, "resume")?;
+        }
         let old = Manifest::read(dir)
             .with_context(|| format!("failed to resume: {} holds no tournament", dir.display()))?;
-        if let Some(diff) = manifest.difference(&old) {
+        let sides = super::difference::Sides {
+            ours: "in this run",
+            theirs: "in the folder",
+        };
+        if let Some(diff) = manifest.difference(&old, &sides) {
             bail!(
-                "failed to resume: {} holds a different tournament ({diff})",
+                "failed to resume: {} holds a different tournament ({diff}); give the \
+                 folder's settings, or only `--resume --out {}`, which reads them from it",
+                dir.display(),
                 dir.display()
             );
         }
@@ -533,11 +550,31 @@ pub(crate) fn prepare(
     )?)
 }
 
+/// A `referee play` folder (its `game-NNNN.jsonl` transcripts) is named as
+/// such: it is a match, not a tournament to resume or replace.
+pub(crate) fn refuse_play_folder(dir: &Path, failed_to: &str) -> anyhow::Result<()> {
+    let play = std::fs::read_dir(dir).ok().and_then(|d| {
+        d.flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| crate::layout::is_transcript(n))
+            .min()
+    });
+    if let Some(first) = play {
+        bail!(
+            "failed to {failed_to}: {} holds a `referee play` match ({first}), not a \
+             tournament; choose another --out",
+            dir.display()
+        );
+    }
+    Ok(())
+}
+
 /// `--overwrite`: removes what a tournament writes, and only from a folder that
 /// holds one (its manifest), so a mistyped --out never deletes anything else.
 /// Whatever else is in the folder stays, and keeps it busy.
 fn remove_tournament(dir: &Path) -> anyhow::Result<()> {
     if !dir.join(MANIFEST).is_file() {
+        refuse_play_folder(dir, "start")?;
         bail!(
             "failed to start: {} is not empty and holds no tournament ({} is missing), so \
              --overwrite deletes nothing there; choose another --out",
