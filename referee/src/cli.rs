@@ -217,7 +217,7 @@ pub struct BenchArgs {
 
     /// Time per decision, in milliseconds, as for `play` (a fault fails the
     /// benchmark, so give slow builds room).
-    #[arg(long, default_value_t = crate::settings::DECISION_MS, value_name = "MS")]
+    #[arg(long, default_value_t = crate::settings::DECISION_MS, value_name = "MS", allow_negative_numbers = true, value_parser = crate::settings::millis::limit_flag)]
     pub decision_ms: u64,
 
     /// Round trips in each pipe baseline.
@@ -320,10 +320,10 @@ pub struct DiffArgs {
 #[derive(Args, Debug)]
 pub struct CheckBotArgs {
     /// Time the bot has for each decision, in milliseconds.
-    #[arg(long, default_value_t = crate::settings::DECISION_MS, value_name = "MS")]
+    #[arg(long, default_value_t = crate::settings::DECISION_MS, value_name = "MS", allow_negative_numbers = true, value_parser = crate::settings::millis::limit_flag)]
     pub decision_ms: u64,
     /// Time the bot has to answer hello, in milliseconds.
-    #[arg(long, default_value_t = crate::settings::STARTUP_MS, value_name = "MS")]
+    #[arg(long, default_value_t = crate::settings::STARTUP_MS, value_name = "MS", allow_negative_numbers = true, value_parser = crate::settings::millis::limit_flag)]
     pub startup_ms: u64,
     /// The bot's command and its arguments, after `--` (one word with spaces is
     /// split like a shell would).
@@ -342,9 +342,6 @@ impl CheckBotArgs {
         };
         if argv.is_empty() {
             bail!("check-bot: the command is empty");
-        }
-        if self.decision_ms == 0 || self.startup_ms == 0 {
-            bail!("check-bot: --decision-ms and --startup-ms must be at least 1");
         }
         let limits = crate::checkbot::CheckLimits {
             startup: Duration::from_millis(self.startup_ms),

@@ -10,6 +10,7 @@ mod determinism;
 mod diff;
 mod docs;
 mod first_hour;
+mod first_hour_messages;
 mod harness;
 mod hostile;
 mod human;

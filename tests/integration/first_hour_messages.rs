@@ -1,0 +1,152 @@
+//! The first hour's messages (issue 23, item 6): what a newcomer's mistakes are
+//! told, each pinned by the words a newcomer reads.
+
+use std::path::Path;
+
+use crate::support::{referee, refused, scratch};
+
+/// A tournament file of three in-process entrants, with `extra` lines on top.
+fn tournament_file(dir: &Path, extra: &str) -> std::path::PathBuf {
+    std::fs::create_dir_all(dir).unwrap();
+    let path = dir.join("t.toml");
+    let entrants: String = ["a", "b", "c"]
+        .iter()
+        .map(|n| format!("[[entrant]]\nname = \"{n}\"\ncommand = \"inproc:random\"\n"))
+        .collect();
+    std::fs::write(&path, format!("seed = 1\n{extra}\n{entrants}")).unwrap();
+    path
+}
+
+#[test]
+fn a_time_limit_of_zero_or_less_is_refused_saying_what_it_means_by_flag_and_key() {
+    let out = scratch("first-hour-messages", "limits");
+    for flag in ["--decision-ms", "--startup-ms"] {
+        for bad in ["0", "-5"] {
+            let err = refused(
+                referee()
+                    .args(["play", flag, bad, "--transcript"])
+                    .arg(&out),
+            );
+            assert!(
+                err.contains(&format!("invalid value '{bad}' for '{flag}")),
+                "{err}"
+            );
+            assert!(
+                err.contains("at least 1 ms") && err.contains("--no-timeouts"),
+                "{err}"
+            );
+            assert!(!err.contains("unexpected argument"), "{err}");
+        }
+    }
+    for flag in ["--grace-ms", "--time-bank-ms", "--pace-ms"] {
+        let err = refused(referee().args(["play", flag, "-1"]));
+        assert!(
+            err.contains(&format!(
+                "'{flag} <MS>': a time must be 0 ms or more, got -1"
+            )),
+            "{err}"
+        );
+    }
+    // The other commands' limits too.
+    let err = refused(referee().args(["check-bot", "--decision-ms", "0", "--", "true"]));
+    assert!(err.contains("at least 1 ms"), "{err}");
+    let err = refused(referee().args(["bench", "--decision-ms", "-1"]));
+    assert!(err.contains("at least 1 ms"), "{err}");
+    // A limit scaled below a millisecond would reach the bots as `time_ms: 0`.
+    let err = refused(referee().args(["play", "--decision-ms", "1", "--time-scale", "0.5"]));
+    assert!(
+        err.contains("--decision-ms 1 scaled by --time-scale 0.5 is under 1 ms"),
+        "{err}"
+    );
+    assert!(!out.exists(), "a refused run creates nothing");
+
+    // The tournament file's keys are read the same way, and named with their line.
+    let dir = scratch("first-hour-messages", "limit-keys");
+    for (line, want) in [
+        (
+            "decision_ms = 0",
+            "line 2: `decision_ms`: a time limit must be at least 1 ms, got 0",
+        ),
+        (
+            "startup_ms = -5",
+            "line 2: `startup_ms`: a time limit must be at least 1 ms, got -5",
+        ),
+        (
+            "grace_ms = -1",
+            "line 2: `grace_ms`: a time must be 0 ms or more, got -1",
+        ),
+        (
+            "decision_ms = \"500\"",
+            "`decision_ms`: expected a whole number of milliseconds without quotes",
+        ),
+    ] {
+        let file = tournament_file(&dir, line);
+        let err = refused(
+            referee()
+                .arg("tournament")
+                .arg(&file)
+                .arg("--out")
+                .arg(dir.join("out")),
+        );
+        assert!(err.contains(want), "{line}: {err}");
+    }
+    assert!(!dir.join("out").exists());
+}
+
+#[test]
+fn a_mistyped_key_of_the_tournament_file_gets_the_nearest_key_suggested() {
+    let dir = scratch("first-hour-messages", "typos");
+    let run = |file: &Path| {
+        refused(
+            referee()
+                .arg("tournament")
+                .arg(file)
+                .arg("--out")
+                .arg(dir.join("out")),
+        )
+    };
+    for (line, want) in [
+        (
+            "decison_ms = 300",
+            "line 2: unknown field `decison_ms` (did you mean `decision_ms`?)",
+        ),
+        (
+            "formt = \"gauntlet\"",
+            "unknown field `formt` (did you mean `format`?)",
+        ),
+        // The flag is --challenger; the key is its plural.
+        (
+            "challenger = [\"a\"]",
+            "unknown field `challenger` (did you mean `challengers`?)",
+        ),
+        (
+            "snadbox = true",
+            "unknown field `snadbox` (did you mean `sandbox`?)",
+        ),
+    ] {
+        let err = run(&tournament_file(&dir, line));
+        assert!(err.contains(want), "{line}: {err}");
+    }
+    // A key nothing resembles gets no guess.
+    let err = run(&tournament_file(&dir, "colour = \"red\""));
+    assert!(
+        err.contains("unknown field `colour`") && !err.contains("did you mean"),
+        "{err}"
+    );
+    // A key that is only a flag (not a file key) is never suggested.
+    let err = run(&tournament_file(&dir, "resum = true"));
+    assert!(!err.contains("`resume`"), "{err}");
+    // An entrant's keys too.
+    let file = dir.join("entrant.toml");
+    std::fs::write(
+        &file,
+        "[[entrant]]\nname = \"a\"\ncomand = \"inproc:random\"\n",
+    )
+    .unwrap();
+    let err = run(&file);
+    assert!(
+        err.contains("unknown field `comand`") && err.contains("(did you mean `command`?)"),
+        "{err}"
+    );
+    assert!(!dir.join("out").exists());
+}
