@@ -150,3 +150,58 @@ fn a_mistyped_key_of_the_tournament_file_gets_the_nearest_key_suggested() {
     );
     assert!(!dir.join("out").exists());
 }
+
+#[test]
+fn show_on_a_tournament_file_that_is_no_transcript_says_what_it_is_and_where_to_look() {
+    let dir = scratch("first-hour-messages", "show-journal");
+    crate::support::succeeds(
+        referee()
+            .args(["tournament", "-q", "--seed", "1", "--jobs", "1"])
+            .args([
+                "--entrant",
+                "a=inproc:random",
+                "--entrant",
+                "b=inproc:random",
+            ])
+            .args(["--entrant", "c=inproc:heuristic", "--out"])
+            .arg(&dir),
+    );
+    let page = format!("`referee show --html OUT.html {}`", dir.display());
+    for (file, what) in [
+        ("journal.jsonl", "a tournament's journal"),
+        ("tournament.json", "a tournament's manifest"),
+        ("standings.json", "a tournament's standings"),
+    ] {
+        for tool in ["show", "diff"] {
+            let path = dir.join(file);
+            let mut cmd = referee();
+            cmd.arg(tool).arg(&path);
+            if tool == "diff" {
+                cmd.arg(&path);
+            }
+            let err = refused(&mut cmd);
+            assert!(
+                err.contains(what) && err.contains(&page),
+                "{tool} {file}: {err}"
+            );
+            assert!(
+                !err.contains("untagged enum") && !err.contains("EOF while"),
+                "{err}"
+            );
+        }
+    }
+    let timings = dir.join("games/timings/r00-m0000-g001.jsonl");
+    let err = refused(referee().arg("show").arg(&timings));
+    let game = dir.join("games/r00-m0000-g001.jsonl");
+    assert!(
+        err.contains(&format!("the game's transcript is {}", game.display())),
+        "{err}"
+    );
+    // The folder itself names its page and one of its games.
+    let err = refused(referee().arg("show").arg(&dir));
+    assert!(
+        err.contains(&page) && err.contains(&format!("`referee show {}`", game.display())),
+        "{err}"
+    );
+    assert!(err.contains("(6 game(s) in the folder)"), "{err}");
+}
