@@ -205,3 +205,56 @@ fn show_on_a_tournament_file_that_is_no_transcript_says_what_it_is_and_where_to_
     );
     assert!(err.contains("(6 game(s) in the folder)"), "{err}");
 }
+
+#[test]
+fn a_script_that_names_no_file_is_reported_with_the_folder_it_was_looked_up_in() {
+    let here = tempfile::tempdir().unwrap();
+    let folder = here.path().display().to_string();
+    let want = format!("failed to find the bot's script \"my_bot.py\": no such file in {folder}");
+    let out = here.path().join("out");
+    let play = refused(
+        referee()
+            .current_dir(here.path())
+            .args(["play", "--seat", "1=python3 -u my_bot.py", "--transcript"])
+            .arg(&out),
+    );
+    assert!(
+        play.contains(&format!(
+            "seat 1 (python3 -u my_bot.py) failed to start: not found: {want}"
+        )),
+        "{play}"
+    );
+    // Not the interpreter's complaint about a path in its own folder.
+    assert!(!play.contains("can't open file"), "{play}");
+    assert!(!out.join("game-0001.jsonl").exists());
+    let tournament = refused(
+        referee()
+            .current_dir(here.path())
+            .args(["tournament", "--entrant", "a=python3 my_bot.py"])
+            .args([
+                "--entrant",
+                "b=inproc:random",
+                "--entrant",
+                "c=inproc:random",
+                "--out",
+            ])
+            .arg(&out),
+    );
+    assert!(
+        tournament.contains(&format!(
+            "entrant \"a\" (python3 my_bot.py) failed to start: not found: {want}"
+        )),
+        "{tournament}"
+    );
+    // The same script found from the folder it is in starts.
+    let sample = crate::support::root().join("sample-bots/python");
+    std::fs::copy(sample.join("bot.py"), here.path().join("my_bot.py")).unwrap();
+    std::fs::copy(sample.join("schmier.py"), here.path().join("schmier.py")).unwrap();
+    let started = referee()
+        .current_dir(here.path())
+        .args(["check-bot", "--", "python3 my_bot.py"])
+        .output()
+        .unwrap();
+    let said = crate::support::stdout(&started);
+    assert!(started.status.success(), "{said}");
+}
