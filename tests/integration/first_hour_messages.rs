@@ -258,3 +258,37 @@ fn a_script_that_names_no_file_is_reported_with_the_folder_it_was_looked_up_in()
     let said = crate::support::stdout(&started);
     assert!(started.status.success(), "{said}");
 }
+
+#[test]
+fn show_and_replay_write_a_card_in_one_notation() {
+    let done = crate::support::play().seed(5).ok();
+    let game = done.transcript(1);
+    let shown = crate::support::succeeds(referee().arg("show").arg(&game));
+    let shown = crate::support::stdout(&shown);
+    let replayed = crate::support::succeeds(referee().arg("replay").arg(&game).args([
+        "--seat",
+        "1",
+        "--at",
+        "1",
+        "--",
+        "builtin:random",
+    ]));
+    let replayed = crate::support::stdout(&replayed);
+    // Seat 1's first request is a bid on the hand it was dealt: the same cards,
+    // written the same way, in both.
+    let dealt = shown
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("seat 1: "))
+        .expect("show lists seat 1's hand");
+    assert!(
+        replayed.contains(&format!("your hand: {dealt}")),
+        "show: {dealt}\nreplay:\n{replayed}"
+    );
+    // Every card appears in a deal's hands or stock: the ten and the joker too.
+    assert!(shown.contains("10♥") && shown.contains(" joker"), "{shown}");
+    for text in [&shown, &replayed] {
+        for wire_or_other in ["T♠", "T♥", "T♦", "T♣", "Joker"] {
+            assert!(!text.contains(wire_or_other), "{wire_or_other}: {text}");
+        }
+    }
+}

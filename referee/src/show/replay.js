@@ -41,7 +41,7 @@ function el(tag, cls, text) {
   return e;
 }
 function cardEl(code) {
-  if (code === "JK") { const e = el("span", "card joker", "Joker"); e.dataset.card = code; return e; }
+  if (code === "JK") { const e = el("span", "card joker", "joker"); e.dataset.card = code; return e; }
   const rank = code[0] === "T" ? "10" : code[0];
   const e = el("span", "card" + (code[1] === "H" || code[1] === "D" ? " red" : ""), rank + SUITS[code[1]]);
   e.dataset.card = code;
