@@ -49,8 +49,9 @@ fn play(cfg: PlayConfig) -> anyhow::Result<ExitCode> {
     let ended = runtime.block_on(async {
         referee::bot::install_cleanup();
         referee::shutdown::cancel_on_signals(cancel.clone());
-        referee::play::run(&cfg, &cancel, console).await
-    })?;
+        referee::play::run(&cfg, &cancel, console.clone()).await
+    });
+    let ended = ended.inspect_err(|_| console.reveal_seed())?;
     Ok(match ended {
         Ended::Interrupted(_) => {
             ExitCode::from(referee::shutdown::signal_exit_code().unwrap_or(130))

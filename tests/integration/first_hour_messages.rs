@@ -292,3 +292,68 @@ fn show_and_replay_write_a_card_in_one_notation() {
         }
     }
 }
+
+#[test]
+fn an_interrupted_play_prints_its_secret_seed_as_a_finished_one_does() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    // No --seed: the seed is drawn and kept secret while the bots run.
+    let child = referee()
+        .args([
+            "play",
+            "--games",
+            "3",
+            "--policy",
+            "lenient",
+            "--decision-ms",
+            "60000",
+        ])
+        .args([
+            "--team",
+            "inproc:heuristic",
+            "--team",
+            "inproc:random",
+            "--team",
+            "inproc:random",
+        ])
+        .args([
+            "--seat",
+            "1=python3 tests/hostile/bot.py silent-from-game-2",
+            "--transcript",
+        ])
+        .arg(&out)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let waiting = out.join("game-0002.jsonl.partial");
+    let output = crate::support::interrupt_when(child, "game 2 began", || waiting.exists());
+    assert_eq!(output.status.code(), Some(130));
+    let err = crate::support::stderr(&output);
+    assert!(err.contains("seed secret (printed at the end)"), "{err}");
+    let header: serde_json::Value = serde_json::from_str(
+        std::fs::read_to_string(out.join("game-0001.jsonl"))
+            .unwrap()
+            .lines()
+            .next()
+            .unwrap(),
+    )
+    .unwrap();
+    let seed = header["match_seed"].as_u64().unwrap();
+    assert!(
+        err.contains(&format!("referee: the match seed was {seed}\n")),
+        "{err}"
+    );
+
+    // And when a bot fails to start, the promise "printed at the end" holds too.
+    let failed = refused(
+        referee()
+            .args(["play", "--seat", "1=./no-such-bot", "--transcript"])
+            .arg(tmp.path().join("failed")),
+    );
+    assert!(
+        failed.contains("seed secret (printed at the end)"),
+        "{failed}"
+    );
+    assert!(failed.contains("referee: the match seed was "), "{failed}");
+}
