@@ -357,3 +357,61 @@ fn an_interrupted_play_prints_its_secret_seed_as_a_finished_one_does() {
     );
     assert!(failed.contains("referee: the match seed was "), "{failed}");
 }
+
+#[test]
+fn a_zero_resource_limit_a_negative_count_and_a_mistyped_builtin_are_named() {
+    let out = scratch("first-hour-messages", "more");
+    // A zero limit stopped every bot before its hello, with a SIGKILL or "not
+    // reading its stdin"; --limit-procs 0 was taken for no limit at all.
+    for flag in [
+        "--limit-memory-mb",
+        "--limit-cpu-s",
+        "--limit-files",
+        "--limit-procs",
+    ] {
+        let err = refused(
+            referee()
+                .args(["play", flag, "0", "--transcript"])
+                .arg(&out),
+        );
+        assert!(
+            err.contains(&format!("{flag} 0 would stop every bot before it starts")),
+            "{err}"
+        );
+    }
+    let dir = scratch("first-hour-messages", "limit-file");
+    let file = tournament_file(&dir, "limit_files = 0");
+    let err = refused(
+        referee()
+            .arg("tournament")
+            .arg(&file)
+            .arg("--out")
+            .arg(&out),
+    );
+    assert!(
+        err.contains("--limit-files 0 would stop every bot"),
+        "{err}"
+    );
+    // A negative count is a bad value of its flag, not an unknown flag "-1".
+    for args in [
+        &["play", "--games", "-1"][..],
+        &["tournament", "--sets", "-1"][..],
+        &["bench", "--games", "-2"][..],
+        &["show", "--deal", "-1", "x.jsonl"][..],
+    ] {
+        let err = refused(referee().args(args));
+        assert!(
+            err.contains(&format!("invalid value '{}' for '{}", args[2], args[1])),
+            "{args:?}: {err}"
+        );
+    }
+    let err = refused(referee().args(["play", "--team", "builtin:heurstic"]));
+    assert!(
+        err.contains(
+            "unknown built-in bot \"heurstic\" (did you mean `heuristic`?); the built-in \
+             bots are random, heuristic"
+        ),
+        "{err}"
+    );
+    assert!(!out.exists(), "a refused run creates nothing");
+}

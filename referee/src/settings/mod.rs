@@ -14,7 +14,8 @@
 //!   `--stderr-cap`).
 //! - `output.rs`: what happens to an output folder that holds a run
 //!   (`--overwrite`) and how much is printed.
-//! - `suggest.rs`: "did you mean" for a mistyped key of the tournament file.
+//! - `suggest.rs`: "did you mean" for a mistyped key of the tournament file
+//!   or name of a built-in bot.
 //! - `table.rs`: all the groups together, flattened by both commands.
 //! - `bots.rs`: a bot command as the user writes it, and the run's seed.
 //!
@@ -32,7 +33,7 @@ pub(crate) mod suggest;
 mod table;
 mod time;
 
-pub use bots::{fresh_seed, parse_bot, SMALL_SEED};
+pub use bots::{fresh_seed, parse_bot, unknown_builtin, SMALL_SEED};
 pub use isolation::{
     cpu_millicores, parse_env, sandbox_for, scratch_folder, IsolationArgs, LimitArgs,
     MAX_LINE_BYTES, STDERR_CAP,

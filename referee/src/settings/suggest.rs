@@ -1,6 +1,7 @@
 //! "Did you mean": the known name nearest a mistyped one, for the keys of the
-//! tournament file, as clap suggests the nearest flag for a mistyped one (the
-//! same measure and threshold: Jaro similarity above 0.7).
+//! tournament file and the names of the built-in bots, as clap suggests the
+//! nearest flag for a mistyped one (the same measure and threshold: Jaro
+//! similarity above 0.7).
 
 /// The known name nearest `typed`, if any is near enough.
 pub(crate) fn nearest<'a>(
