@@ -199,6 +199,18 @@ impl Card {
         self.0 == 52
     }
 
+    /// The card as people read it, the one notation of every account and page
+    /// (`show`, `replay`, a human seat) and of RULES.md: rank then suit symbol,
+    /// `10` for the ten (`10♥`, `Q♠`), and `joker`. The wire notation is
+    /// [`fmt::Display`] (`TH`, `JK`).
+    pub fn human(self) -> String {
+        match (self.rank(), self.suit()) {
+            (Some(Rank::Ten), Some(s)) => format!("10{}", s.symbol()),
+            (Some(r), Some(s)) => format!("{}{}", r.letter(), s.symbol()),
+            _ => "joker".to_owned(),
+        }
+    }
+
     /// Printed suit; `None` for the joker.
     #[inline]
     pub const fn suit(self) -> Option<Suit> {

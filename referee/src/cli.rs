@@ -24,7 +24,9 @@ use crate::settings::{
         deterministic JSONL transcript of each game.\n\n\
         With no subcommand, `referee` is `referee play`: a game among the built-in bots, \
         and `referee --seed 5` is `referee play --seed 5`.",
-    args_conflicts_with_subcommands = true
+    args_conflicts_with_subcommands = true,
+    // `--games -1` is refused as a bad value of --games, not as an unknown flag `-1`.
+    allow_negative_numbers = true
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -45,6 +47,7 @@ impl Cli {
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Play one game or a match between six bot processes.
+    #[command(allow_negative_numbers = true)]
     Play(Box<PlayArgs>),
     /// Replay transcripts through the rules engine; exit 0 only if all are valid
     /// (1: one is not; 2: a path is not a transcript or a folder of them).
@@ -61,13 +64,16 @@ pub enum Command {
     /// Every kind of request and the situations bots get wrong, a game with
     /// unknown messages and fields, whole games in every seat, and the bot's
     /// decision times. Example: referee check-bot -- python3 my_bot.py
+    #[command(allow_negative_numbers = true)]
     CheckBot(CheckBotArgs),
     /// Run a bracket: many tables of three entrants, duplicate sets, standings.
+    #[command(allow_negative_numbers = true)]
     Tournament(Box<crate::tournament::TournamentArgs>),
     /// Is the new bot better than the base? A sequential test (GSPRT) on
     /// duplicate sets that stops as soon as H0 or H1 is accepted.
     ///
     /// Example: referee sprt --new "python3 bot_v2.py" --base "python3 bot_v1.py"
+    #[command(allow_negative_numbers = true)]
     Sprt(Box<crate::sprt::SprtArgs>),
     /// Combine the directories of a sharded tournament (--shard K/N) into one.
     Merge {
@@ -84,6 +90,7 @@ pub enum Command {
         name: String,
     },
     /// Measure the referee's cost per decision against a raw pipe round trip.
+    #[command(allow_negative_numbers = true)]
     Bench(BenchArgs),
     /// The trivial child `referee bench` measures a pipe round trip with.
     #[command(hide = true)]
@@ -99,6 +106,7 @@ pub enum Command {
     /// Show a transcript as a readable account (hands with suit symbols, the
     /// auction, trump, exchanges, tricks, points, scores), whole or as one seat saw
     /// it; or write a self-contained HTML page that replays it.
+    #[command(allow_negative_numbers = true)]
     Show(ShowArgs),
     /// Write the JSON Schema of every protocol message and transcript line
     /// (to-bot.json, from-bot.json, transcript-line.json, timings-line.json).
@@ -120,6 +128,7 @@ pub enum Command {
     /// request K with --at), 1 it does not, 2 bad input or a bot that does not
     /// start. Example: referee replay runs/game-0001.jsonl --seat 2 -- python3
     /// my_bot.py
+    #[command(allow_negative_numbers = true)]
     Replay(ReplayArgs),
 }
 
@@ -217,7 +226,7 @@ pub struct BenchArgs {
 
     /// Time per decision, in milliseconds, as for `play` (a fault fails the
     /// benchmark, so give slow builds room).
-    #[arg(long, default_value_t = crate::settings::DECISION_MS, value_name = "MS")]
+    #[arg(long, default_value_t = crate::settings::DECISION_MS, value_name = "MS", allow_negative_numbers = true, value_parser = crate::settings::millis::limit_flag)]
     pub decision_ms: u64,
 
     /// Round trips in each pipe baseline.
@@ -243,11 +252,7 @@ impl BenchArgs {
             );
         }
         if !schmier_sample_bots::NAMES.contains(&self.bot.as_str()) {
-            bail!(
-                "--bot: unknown built-in bot {:?}; the built-in bots are {:?}",
-                self.bot,
-                schmier_sample_bots::NAMES
-            );
+            bail!("--bot: {}", crate::settings::unknown_builtin(&self.bot));
         }
         if self.trips == 0 {
             bail!("--trips must be at least 1");
@@ -320,10 +325,10 @@ pub struct DiffArgs {
 #[derive(Args, Debug)]
 pub struct CheckBotArgs {
     /// Time the bot has for each decision, in milliseconds.
-    #[arg(long, default_value_t = crate::settings::DECISION_MS, value_name = "MS")]
+    #[arg(long, default_value_t = crate::settings::DECISION_MS, value_name = "MS", allow_negative_numbers = true, value_parser = crate::settings::millis::limit_flag)]
     pub decision_ms: u64,
     /// Time the bot has to answer hello, in milliseconds.
-    #[arg(long, default_value_t = crate::settings::STARTUP_MS, value_name = "MS")]
+    #[arg(long, default_value_t = crate::settings::STARTUP_MS, value_name = "MS", allow_negative_numbers = true, value_parser = crate::settings::millis::limit_flag)]
     pub startup_ms: u64,
     /// The bot's command and its arguments, after `--` (one word with spaces is
     /// split like a shell would).
@@ -342,9 +347,6 @@ impl CheckBotArgs {
         };
         if argv.is_empty() {
             bail!("check-bot: the command is empty");
-        }
-        if self.decision_ms == 0 || self.startup_ms == 0 {
-            bail!("check-bot: --decision-ms and --startup-ms must be at least 1");
         }
         let limits = crate::checkbot::CheckLimits {
             startup: Duration::from_millis(self.startup_ms),

@@ -208,10 +208,7 @@ fn played_texts(cards: &[schmier_protocol::rules::Played]) -> Vec<String> {
 }
 
 fn card_text(card: Card) -> String {
-    match (card.rank(), card.suit()) {
-        (Some(r), Some(s)) => format!("{}{}", r.letter(), s.symbol()),
-        _ => "joker".to_owned(),
-    }
+    card.human()
 }
 
 fn cards_text(cards: CardSet) -> String {

@@ -42,6 +42,13 @@ impl Transcript {
     /// file and the line (what `show`, `diff` and the tournament need).
     pub fn read(path: &Path) -> Result<Transcript, LoadError> {
         let t = Transcript::load(path)?;
+        if let (Some(_), true, Some(what)) = (&t.damaged, t.lines.is_empty(), other_file(path)) {
+            return Err(LoadError {
+                path: path.to_owned(),
+                line: 0,
+                reason: what,
+            });
+        }
         match &t.damaged {
             Some((line, reason)) => Err(LoadError {
                 path: path.to_owned(),
@@ -100,6 +107,43 @@ impl Transcript {
             ),
         }
     }
+}
+
+/// What `path` is if it is another file the referee writes (a tournament's
+/// journal, manifest or standings, a game's timings, a page), said with where
+/// the transcripts are: the words for a user who gave it to a tool that reads
+/// transcripts, instead of the parser's complaint about its first line.
+pub fn other_file(path: &Path) -> Option<String> {
+    use crate::layout::{tournament, Kind};
+    let name = path.file_name()?.to_str()?;
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let what = match tournament::kind(Path::new(name)) {
+        _ if name.ends_with(".html") => {
+            return Some("a page, not a transcript: open it in a browser".into())
+        }
+        _ if dir.file_name().is_some_and(|d| d == "timings") => {
+            let game = dir.parent().unwrap_or(Path::new(".")).join(name);
+            return Some(format!(
+                "a game's timings (wall-clock figures beside its transcript), not a \
+                 transcript: the game's transcript is {}",
+                game.display()
+            ));
+        }
+        Some(Kind::Journal) => "a tournament's journal (one line per finished game)",
+        Some(Kind::Manifest) => "a tournament's manifest (its settings and entrants)",
+        Some(Kind::Standings | Kind::PartialStandings) => "a tournament's standings",
+        Some(Kind::SprtReport) => "a sequential test's report",
+        _ => return None,
+    };
+    Some(format!(
+        "{what}, not a game's transcript: `referee show --html OUT.html {}` draws the \
+         tournament's page, and its games are the transcripts in {}",
+        dir.display(),
+        dir.join(tournament::GAMES).display()
+    ))
 }
 
 /// Is `path` a transcript: a `*.jsonl` file (not a `.partial` game in progress)

@@ -55,8 +55,9 @@ fn play(cfg: PlayConfig) -> anyhow::Result<ExitCode> {
     let ended = runtime.block_on(async {
         referee::bot::install_cleanup();
         referee::shutdown::cancel_on_signals(cancel.clone());
-        referee::play::run(&cfg, &cancel, console).await
-    })?;
+        referee::play::run(&cfg, &cancel, console.clone()).await
+    });
+    let ended = ended.inspect_err(|_| console.reveal_seed())?;
     Ok(match ended {
         Ended::Interrupted(_) => {
             ExitCode::from(referee::shutdown::signal_exit_code().unwrap_or(130))
@@ -201,26 +202,7 @@ fn diff(args: &referee::cli::DiffArgs) -> anyhow::Result<ExitCode> {
 fn show(args: &referee::cli::ShowArgs) -> anyhow::Result<ExitCode> {
     use std::io::Write;
     if args.file.is_dir() {
-        let Some(out) = &args.html else {
-            anyhow::bail!(
-                "{} is a folder: give --html OUT.html for a tournament's page, or one \
-                 transcript file for a terminal account",
-                args.file.display()
-            );
-        };
-        if !referee::show::bracket::is_tournament(&args.file) {
-            anyhow::bail!(
-                "{} has no standings.json: not a tournament folder",
-                args.file.display()
-            );
-        }
-        let w = referee::tournament::page::write_finished(&args.file, out)?;
-        eprintln!(
-            "referee: wrote {} and {} replay pages beside it",
-            w.page.display(),
-            w.replays
-        );
-        return Ok(ExitCode::SUCCESS);
+        return show_folder(&args.file, args.html.as_deref());
     }
     let transcript = referee::load::Transcript::read(&args.file)?;
     let replay = referee::show::Replay::new(&transcript)?;
@@ -247,6 +229,43 @@ fn show(args: &referee::cli::ShowArgs) -> anyhow::Result<ExitCode> {
             anyhow::bail!("failed to write to stdout: {e}")
         }
         _ => Ok(ExitCode::SUCCESS),
+    }
+}
+
+/// `referee show DIR`: a tournament folder's page with `--html`; otherwise what
+/// to give instead, naming one of the folder's games.
+fn show_folder(dir: &std::path::Path, html: Option<&std::path::Path>) -> anyhow::Result<ExitCode> {
+    let tournament = referee::show::bracket::is_tournament(dir);
+    if let (Some(out), true) = (html, tournament) {
+        let w = referee::tournament::page::write_finished(dir, out)?;
+        eprintln!(
+            "referee: wrote {} and {} replay pages beside it",
+            w.page.display(),
+            w.replays
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    let games = referee::load::transcripts_in(dir)?;
+    let one = match games.first() {
+        Some(game) => format!(
+            "; one game as text: `referee show {}` ({} game(s) in the folder)",
+            dir.join(game).display(),
+            games.len()
+        ),
+        None => "; it holds no transcript".to_owned(),
+    };
+    match (tournament, html) {
+        (true, _) => anyhow::bail!(
+            "{} is a tournament folder: `referee show --html OUT.html {}` draws its page{one}",
+            dir.display(),
+            dir.display()
+        ),
+        (false, Some(_)) => anyhow::bail!(
+            "{} is not a tournament folder (it has no standings.json), so it has no \
+             page; --html draws one game's replay page from its transcript{one}",
+            dir.display()
+        ),
+        (false, None) => anyhow::bail!("{} is a folder, not a transcript{one}", dir.display()),
     }
 }
 

@@ -45,11 +45,18 @@ impl Console {
         );
     }
 
-    fn finished(&self, summary: &MatchSummary) {
-        print(self.quiet, summary);
+    /// The drawn seed, kept secret while bots share the terminal, once the run
+    /// is over however it ended (finished, interrupted, or bots that failed to
+    /// start): the games played so far are reproducible only with it.
+    pub fn reveal_seed(&self) {
         if self.secret_seed && !self.quiet {
             eprintln!("referee: the match seed was {}", self.seed);
         }
+    }
+
+    fn finished(&self, summary: &MatchSummary) {
+        print(self.quiet, summary);
+        self.reveal_seed();
         if !summary.lost.is_empty() {
             eprintln!(
                 "referee: {} of {} game(s) lost (their transcripts could not be written, see \
@@ -80,6 +87,7 @@ impl Reporter for Console {
             Event::MatchInterrupted(summary) => {
                 eprintln!("referee: interrupted; every bot process was ended. Completed games' transcripts are kept; the game in progress was left as *.partial.");
                 eprint!("{}", interrupted_tally(summary));
+                self.reveal_seed();
             }
             Event::MatchFinished(summary) => self.finished(summary),
             Event::BotFailedToStart(_) | Event::Warning(_) => Troubles.report(event),

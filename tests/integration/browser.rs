@@ -41,7 +41,14 @@ pub fn available() -> bool {
     false
 }
 
+/// The window the page tests draw in, unless a test names another.
+const WINDOW: (u32, u32) = (1320, 700);
+
 fn browser(profile: &Path) -> Command {
+    sized(profile, WINDOW)
+}
+
+fn sized(profile: &Path, (width, height): (u32, u32)) -> Command {
     let mut cmd = Command::new(find().expect("a test checks `available()` first"));
     cmd.args([
         "--headless",
@@ -52,16 +59,21 @@ fn browser(profile: &Path) -> Command {
         "--disable-background-networking",
         "--disable-component-update",
         "--disable-sync",
-        "--window-size=1320,700",
     ])
+    .arg(format!("--window-size={width},{height}"))
     .arg(format!("--user-data-dir={}", profile.display()));
     cmd
 }
 
 /// The page as drawn after its script acted on `fragment`.
 pub fn dom(page: &Path, fragment: &str) -> String {
+    dom_in(page, fragment, WINDOW)
+}
+
+/// [`dom`] in a window of `size` (width, height) pixels.
+pub fn dom_in(page: &Path, fragment: &str, size: (u32, u32)) -> String {
     let profile = tempfile::tempdir().unwrap();
-    let out = browser(profile.path())
+    let out = sized(profile.path(), size)
         .arg("--dump-dom")
         .arg(format!("file://{}#{fragment}", page.display()))
         .output()

@@ -10,6 +10,7 @@ mod determinism;
 mod diff;
 mod docs;
 mod first_hour;
+mod first_hour_messages;
 mod folder;
 mod harness;
 mod hostile;

@@ -315,3 +315,83 @@ fn a_tournament_page_draws_the_intervals_and_links_every_game() {
     assert!(first.contains("</main>"));
     screenshot(&page, "", "tournament.png");
 }
+
+/// Run after the page's own script: draws every step in every view (the
+/// page's `step`, `me` and `render` are its script's globals) and measures the
+/// seat boxes as laid out, writing what it found into `#layout-check`.
+const LAYOUT_CHECK: &str = r##"<script>
+(function () {
+  const found = { frames: 0, boxes: 0, six: 0, overlaps: [], wrapped: [], outside: [] };
+  const rect = e => e.getBoundingClientRect();
+  // Boxes closer than GAP px look joined: they count as meeting.
+  const GAP = 8;
+  const apart = (a, b) => a.right + GAP <= b.left || b.right + GAP <= a.left
+    || a.bottom + GAP <= b.top || b.bottom + GAP <= a.top;
+  const tableBox = rect(document.getElementById("table"));
+  for (const view of [null, 0, 1, 2, 3, 4, 5]) {
+    for (let k = 0; k < F.length; k++) {
+      me = view; step = k; render();
+      found.frames++;
+      const boxes = [0, 1, 2, 3, 4, 5].map(s => rect(document.getElementById("seat-" + s)));
+      const centre = rect(document.getElementById("centre"));
+      for (let s = 0; s < 6; s++) {
+        const b = boxes[s];
+        if (b.width <= 0 || b.height <= 0) found.outside.push([view, k, s, "empty"]);
+        found.boxes++;
+        if (b.left < tableBox.left || b.right > tableBox.right || b.top < tableBox.top)
+          found.outside.push([view, k, s]);
+        if (!apart(b, centre)) found.overlaps.push([view, k, s, "centre"]);
+        for (let t = s + 1; t < 6; t++)
+          if (!apart(b, boxes[t])) found.overlaps.push([view, k, s, t]);
+        const cards = [...document.querySelectorAll("#seat-" + s + " .hand .card")];
+        if (cards.length === 6) {
+          found.six++;
+          const tops = new Set(cards.map(c => Math.round(rect(c).top)));
+          if (tops.size !== 1) found.wrapped.push([view, k, s]);
+        }
+      }
+    }
+  }
+  const out = document.createElement("pre");
+  out.id = "layout-check";
+  out.textContent = JSON.stringify(found);
+  document.body.append(out);
+})();
+</script>"##;
+
+#[test]
+fn at_1400_by_1000_no_seat_box_meets_another_and_six_cards_sit_on_one_row() {
+    if !browser::available() {
+        return;
+    }
+    let g = game();
+    let html = std::fs::read_to_string(&g.page).unwrap();
+    assert_eq!(html.matches("</body>").count(), 1);
+    let checked = g.page.with_file_name("layout-check.html");
+    std::fs::write(
+        &checked,
+        html.replace("</body>", &format!("{LAYOUT_CHECK}</body>")),
+    )
+    .unwrap();
+    let d = browser::dom_in(&checked, "deal=1", (1400, 1000));
+    let found: serde_json::Value =
+        serde_json::from_str(between(&d, "<pre id=\"layout-check\">", "</pre>")).unwrap();
+    let frames = g.lines.len() - 1;
+    assert_eq!(
+        found["frames"],
+        7 * frames,
+        "every step in every view: {found}"
+    );
+    assert_eq!(found["boxes"], 6 * 7 * frames, "{found}");
+    // Every hand of the play holds six cards at its first trick: hundreds measured.
+    assert!(found["six"].as_u64().unwrap() > 6 * 7, "{found}");
+    for what in ["wrapped", "outside", "overlaps"] {
+        let bad = found[what].as_array().unwrap();
+        let first: Vec<_> = bad.iter().take(8).collect();
+        assert!(
+            bad.is_empty(),
+            "{} {what}, the first [view, step, seat, ...]: {first:?}",
+            bad.len()
+        );
+    }
+}

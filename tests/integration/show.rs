@@ -24,10 +24,10 @@ fn show(file: &Path, extra: &[&str]) -> Output {
     out
 }
 
-/// Wire notation ("TH", "JK") as `show` writes a card ("10♥", "Joker").
+/// Wire notation ("TH", "JK") as `show` writes a card ("10♥", "joker").
 pub fn shown(code: &str) -> String {
     if code == "JK" {
-        return "Joker".into();
+        return "joker".into();
     }
     let rank = match &code[..1] {
         "T" => "10",
@@ -44,6 +44,13 @@ pub fn shown(code: &str) -> String {
 
 /// Every card named in `text`, in wire notation.
 fn cards_in(text: &str) -> BTreeSet<String> {
+    // A deal's points line names the points ("joker team 2"), not cards.
+    let cards: Vec<&str> = text
+        .lines()
+        .filter(|l| !l.trim_start().starts_with("points:"))
+        .collect();
+    let text = cards.join("\n");
+    let text = text.as_str();
     let mut found = BTreeSet::new();
     for rank in [
         "2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K", "A",
@@ -56,7 +63,7 @@ fn cards_in(text: &str) -> BTreeSet<String> {
             }
         }
     }
-    if text.contains("Joker") {
+    if text.contains("joker") {
         found.insert("JK".into());
     }
     found

@@ -9,7 +9,11 @@
 //! - every argument that names an existing file or directory and looks like a path
 //!   (contains `/` or `.`: `bot.py`, `sample-bots/js/bot.js`) is made absolute;
 //! - the bot's directory is that of the first such file argument (the script of an
-//!   interpreted bot), else that of the program (a compiled bot).
+//!   interpreted bot), else that of the program (a compiled bot);
+//! - a script that names no file (`python3 my_bot.py` in the wrong folder) is an
+//!   error naming the folder it was looked up in, before anything starts: else
+//!   the interpreter, run in the program's folder, would report a path there
+//!   (`can't open file '/usr/bin/my_bot.py'`).
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -36,11 +40,18 @@ pub struct Launch {
 pub enum LaunchError {
     #[error("the command is empty")]
     Empty,
-    #[error("failed to find the program {program:?}: {error}")]
+    #[error("failed to find the program {program:?} in {}: {error}", base.display())]
     NoProgram {
         program: String,
+        base: PathBuf,
         error: std::io::Error,
     },
+    #[error(
+        "failed to find the bot's script {script:?}: no such file in {} (the folder \
+         the command's relative paths are read from)",
+        base.display()
+    )]
+    NoScript { script: String, base: PathBuf },
     #[error(
         "failed to find the program {program:?} on the bots' PATH ({path}); \
          give its path, or set the bots' PATH with --bot-env PATH=..."
@@ -72,6 +83,7 @@ impl LaunchError {
         matches!(
             self,
             LaunchError::NoProgram { .. }
+                | LaunchError::NoScript { .. }
                 | LaunchError::NotOnPath { .. }
                 | LaunchError::NoOwnExecutable(_)
                 | LaunchError::OwnExecutableGone(_)
@@ -88,6 +100,7 @@ impl Launch {
         let program = if program.contains('/') {
             std::fs::canonicalize(base.join(program)).map_err(|error| LaunchError::NoProgram {
                 program: program.clone(),
+                base: base.to_owned(),
                 error,
             })?
         } else {
@@ -96,6 +109,14 @@ impl Launch {
                 path: path.to_owned(),
             })?
         };
+        if let Some(script) = script(args) {
+            if file_argument(base, script).is_none() {
+                return Err(LaunchError::NoScript {
+                    script: script.to_owned(),
+                    base: base.to_owned(),
+                });
+            }
+        }
         let mut dir = None;
         let args = args
             .iter()
@@ -130,6 +151,50 @@ fn file_argument(base: &Path, arg: &str) -> Option<PathBuf> {
         return None;
     }
     std::fs::canonicalize(base.join(arg)).ok()
+}
+
+/// Flags whose value is code or a module, not a file (`sh -c`, `python3 -m`,
+/// `node -e`, `ruby -r`).
+const CODE_FLAGS: [&str; 9] = [
+    "-c",
+    "-e",
+    "-m",
+    "-p",
+    "-r",
+    "--eval",
+    "--print",
+    "--require",
+    "--command",
+];
+
+/// Extensions of the scripts interpreters run.
+const SCRIPT_EXTENSIONS: [&str; 18] = [
+    "py", "js", "mjs", "cjs", "ts", "rb", "pl", "php", "lua", "jar", "sh", "bash", "r", "jl",
+    "exs", "dart", "kts", "go",
+];
+
+/// The interpreter's script among `args`, if the first argument that is not a
+/// flag (nor a flag's code) is a plain file name with a script's extension:
+/// `python3 -u my_bot.py` names `my_bot.py`; `sh -c '...'`, `python3 -m pkg.bot`
+/// and `./bot data.txt` name none.
+fn script(args: &[String]) -> Option<&str> {
+    let mut previous: Option<&str> = None;
+    for arg in args {
+        let is_code = previous.is_some_and(|p| CODE_FLAGS.contains(&p));
+        if is_code {
+            return None;
+        }
+        if !arg.starts_with('-') {
+            let plain =
+                !arg.contains(|c: char| c.is_whitespace() || "=;$'\"|&<>()*?{}".contains(c));
+            let ext = Path::new(arg).extension().and_then(|e| e.to_str());
+            let scripted =
+                ext.is_some_and(|e| SCRIPT_EXTENSIONS.contains(&e.to_ascii_lowercase().as_str()));
+            return (plain && scripted).then_some(arg.as_str());
+        }
+        previous = Some(arg);
+    }
+    None
 }
 
 fn parent(p: &Path) -> PathBuf {
@@ -201,5 +266,36 @@ mod tests {
             !empty.is_not_found(),
             "an empty command is not a missing program"
         );
+    }
+
+    #[test]
+    fn a_missing_script_is_named_with_its_folder_and_code_or_a_module_is_no_script() {
+        let root = tempfile::tempdir().unwrap();
+        let err = Launch::resolve(
+            &words(&["sh", "-x", "my_bot.py"]),
+            root.path(),
+            "/bin:/usr/bin",
+        )
+        .unwrap_err();
+        assert!(err.is_not_found(), "{err}");
+        let said = err.to_string();
+        assert!(
+            said.contains("script \"my_bot.py\": no such file in")
+                && said.contains(&root.path().display().to_string()),
+            "{said}"
+        );
+        // Code, a module, a compiled bot's data file: none is a script.
+        for argv in [
+            &["sh", "-c", "exec python3 bot.py"][..],
+            &["sh", "-e", "x.py"][..],
+            &["python3", "-m", "pkg.bot"][..],
+            &["sh", "data.txt", "x.py"][..],
+            &["sh", "KEY=x.py"][..],
+        ] {
+            assert!(
+                Launch::resolve(&words(argv), root.path(), "/bin:/usr/bin").is_ok(),
+                "{argv:?}"
+            );
+        }
     }
 }

@@ -22,16 +22,23 @@ pub const SMALL_SEED: u64 = 1 << 48;
 
 /// A bot as given on the command line or in the tournament file; `what` names
 /// where, for errors (`--team 2`, `entrant "mine"`).
+/// "unknown built-in bot …", the nearest name suggested, and the names.
+pub fn unknown_builtin(name: &str) -> String {
+    let names = schmier_sample_bots::NAMES;
+    format!(
+        "unknown built-in bot {name:?}{}; the built-in bots are {}",
+        super::suggest::did_you_mean(name, names.iter().copied()),
+        names.join(", ")
+    )
+}
+
 pub fn parse_bot(text: &str, what: &str) -> anyhow::Result<BotSpec> {
     if text.trim() == "human" {
         return Ok(BotSpec::Human);
     }
     let builtin = |name: &str| -> anyhow::Result<String> {
         if !schmier_sample_bots::NAMES.contains(&name) {
-            bail!(
-                "{what}: unknown built-in bot {name:?}; the built-in bots are {:?}",
-                schmier_sample_bots::NAMES
-            );
+            bail!("{what}: {}", unknown_builtin(name));
         }
         Ok(name.to_owned())
     };

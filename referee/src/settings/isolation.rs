@@ -153,6 +153,20 @@ impl LimitArgs {
     /// the cgroup limits are checked to be possible on this host before any
     /// bot starts.
     pub fn resolve(&self, clock: Clock, sandboxed: bool) -> anyhow::Result<ResourceLimits> {
+        let counts = [
+            ("--limit-memory-mb", self.limit_memory_mb),
+            ("--limit-cpu-s", self.limit_cpu_s),
+            ("--limit-files", self.limit_files),
+            ("--limit-procs", self.limit_procs),
+        ];
+        // 0 is no limit nowhere: every bot would die before its hello, for a
+        // reason that names no flag (a SIGKILL, "not reading its stdin").
+        if let Some((flag, _)) = counts.iter().find(|(_, v)| *v == Some(0)) {
+            bail!(
+                "{flag} 0 would stop every bot before it starts: give at least 1, or leave \
+                 the flag (and its file key) out for no limit"
+            );
+        }
         if let Some(n) = self.limit_procs {
             crate::bot::probe_cgroups(Some(n), None).map_err(|e| {
                 anyhow::anyhow!(

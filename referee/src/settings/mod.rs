@@ -5,6 +5,8 @@
 //!
 //! - `time.rs`: the time control (`--decision-ms`, `--clock`, …) and how the
 //!   table talks to bots (`--events`).
+//! - `millis.rs`: how a time in milliseconds is read from a flag or a key
+//!   (a limit is at least 1 ms, an allowance at least 0).
 //! - `policy.rs`: the fault policy (`--policy`, `--max-faults`, `--keep-going`, …)
 //!   and the rules variants.
 //! - `isolation.rs`: how bot processes run (`--sandbox`, `--bot-env`,
@@ -12,6 +14,8 @@
 //!   `--stderr-cap`).
 //! - `output.rs`: what happens to an output folder that holds a run
 //!   (`--overwrite`) and how much is printed.
+//! - `suggest.rs`: "did you mean" for a mistyped key of the tournament file
+//!   or name of a built-in bot.
 //! - `table.rs`: all the groups together, flattened by both commands.
 //! - `bots.rs`: a bot command as the user writes it, and the run's seed.
 //!
@@ -22,12 +26,14 @@
 
 mod bots;
 mod isolation;
+pub(crate) mod millis;
 mod output;
 mod policy;
+pub(crate) mod suggest;
 mod table;
 mod time;
 
-pub use bots::{fresh_seed, parse_bot, SMALL_SEED};
+pub use bots::{fresh_seed, parse_bot, unknown_builtin, SMALL_SEED};
 pub use isolation::{
     cpu_millicores, parse_env, sandbox_for, scratch_folder, IsolationArgs, LimitArgs,
     MAX_LINE_BYTES, STDERR_CAP,

@@ -6,7 +6,7 @@ use anyhow::bail;
 use clap::Args;
 use serde::Deserialize;
 
-use super::{choice_name, switch, with_default, Merge};
+use super::{choice_name, millis, switch, with_default, Merge};
 use crate::config::{Clock, Delivery, TimeControl};
 
 pub const DECISION_MS: u64 = 1000;
@@ -25,19 +25,23 @@ const MIN_WRITE_MS: u64 = 1000;
 #[derive(Args, Clone, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TimeArgs {
-    #[arg(long, value_name = "MS", help = with_default("Time a bot has for each decision, in milliseconds.", DECISION_MS))]
+    #[arg(long, value_name = "MS", allow_negative_numbers = true, value_parser = millis::limit_flag, help = with_default("Time a bot has for each decision, in milliseconds.", DECISION_MS))]
+    #[serde(default, deserialize_with = "millis::limit_key")]
     pub decision_ms: Option<u64>,
 
-    #[arg(long, value_name = "MS", help = with_default("Time a bot has to answer hello after it is started, in milliseconds.", STARTUP_MS))]
+    #[arg(long, value_name = "MS", allow_negative_numbers = true, value_parser = millis::limit_flag, help = with_default("Time a bot has to answer hello after it is started, in milliseconds.", STARTUP_MS))]
+    #[serde(default, deserialize_with = "millis::limit_key")]
     pub startup_ms: Option<u64>,
 
-    #[arg(long, value_name = "MS", help = with_default("Allowance added to every deadline for pipe and scheduling latency (the bot is told the limit without it), in milliseconds.", GRACE_MS))]
+    #[arg(long, value_name = "MS", allow_negative_numbers = true, value_parser = millis::allowance_flag, help = with_default("Allowance added to every deadline for pipe and scheduling latency (the bot is told the limit without it), in milliseconds.", GRACE_MS))]
+    #[serde(default, deserialize_with = "millis::allowance_key")]
     pub grace_ms: Option<u64>,
 
-    #[arg(long, value_name = "MS", help = with_default("Per-game time bank per seat, in milliseconds: a decision that takes longer than --decision-ms draws the excess from it (chess-style).", TIME_BANK_MS))]
+    #[arg(long, value_name = "MS", allow_negative_numbers = true, value_parser = millis::allowance_flag, help = with_default("Per-game time bank per seat, in milliseconds: a decision that takes longer than --decision-ms draws the excess from it (chess-style).", TIME_BANK_MS))]
+    #[serde(default, deserialize_with = "millis::allowance_key")]
     pub time_bank_ms: Option<u64>,
 
-    #[arg(long, value_name = "F", help = with_default("Multiply every time limit by this factor (for slow machines).", TIME_SCALE))]
+    #[arg(long, value_name = "F", allow_negative_numbers = true, help = with_default("Multiply every time limit by this factor (for slow machines).", TIME_SCALE))]
     pub time_scale: Option<f64>,
 
     #[arg(long, value_enum, help = with_default("The clock decisions are timed on: `wall` (elapsed time) or `cpu` (CPU time the bot's processes used, so a busy host cannot make a bot lose on time; Linux only, with a wall-clock backstop of ten times the limit).", choice_name(&CLOCK)))]
@@ -81,10 +85,24 @@ impl TimeArgs {
         let scale = |ms: u64| Duration::from_secs_f64(ms as f64 * time_scale / 1000.0);
         let limited = |ms: u64| (!no_timeouts).then(|| scale(ms));
         let decision_ms = self.decision_ms.unwrap_or(DECISION_MS);
+        let startup_ms = self.startup_ms.unwrap_or(STARTUP_MS);
+        for (flag, ms) in [("--decision-ms", decision_ms), ("--startup-ms", startup_ms)] {
+            // The bots are told whole milliseconds: a limit scaled below one
+            // would reach them as `time_ms: 0`.
+            if let Err(e) = millis::limit(i128::from(ms)) {
+                bail!("{flag}: {e}");
+            }
+            if scale(ms) < Duration::from_millis(1) {
+                bail!(
+                    "{flag} {ms} scaled by --time-scale {time_scale} is under 1 ms: \
+                     a bot would have no time at all to answer"
+                );
+            }
+        }
         Ok(TimeControl {
             clock: self.clock.unwrap_or(CLOCK).into(),
             bank: scale(self.time_bank_ms.unwrap_or(TIME_BANK_MS)),
-            startup: limited(self.startup_ms.unwrap_or(STARTUP_MS)),
+            startup: limited(startup_ms),
             decision: limited(decision_ms),
             grace: scale(self.grace_ms.unwrap_or(GRACE_MS)),
             max_line,
@@ -128,7 +146,8 @@ pub struct ChannelArgs {
     /// SECURITY.md). Set it to --decision-ms plus --grace-ms to hide every
     /// in-time reply's delay; each decision then takes MS. Not scaled by
     /// --time-scale. Transcripts are the same with or without it. 0 is no pace.
-    #[arg(long, value_name = "MS")]
+    #[arg(long, value_name = "MS", allow_negative_numbers = true, value_parser = millis::allowance_flag)]
+    #[serde(default, deserialize_with = "millis::allowance_key")]
     pub pace_ms: Option<u64>,
 }
 

@@ -31,8 +31,11 @@ let step = 0;
 let me = null; // null: everyone's cards; else the seat whose view is shown
 const SUITS = { S: "♠", H: "♥", D: "♦", C: "♣" };
 // Screen places for seats, seat 0 at the bottom, then clockwise (left of s is s+1).
-const PLACES = [[255, 455], [4, 330], [4, 60], [255, 6], [506, 60], [506, 330]];
-const TRICK_PLACES = [[130, 150], [20, 110], [20, 30], [130, 0], [240, 30], [240, 110]];
+// Columns 8..278, 295..565 and 582..852 of the 860 px table (replay.css): a
+// side seat never meets a centre one, and 2 above 1 (4 above 5) leave room for
+// a hand of three rows.
+const PLACES = [[295, 496], [8, 336], [8, 104], [295, 6], [582, 104], [582, 336]];
+const TRICK_PLACES = [[120, 150], [10, 110], [10, 30], [120, 0], [230, 30], [230, 110]];
 
 function el(tag, cls, text) {
   const e = document.createElement(tag);
@@ -41,7 +44,7 @@ function el(tag, cls, text) {
   return e;
 }
 function cardEl(code) {
-  if (code === "JK") { const e = el("span", "card joker", "Joker"); e.dataset.card = code; return e; }
+  if (code === "JK") { const e = el("span", "card joker", "joker"); e.dataset.card = code; return e; }
   const rank = code[0] === "T" ? "10" : code[0];
   const e = el("span", "card" + (code[1] === "H" || code[1] === "D" ? " red" : ""), rank + SUITS[code[1]]);
   e.dataset.card = code;

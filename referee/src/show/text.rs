@@ -32,24 +32,18 @@ fn styled(style: Style, text: impl std::fmt::Display) -> String {
     format!("{}{text}{}", style.render(), style.render_reset())
 }
 
-/// A card as people write it: rank then suit symbol (`10♥`, `Q♠`), hearts and
-/// diamonds in red; the joker is `Joker`.
+/// A card as people write it ([`Card::human`]: `10♥`, `Q♠`, `joker`), hearts
+/// and diamonds in red.
 pub fn card(c: Card) -> String {
     match c.suit() {
-        Some(Suit::Hearts | Suit::Diamonds) => styled(RED, plain_card(c)),
-        _ => plain_card(c),
+        Some(Suit::Hearts | Suit::Diamonds) => styled(RED, c.human()),
+        _ => c.human(),
     }
 }
 
 /// [`card`] without colour.
 pub fn plain_card(c: Card) -> String {
-    match (c.rank(), c.suit()) {
-        (Some(r), Some(s)) => match r.letter() {
-            'T' => format!("10{}", s.symbol()),
-            l => format!("{l}{}", s.symbol()),
-        },
-        _ => "Joker".into(),
-    }
+    c.human()
 }
 
 pub fn cards(set: CardSet) -> String {

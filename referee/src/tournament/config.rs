@@ -14,6 +14,7 @@ use serde::Deserialize;
 use super::format::{Format, FormatName, Params, ROUNDS};
 use super::schedule::Shard;
 use crate::config::{BotSpec, Isolation, TableSpec};
+use crate::settings::suggest;
 use crate::settings::{
     choice_name, fresh_seed, parse_bot, sandbox_for, scratch_folder, with_default, ChannelArgs,
     IsolationArgs, LimitArgs, Merge, OutputArgs, PolicyArgs, PolicyName, RulesArgs, TableArgs,
@@ -578,7 +579,9 @@ fn read_file(path: &Path) -> anyhow::Result<FileConfig> {
     let file: FileConfig = match toml::from_str(&text) {
         Ok(file) => file,
         Err(e) if e.span().is_some_and(|s| s.start > 0) => {
-            return Err(anyhow::Error::new(e).context(failed()))
+            // E.g. a mistyped key of an [[entrant]]: serde lists the known ones.
+            let e = suggest::unknown_field(&e.to_string());
+            return Err(anyhow::anyhow!(e).context(failed()));
         }
         Err(e) => {
             // An error inside a flattened group is reported against the whole
@@ -594,15 +597,35 @@ fn read_file(path: &Path) -> anyhow::Result<FileConfig> {
             bail!("{}{}: `{key}`: {message}", failed(), line_of(&text, &key));
         }
     };
-    if let Some(key) = file.unknown.keys().next() {
+    if let Some((key, value)) = file.unknown.iter().next() {
         bail!(
-            "{}{}: unknown field `{key}` (the fields are the long flags of \
+            "{}{}: unknown field `{key}`{} (the fields are the long flags of \
              `referee tournament --help` with _ for -, and [[entrant]] tables)",
             failed(),
-            line_of(&text, key)
+            line_of(&text, key),
+            suggest::did_you_mean(key, file_keys(value).iter().map(String::as_str))
         );
     }
     Ok(file)
+}
+
+/// The keys the tournament file knows, found by trying each long flag (with _
+/// for -, and plural, as `challengers`) with the value given: a key the file
+/// does not know lands in `unknown`, so nothing is suggested that it refuses.
+fn file_keys(value: &toml::Value) -> Vec<String> {
+    let flags = <TournamentArgs as Args>::augment_args(clap::Command::new("tournament"));
+    let longs = flags.get_arguments().filter_map(|a| a.get_long());
+    let names = longs.flat_map(|l| {
+        let key = l.replace('-', "_");
+        [format!("{key}s"), key]
+    });
+    let known = |key: &String| {
+        let one = toml::Table::from_iter([(key.clone(), value.clone())]);
+        toml::Value::Table(one)
+            .try_into::<FileConfig>()
+            .map_or(true, |f| f.unknown.is_empty())
+    };
+    names.filter(known).collect()
 }
 
 /// ", line N" of the line that sets top-level `key` (or its table), if found.
