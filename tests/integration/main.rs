@@ -3,6 +3,7 @@
 
 mod architecture;
 mod bench;
+mod bounded;
 mod brackets;
 mod browser;
 mod check_bot;
