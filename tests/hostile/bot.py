@@ -24,6 +24,13 @@ NAMES = {
     "evil-name": "evil\x1b[2K\rgood\x1b[1A\x1b]52;c;aGVsbG8=\x07\x9b2J\u202eeman",
     # 152 KB of name and of version (the run raises --max-line-bytes to let it in).
     "bloat": "b" * 152_000,
+    # Names that would break a page that escaped them for the wrong context: a
+    # comment opener that switches a <script> element's parser, a script end
+    # tag, and quotes ending an attribute. Each also sends its name as its
+    # first (malformed) reply, to be quoted in the fault's reason.
+    "page-comment": "<!--<script>",
+    "page-close": "</script><script>document.body.dataset.pwned=1</script>",
+    "page-quote": "\"'><img src=x onerror=\"document.body.dataset.pwned=1\">&amp;\u2028",
 }
 
 
@@ -144,6 +151,9 @@ def main():
                 out.write(chunk)
             out.flush()
             hang()
+        if MODE.startswith("page-") and requests == 1:
+            reply(msg, NAMES[MODE])
+            continue
         if MODE == "bloat":
             # A 60 KB action of the wrong shape, every time: a string, or an
             # array holding one, which a parser's message would quote too.

@@ -22,6 +22,7 @@ mod limits;
 mod names;
 mod outputs;
 mod page;
+mod page_hostile;
 mod play;
 mod replay;
 mod replay_page;
