@@ -27,7 +27,7 @@ mod policy;
 mod table;
 mod time;
 
-pub use bots::{fresh_seed, parse_bot, SMALL_SEED};
+pub use bots::{fresh_seed, parse_bot, warn_given_seed};
 pub use isolation::{
     cpu_millicores, parse_env, sandbox_for, scratch_folder, IsolationArgs, LimitArgs,
     MAX_LINE_BYTES, STDERR_CAP,
