@@ -3,6 +3,7 @@
 //! A tour:
 //! - [`card`] and [`cardset`]: the 53 cards, their wire notation (`"AS"`, `"TH"`,
 //!   `"JK"`), trump-dependent suits and ranks, and card sets as 64-bit masks.
+//! - [`excerpt`]: bounded quotes of what a bot sent (fault reasons, names).
 //! - [`fault`]: the kinds of bot misbehaviour, as recorded and announced.
 //! - [`seat`]: seats 0-5 and the three teams.
 //! - [`shuffle`]: the pinned seed -> deck-order algorithm.
@@ -12,6 +13,7 @@
 
 pub mod card;
 pub mod cardset;
+pub mod excerpt;
 pub mod fault;
 pub mod rules;
 #[cfg(feature = "schema")]

@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::card::{Card, Suit};
 use crate::cardset::CardSet;
+use crate::excerpt::{cut, quote_json, QUOTE_MAX};
 use crate::fault::FaultKind;
 use crate::rules::{Action, Call, Decision, Legal, RulesConfig, SeatEvent, SeatView};
 use crate::seat::{Seat, Team};
@@ -224,13 +225,17 @@ pub fn parse_action(
     decision: Decision,
     action: &serde_json::Value,
 ) -> Result<Action, ActionShapeError> {
-    // The bot's input is quoted exactly as it sent it (as JSON), never re-cased.
+    // The bot's input is quoted as it sent it (as JSON), never re-cased, and cut
+    // to the quote cap: the action is the bot's to make as long as its line.
     let err = |want: &str| {
         ActionShapeError(format!(
-            "a {} reply's action must be {want}, got {action}",
-            decision.name()
+            "a {} reply's action must be {want}, got {}",
+            decision.name(),
+            quote_json(action)
         ))
     };
+    // A parser's message may quote the bot's input too.
+    let why = |e: serde_json::Error| cut(&e.to_string(), QUOTE_MAX).into_owned();
     match decision {
         Decision::Bid => match serde_json::from_value::<Call>(action.clone()) {
             Ok(Call::Pass) => Ok(Action::Pass),
@@ -242,13 +247,19 @@ pub fn parse_action(
             .map_err(|_| err(r#"a suit letter "S", "H", "D" or "C""#)),
         Decision::Exchange | Decision::Discard => {
             let cards = serde_json::from_value::<CardSet>(action.clone()).map_err(|e| {
-                ActionShapeError(format!("{}: {e}", err("an array of distinct cards").0))
+                ActionShapeError(format!(
+                    "{}: {}",
+                    err("an array of distinct cards").0,
+                    why(e)
+                ))
             })?;
             Ok(Action::cards(decision, cards))
         }
         Decision::Play => serde_json::from_value::<Card>(action.clone())
             .map(Action::Play)
-            .map_err(|e| ActionShapeError(format!("{}: {e}", err("one card such as \"AS\"").0))),
+            .map_err(|e| {
+                ActionShapeError(format!("{}: {}", err("one card such as \"AS\"").0, why(e)))
+            }),
     }
 }
 

@@ -9,8 +9,7 @@ use clap::{Args, Parser, Subcommand};
 
 use crate::config::{BotSpec, Isolation, Output, PlayConfig, TableSpec};
 use crate::settings::{
-    fresh_seed, parse_bot, sandbox_for, scratch_folder, DeliveryName, PolicyName, TableArgs,
-    SMALL_SEED,
+    fresh_seed, parse_bot, sandbox_for, scratch_folder, warn_given_seed, DeliveryName, TableArgs,
 };
 
 #[derive(Parser, Debug)]
@@ -470,13 +469,8 @@ impl PlayArgs {
             Some(seed) => seed,
             None => fresh_seed()?,
         };
-        if self.table.policy.name() == PolicyName::Competition
-            && self.seed.is_some_and(|s| s < SMALL_SEED)
-        {
-            eprintln!(
-                "referee: warning: --seed {seed} is small enough to be found from a bot's own \
-                 hand; for a competition omit --seed (the referee then draws 64 secret bits)"
-            );
+        if let Some(seed) = self.seed {
+            warn_given_seed("--seed", seed, self.table.policy.name());
         }
         let output = self.output(seed)?;
         let limits = (self.table.limits).resolve(time.clock, self.table.isolation.sandbox())?;

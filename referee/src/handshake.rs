@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
+use schmier_protocol::excerpt::bounded_name;
 use schmier_protocol::wire::{FromBot, Limits, ToBot, PROTOCOL};
 
 use crate::bot::Incoming;
@@ -54,9 +55,12 @@ pub async fn answer(
             startup.unwrap_or_default().as_millis()
         )),
         Some(Incoming::Line { bytes, .. }) => match serde_json::from_slice::<FromBot>(&bytes) {
-            Ok(FromBot::Hello { name, protocol, .. }) if protocol == PROTOCOL => Ok(name),
+            Ok(FromBot::Hello { name, protocol, .. }) if protocol == PROTOCOL => {
+                Ok(bounded_name(name))
+            }
             Ok(FromBot::Hello { protocol, .. }) => Err(format!(
-                "protocol mismatch: the bot speaks {protocol:?}, the referee {PROTOCOL:?}"
+                "protocol mismatch: the bot speaks {}, the referee {PROTOCOL:?}",
+                quote(protocol.as_bytes())
             )),
             _ => Err(format!("expected a hello, got {}", quote(&bytes))),
         },

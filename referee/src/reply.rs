@@ -4,6 +4,8 @@
 use schmier_protocol::rules::{Action, Decision, Game};
 use schmier_protocol::wire::{parse_action, quick_reply, FromBot};
 
+use schmier_protocol::excerpt::{cut, QUOTE_MAX};
+
 use crate::fault::{quote, Fault, FaultKind};
 
 pub enum Reply {
@@ -34,7 +36,11 @@ pub fn read_reply(bytes: &[u8], id: u64, decision: Decision, game: &Game) -> Rep
         Err(e) => {
             return Reply::Fault(Fault::new(
                 FaultKind::Malformed,
-                format!("not a protocol message ({e}): {}", quote(bytes)),
+                format!(
+                    "not a protocol message ({}): {}",
+                    cut(&e.to_string(), QUOTE_MAX),
+                    quote(bytes)
+                ),
             ))
         }
     };

@@ -22,6 +22,15 @@ out = sys.stdout.buffer
 # a C1 CSI (U+009B) clearing the screen, and a right-to-left override.
 NAMES = {
     "evil-name": "evil\x1b[2K\rgood\x1b[1A\x1b]52;c;aGVsbG8=\x07\x9b2J\u202eeman",
+    # 152 KB of name and of version (the run raises --max-line-bytes to let it in).
+    "bloat": "b" * 152_000,
+    # Names that would break a page that escaped them for the wrong context: a
+    # comment opener that switches a <script> element's parser, a script end
+    # tag, and quotes ending an attribute. Each also sends its name as its
+    # first (malformed) reply, to be quoted in the fault's reason.
+    "page-comment": "<!--<script>",
+    "page-close": "</script><script>document.body.dataset.pwned=1</script>",
+    "page-quote": "\"'><img src=x onerror=\"document.body.dataset.pwned=1\">&amp;\u2028",
 }
 
 
@@ -65,7 +74,10 @@ def main():
             if MODE == "wrong-protocol":
                 send({"type": "hello", "name": "old", "protocol": "schmier/0"})
                 continue
-            send({"type": "hello", "name": NAMES.get(MODE, "hostile-" + MODE), "protocol": "schmier/1"})
+            hello = {"type": "hello", "name": NAMES.get(MODE, "hostile-" + MODE), "protocol": "schmier/1"}
+            if MODE == "bloat":
+                hello["version"] = "v" * 152_000
+            send(hello)
             if MODE == "preempt":
                 send({"type": "reply", "id": 0, "action": "pass"})
             if MODE == "deaf":
@@ -139,6 +151,15 @@ def main():
                 out.write(chunk)
             out.flush()
             hang()
+        if MODE.startswith("page-") and requests == 1:
+            reply(msg, NAMES[MODE])
+            continue
+        if MODE == "bloat":
+            # A 60 KB action of the wrong shape, every time: a string, or an
+            # array holding one, which a parser's message would quote too.
+            text = "x" * 60_000
+            reply(msg, text if requests % 2 else [text])
+            continue
         if MODE == "illegal" and msg["decision"] == "play":
             # A real card, but not one of the legal plays.
             reply(msg, next(r + s for s in "SHDC" for r in "23456789TJQKA" if r + s not in msg["legal"]))

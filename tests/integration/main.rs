@@ -3,6 +3,7 @@
 
 mod architecture;
 mod bench;
+mod bounded;
 mod brackets;
 mod browser;
 mod check_bot;
@@ -23,6 +24,7 @@ mod limits;
 mod names;
 mod outputs;
 mod page;
+mod page_hostile;
 mod play;
 mod replay;
 mod replay_page;

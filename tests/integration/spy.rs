@@ -803,9 +803,9 @@ fn pushing_keystrokes_into_a_terminal() {
 }
 
 /// Without `--seed` the referee draws 64 bits and prints them only when the run
-/// is over; a small `--seed` in a competition draws a warning.
+/// is over; a `--seed` given in a competition draws a warning, `--quiet` or not.
 #[test]
-fn the_drawn_seed_is_secret_until_the_end_and_a_small_seed_is_warned_about() {
+fn the_drawn_seed_is_secret_until_the_end_and_a_given_seed_is_warned_about() {
     let stderr = |done: &Done| String::from_utf8_lossy(&done.output.stderr).into_owned();
     let drawn = play().arg("--no-rotate").ok();
     let text = stderr(&drawn);
@@ -822,12 +822,14 @@ fn the_drawn_seed_is_secret_until_the_end_and_a_small_seed_is_warned_about() {
     assert_ne!(seed, again);
     assert!(seed.max(again) >= 1 << 48, "{seed} {again}");
 
-    let small = play().seed(3).ok();
-    assert!(
-        stderr(&small).contains("warning: --seed 3 is small"),
-        "{}",
-        stderr(&small)
-    );
+    for seed in [3, 123456789123456789] {
+        let given = play().seed(seed).arg("--quiet").ok();
+        assert!(
+            stderr(&given).contains(&format!("warning: --seed {seed} was given")),
+            "{}",
+            stderr(&given)
+        );
+    }
     let lenient = play().seed(3).args(["--policy", "lenient"]).ok();
     assert!(
         !stderr(&lenient).contains("warning"),

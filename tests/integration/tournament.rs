@@ -933,9 +933,9 @@ fn the_clock_and_time_bank_reach_every_table() {
 }
 
 #[test]
-fn a_small_seed_in_a_competition_is_warned_about() {
-    let run = |seed: &str, policy: &str| {
-        let dir = scratch(&format!("seed-{seed}-{policy}"));
+fn a_given_seed_in_a_competition_is_warned_about_even_when_quiet() {
+    let run = |seed: &str, policy: &str, quiet: bool| {
+        let dir = scratch(&format!("seed-{seed}-{policy}-{quiet}"));
         let mut c = referee();
         c.args(["tournament", "--seed", seed, "--policy", policy])
             .args([
@@ -946,10 +946,16 @@ fn a_small_seed_in_a_competition_is_warned_about() {
             ])
             .args(["--entrant", "c=inproc:random", "--out"])
             .arg(&dir);
+        if quiet {
+            c.arg("-q");
+        }
         String::from_utf8_lossy(&succeeds(&mut c).stderr).into_owned()
     };
-    let warned = |text: &str| text.contains("small enough to be found");
-    assert!(warned(&run("3", "competition")));
-    assert!(!warned(&run("3", "lenient")));
-    assert!(!warned(&run("12345678901234567890", "competition")));
+    let warned = |text: &str| text.contains("a seed a person chose can be found");
+    assert!(warned(&run("3", "competition", false)));
+    // Large seeds a person types are found as fast: no threshold exempts one,
+    // and -q (which hides progress) never hides this.
+    assert!(warned(&run("123456789123456789", "competition", true)));
+    assert!(warned(&run("7", "competition", true)));
+    assert!(!warned(&run("3", "lenient", false)));
 }

@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
+use schmier_protocol::excerpt::bounded_name;
 use schmier_protocol::rules::{Action, Game, RulesConfig};
 use schmier_protocol::wire::{parse_action, Clock, FromBot, Limits, Request, ToBot, PROTOCOL};
 use schmier_protocol::Seat;
@@ -136,6 +137,7 @@ impl Conversation {
             .await?;
         match serde_json::from_slice::<FromBot>(&line) {
             Ok(FromBot::Hello { name, protocol, .. }) if protocol == PROTOCOL => {
+                let name = bounded_name(name);
                 let note = format!(
                     "answered hello as {name:?} in {} ms",
                     sent.elapsed().as_millis()
@@ -145,7 +147,10 @@ impl Conversation {
             }
             Ok(FromBot::Hello { protocol, .. }) => Err(self
                 .fail(
-                    format!("protocol mismatch: the bot speaks {protocol:?}"),
+                    format!(
+                        "protocol mismatch: the bot speaks {}",
+                        quote(protocol.as_bytes())
+                    ),
                     &line,
                     expected,
                 )

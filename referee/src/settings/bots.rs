@@ -3,6 +3,7 @@
 
 use anyhow::{bail, Context};
 
+use super::PolicyName;
 use crate::config::BotSpec;
 
 /// 64 random bits from the operating system, for a run that was not given a seed:
@@ -16,9 +17,22 @@ pub fn fresh_seed() -> anyhow::Result<u64> {
     Ok(u64::from_le_bytes(bytes))
 }
 
-/// Seeds below this can be found by search from one hand (a table of 2^40 deals
-/// is within reach); a competition should let the referee draw 64 bits.
-pub const SMALL_SEED: u64 = 1 << 48;
+/// Warns, on stderr and whatever `-q` says, that a competition was given its
+/// seed (`what`: `--seed`, or `seed` for one from a file). Any seed given may be
+/// one a person chose, and such seeds are few: a bot that searches them from its
+/// own first hand finds a 12-digit one in a tenth of a second, and then every
+/// hand and the stock. No threshold tells a chosen seed from a drawn one (an
+/// earlier one, 2^48, let `123456789123456789` pass), so every given seed is
+/// warned about; a lenient run (a bot author's own tests) is not.
+pub fn warn_given_seed(what: &str, seed: u64, policy: PolicyName) {
+    if policy == PolicyName::Competition {
+        eprintln!(
+            "referee: warning: {what} {seed} was given; a seed a person chose can be found \
+             from a bot's own hand; for a competition give no seed (the referee then \
+             draws 64 secret bits and prints them at the end)"
+        );
+    }
+}
 
 /// A bot as given on the command line or in the tournament file; `what` names
 /// where, for errors (`--team 2`, `entrant "mine"`).

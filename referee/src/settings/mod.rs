@@ -33,7 +33,7 @@ pub(crate) mod suggest;
 mod table;
 mod time;
 
-pub use bots::{fresh_seed, parse_bot, unknown_builtin, SMALL_SEED};
+pub use bots::{fresh_seed, parse_bot, unknown_builtin, warn_given_seed};
 pub use isolation::{
     cpu_millicores, parse_env, sandbox_for, scratch_folder, IsolationArgs, LimitArgs,
     MAX_LINE_BYTES, STDERR_CAP,

@@ -10,6 +10,7 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
+use crate::show::escape::html as escape;
 use crate::tournament::Standings;
 
 /// What was written.
@@ -324,11 +325,4 @@ fn games(out: &mut String, index: &Index) {
         );
     }
     out.push_str("</ol>\n");
-}
-
-pub(crate) fn escape(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
 }

@@ -23,6 +23,7 @@ use serde::Serialize;
 use schmier_protocol::rules::{Call, Event, HandScore, Played, SeatCall, SeatEvent};
 use schmier_protocol::{CardSet, Seat, Suit, Team};
 
+use super::escape::{html as escape, json_in_script};
 use super::replay::{Replay, What};
 use super::text::plain_card;
 use crate::transcript::{FaultRecord, ResultRecord};
@@ -142,8 +143,8 @@ pub fn render_in(replay: &Replay, setting: &Setting) -> anyhow::Result<String> {
         texts: compact.texts,
         frames: compact.frames,
     };
-    // Inside <script> only "</" could end the element early.
-    let data = serde_json::to_string(&page)?.replace("</", "<\\/");
+    // The data element holds no `<`, `>` or `&` (see escape.rs).
+    let data = json_in_script(&page)?;
     let (style, script) = if setting.shared_assets {
         (
             format!("<link rel=\"stylesheet\" href=\"{STYLE_FILE}\">"),
@@ -271,13 +272,6 @@ pub fn write_assets(folder: &Path) -> anyhow::Result<()> {
     crate::safe_create::write_atomic(&folder.join(SCRIPT_FILE), SCRIPT.as_bytes())?;
     crate::safe_create::write_atomic(&folder.join(STYLE_FILE), STYLE.as_bytes())?;
     Ok(())
-}
-
-fn escape(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
 }
 
 /// Moves frame `f` on by one event of the engine.

@@ -10,6 +10,7 @@
 
 pub mod bracket;
 mod compact;
+pub(crate) mod escape;
 pub mod html;
 pub mod replay;
 pub mod text;

@@ -10,9 +10,7 @@ use clap::Args;
 
 use super::gsprt::Hypotheses;
 use crate::config::BotSpec;
-use crate::settings::{
-    fresh_seed, parse_bot, with_default, Merge, PolicyName, TableArgs, SMALL_SEED,
-};
+use crate::settings::{fresh_seed, parse_bot, warn_given_seed, with_default, Merge, TableArgs};
 use crate::tournament::config::{table_spec, Entrant};
 use crate::tournament::format::Format;
 use crate::tournament::TournamentConfig;
@@ -219,21 +217,13 @@ impl SprtArgs {
         Ok(entrants)
     }
 
-    /// `--seed`, with the warning a small one earns under the competition
-    /// policy, or a fresh one.
+    /// `--seed`, warned about under the competition policy (`--quiet` or
+    /// not), or a fresh one.
     fn seed(&self) -> anyhow::Result<u64> {
         let Some(seed) = self.seed else {
             return fresh_seed();
         };
-        if self.table.policy.name() == PolicyName::Competition
-            && seed < SMALL_SEED
-            && !self.table.output.quiet
-        {
-            eprintln!(
-                "referee: warning: seed {seed} is small enough to be found from a \
-                 bot's own hand; for a competition give no seed"
-            );
-        }
+        warn_given_seed("--seed", seed, self.table.policy.name());
         Ok(seed)
     }
 

@@ -6,6 +6,7 @@
 use std::fmt::Write;
 
 use super::report::Report;
+use crate::show::escape::html as escape;
 
 const WIDTH: f64 = 640.0;
 const HEIGHT: f64 = 320.0;
@@ -122,11 +123,4 @@ fn chart(r: &Report) -> String {
         HEIGHT / 2.0
     );
     svg
-}
-
-fn escape(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
 }

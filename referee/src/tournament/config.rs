@@ -16,9 +16,9 @@ use super::schedule::Shard;
 use crate::config::{BotSpec, Isolation, TableSpec};
 use crate::settings::suggest;
 use crate::settings::{
-    choice_name, fresh_seed, parse_bot, sandbox_for, scratch_folder, with_default, ChannelArgs,
-    IsolationArgs, LimitArgs, Merge, OutputArgs, PolicyArgs, PolicyName, RulesArgs, TableArgs,
-    TimeArgs, SMALL_SEED,
+    choice_name, fresh_seed, parse_bot, sandbox_for, scratch_folder, warn_given_seed, with_default,
+    ChannelArgs, IsolationArgs, LimitArgs, Merge, OutputArgs, PolicyArgs, PolicyName, RulesArgs,
+    TableArgs, TimeArgs,
 };
 
 const FORMAT: FormatName = FormatName::RoundRobin;
@@ -223,7 +223,7 @@ impl TournamentArgs {
             bail!("--sets must be at least 1");
         }
         let quiet = table.output.quiet;
-        let seed = self.seed(file.seed, table.policy.name(), quiet)?;
+        let seed = self.seed(file.seed, table.policy.name())?;
         let jobs = self
             .jobs
             .or(file.jobs)
@@ -349,18 +349,18 @@ impl TournamentArgs {
         Ok(())
     }
 
-    /// The seed given (flag, then file), or 64 fresh random bits.
-    fn seed(&self, in_file: Option<u64>, policy: PolicyName, quiet: bool) -> anyhow::Result<u64> {
+    /// The seed given (flag, then file), or 64 fresh random bits. A given one
+    /// is warned about in a competition, `--quiet` or not.
+    fn seed(&self, in_file: Option<u64>, policy: PolicyName) -> anyhow::Result<u64> {
         let Some(seed) = self.seed.or(in_file) else {
             return fresh_seed();
         };
-        if policy == PolicyName::Competition && seed < SMALL_SEED && !quiet {
-            eprintln!(
-                "referee: warning: seed {seed} is small enough to be found from a bot's own \
-                 hand; for a competition give no seed (the referee then draws 64 random bits, \
-                 printed and kept in --out, which sandboxed bots cannot see)"
-            );
-        }
+        let what = if self.seed.is_some() {
+            "--seed"
+        } else {
+            "the file's seed"
+        };
+        warn_given_seed(what, seed, policy);
         Ok(seed)
     }
 
