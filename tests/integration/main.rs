@@ -22,6 +22,7 @@ mod names;
 mod outputs;
 mod page;
 mod play;
+mod rating;
 mod replay;
 mod replay_page;
 mod sample_bots;
