@@ -535,10 +535,11 @@ impl Standings {
         let width = (self.entrants.iter())
             .map(|r| r.name.chars().count())
             .max()
-            .unwrap_or(0);
+            .unwrap_or(0)
+            .max(4);
         let mut out = String::from("likelihood of superiority (row over column, %):\n");
         let heads: Vec<String> = (1..=m.len()).map(|k| format!("{k:>5}")).collect();
-        out.push_str(&format!("{:width$}  {}\n", "", heads.join(" ")));
+        out.push_str(&format!("{:<width$}  {}\n", "over", heads.join(" ")));
         for (r, row) in self.entrants.iter().zip(m) {
             let cells: Vec<String> = (row.iter())
                 .map(|p| p.map_or(format!("{:>5}", "-"), |p| format!("{:>5.1}", p * 100.0)))
