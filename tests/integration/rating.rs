@@ -24,6 +24,7 @@ fn tournament(name: &str, entrants: &[&str], args: &[&str]) -> (PathBuf, serde_j
     let standings: serde_json::Value =
         serde_json::from_slice(&std::fs::read(dir.join("standings.json")).unwrap()).unwrap();
     ranked_by_everywhere(&dir, &console, &standings);
+    fits_the_schema(&dir, &standings);
     (dir, standings)
 }
 
@@ -45,6 +46,33 @@ fn ranked_by_everywhere(dir: &Path, console: &str, standings: &serde_json::Value
         console.contains(&format!("ranked by: {ranked_by}\n")),
         "{console}"
     );
+}
+
+/// standings.json fits `schema/standings.json` (the independent validator
+/// reads one document a line: the file is given to it on one line).
+fn fits_the_schema(dir: &Path, standings: &serde_json::Value) {
+    let line = dir.join("standings-line.json");
+    std::fs::write(&line, format!("{standings}\n")).unwrap();
+    let (ok, text) = crate::schema::validate("standings.json", &line, None);
+    assert!(ok && text.trim() == "1 valid", "{text}");
+    // And the schema says something: without the ranked-by line, or with a
+    // rating that is not a number, the file does not fit.
+    for broken in [
+        {
+            let mut s = standings.clone();
+            s.as_object_mut().unwrap().remove("ranked_by");
+            s
+        },
+        {
+            let mut s = standings.clone();
+            s["entrants"][0]["rating"] = "high".into();
+            s
+        },
+    ] {
+        std::fs::write(&line, format!("{broken}\n")).unwrap();
+        let (ok, text) = crate::schema::validate("standings.json", &line, None);
+        assert!(!ok, "{text}");
+    }
 }
 
 fn names(standings: &serde_json::Value) -> Vec<&str> {

@@ -44,7 +44,8 @@ const SUPERIORITY_PRINTED: usize = 10;
 /// An entrant plays as a team: two processes, in opposite seats.
 const SEATS_PER_TEAM: u32 = 2;
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct Standings {
     pub format: &'static str,
     pub games: u32,
@@ -69,7 +70,8 @@ pub struct Standings {
     pub repeat_meetings: Option<u32>,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct Row {
     pub rank: u32,
     pub name: String,
@@ -102,7 +104,8 @@ pub struct Row {
     pub never_started: bool,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct HeadToHead {
     pub challenger: String,
     pub opponent: String,
