@@ -247,9 +247,10 @@ fn tally(entrants: usize, outcomes: &BTreeMap<GameKey, GameOutcome>) -> Vec<Tall
     let worst = worst_on_deal(outcomes);
     let mut tally: Vec<Tally> = (0..entrants).map(|_| Tally::default()).collect();
     for o in outcomes.values() {
+        let worst = worst[&deal(o)];
         for t in 0..3 {
             if let Some(e) = tally.get_mut(o.teams[t]) {
-                e.add(o, t, worst[&deal(o)]);
+                e.add(o, t, worst);
             }
         }
     }
