@@ -26,6 +26,7 @@ mod outputs;
 mod page;
 mod page_hostile;
 mod play;
+mod rating;
 mod replay;
 mod replay_page;
 mod sample_bots;

@@ -9,11 +9,12 @@ use std::process::Command;
 
 use crate::support::{play, referee, root};
 
-const FILES: [&str; 4] = [
+const FILES: [&str; 5] = [
     "to-bot.json",
     "from-bot.json",
     "transcript-line.json",
     "timings-line.json",
+    "standings.json",
 ];
 
 #[test]
@@ -71,7 +72,7 @@ fn checked_in_schema_files_match_the_code() {
 }
 
 /// Runs the independent validator (Python `jsonschema`) on `file`'s lines.
-fn validate(schema: &str, file: &Path, prefix: Option<&str>) -> (bool, String) {
+pub(crate) fn validate(schema: &str, file: &Path, prefix: Option<&str>) -> (bool, String) {
     let out = Command::new("python3")
         .arg(root().join("tests/tools/validate_schema.py"))
         .arg(root().join("schema").join(schema))

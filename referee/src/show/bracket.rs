@@ -160,11 +160,14 @@ fn standings(out: &mut String, index: &Index) {
     let s = index.standings;
     let _ = write!(
         out,
-        "<h2>Standings</h2>\n<p>Win rate with its 95% interval (the bar spans 0–100%; the \
-         blue part is the interval, the dark line the win rate).{}</p>\n\
+        "<h2>Standings</h2>\n<p id=\"ranked-by\">Ranked by: {}.</p>\n<p>Win rate with its 95% \
+         interval (the bar spans 0–100%; the blue part is the interval, the dark line the win \
+         rate). Rating: the Plackett–Luce fit to every game's ranking, with its 95% interval \
+         (the README states the model).{}</p>\n\
          <table id=\"standings\"><tr><th>rank</th><th class=\"name\">entrant</th><th>games</th>\
          <th>wins</th><th>win rate</th><th>95% interval</th><th>duplicate score</th>\
-         <th>rating</th><th>forfeits</th></tr>\n",
+         <th>rating ± 95%</th><th>forfeits</th></tr>\n",
+        escape(&s.ranked_by),
         // A Swiss's count of pairs seated together again.
         s.repeat_meetings
             .map_or(String::new(), |n| format!(" Repeat meetings: {n}."))
@@ -179,7 +182,9 @@ fn standings(out: &mut String, index: &Index) {
              <td><div class=\"bar\" title=\"95% interval {:.1}%–{:.1}%\">\
              <span class=\"ci\" data-lo=\"{lo}\" data-hi=\"{hi}\" style=\"left:{}%;width:{}%\"></span>\
              <span class=\"rate\" style=\"left:{}%\"></span></div></td>\
-             <td class=\"duplicate\">{:.2}</td><td>{:.1} ± {:.1}</td><td>{}</td></tr>",
+             <td class=\"duplicate\">{:.2}</td>\
+             <td class=\"rating\" title=\"95% interval {:+.1} to {:+.1}\">{:+.1} ± {:.1}</td>\
+             <td>{}</td></tr>",
             e.rank,
             escape(&e.name),
             e.games,
@@ -191,12 +196,15 @@ fn standings(out: &mut String, index: &Index) {
             pct(hi - lo),
             pct(e.win_rate),
             e.duplicate_score,
+            e.rating_ci[0],
+            e.rating_ci[1],
             e.rating,
-            e.rating_uncertainty,
+            (e.rating_ci[1] - e.rating_ci[0]) / 2.0,
             e.forfeits,
         );
     }
     out.push_str("</table>\n");
+    superiority(out, s);
     if !s.head_to_head.is_empty() {
         out.push_str(
             "<table id=\"gauntlet\"><tr><th class=\"name\">challenger</th><th class=\"name\">\
@@ -217,6 +225,35 @@ fn standings(out: &mut String, index: &Index) {
         }
         out.push_str("</table>\n");
     }
+}
+
+/// The likelihood-of-superiority matrix, entrants in rank order, when the
+/// standings have one.
+fn superiority(out: &mut String, s: &Standings) {
+    let Some(m) = &s.likelihood_of_superiority else {
+        return;
+    };
+    out.push_str(
+        "<p>Likelihood of superiority: how likely the row entrant is stronger than the column \
+         entrant, by the rating's model.</p>\n<table id=\"superiority\"><tr><th></th>",
+    );
+    for e in &s.entrants {
+        let _ = write!(out, "<th class=\"name\">{}</th>", escape(&e.name));
+    }
+    out.push_str("</tr>\n");
+    for (e, row) in s.entrants.iter().zip(m) {
+        let _ = write!(out, "<tr><th class=\"name\">{}</th>", escape(&e.name));
+        for p in row {
+            match p {
+                Some(p) => {
+                    let _ = write!(out, "<td>{:.1}%</td>", p * 100.0);
+                }
+                None => out.push_str("<td class=\"self\"></td>"),
+            }
+        }
+        out.push_str("</tr>\n");
+    }
+    out.push_str("</table>\n");
 }
 
 fn matrix(out: &mut String, index: &Index) {

@@ -47,6 +47,7 @@ pub(crate) mod pool;
 mod progress;
 #[cfg(test)]
 mod properties;
+pub mod rating;
 pub(crate) mod run;
 pub mod schedule;
 pub mod standings;

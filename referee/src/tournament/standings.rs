@@ -5,36 +5,62 @@
 //! Per entrant: games, wins with a 95% Wilson interval on the win rate, the
 //! duplicate score (its final score minus the mean of the other two teams' on the
 //! same deal, averaged: duplicate sets make the luck of the cards cancel), points
-//! per hand, bids made/set, faults by kind, forfeits, and a Weng-Lin rating
-//! (`skillratings`) updated game by game in schedule order with each game's
-//! ranking. For a gauntlet, each challenger's score difference to each opponent
-//! with a 95% interval.
+//! per hand, bids made/set, faults by kind, forfeits, and the rating
+//! (`rating.rs`: one Plackett–Luce model fitted to all games at once) with its
+//! 95% interval and, for a field of up to [`SUPERIORITY_LIMIT`], the likelihood
+//! of superiority of each entrant over each other. For a gauntlet, each
+//! challenger's score difference to each opponent with a 95% interval.
+//!
+//! **The order** ([`Standings::ranked_by`]): what the format ranks by first (a
+//! knockout: the round reached), then the rating, then the duplicate score,
+//! then the name; an entrant that never started last whatever the rest.
+//!
+//! **Forfeits count against the forfeiter** in every figure that ranks: it is
+//! never credited with a win, the rating puts it last in that game, and its
+//! duplicate score for that game is the worst any team had on that deal (the
+//! lowest duplicate score over the games of the same duplicate set, its own
+//! included), whatever the fallback scored in its seats. Points for and
+//! against and points per hand stay as played.
 
 use std::collections::BTreeMap;
 
 use serde::Serialize;
-use skillratings::weng_lin::{weng_lin_multi_team, WengLinConfig, WengLinRating};
-use skillratings::MultiTeamOutcome;
 
 use super::format::Format;
 use super::manifest::Manifest;
 use super::outcome::GameOutcome;
-use super::schedule::{GameKey, GameResult};
+use super::rating::{self, Ranked, Ratings};
+use super::schedule::{GameKey, GameResult, SET};
 use crate::fault::FaultKind;
 
-pub const FORMAT: &str = "schmier-standings/1";
+pub const FORMAT: &str = "schmier-standings/2";
+
+/// The largest field whose standings carry the likelihood-of-superiority
+/// matrix (a square of the field; the console prints it up to
+/// [`SUPERIORITY_PRINTED`]).
+pub const SUPERIORITY_LIMIT: usize = 32;
+const SUPERIORITY_PRINTED: usize = 10;
 
 /// An entrant plays as a team: two processes, in opposite seats.
 const SEATS_PER_TEAM: u32 = 2;
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct Standings {
     pub format: &'static str,
     pub games: u32,
-    /// Best first: by win rate, then duplicate score, then name (a knockout:
-    /// by the round reached first, the champion on top); an entrant that never
-    /// started last.
+    /// What the order of `entrants` is, in words: e.g. `rating then duplicate
+    /// score then name; an entrant that never started last`.
+    pub ranked_by: String,
+    /// Best first, by `ranked_by`: what the format ranks by first (a knockout:
+    /// the round reached, the champion on top), then rating, duplicate score
+    /// and name; an entrant that never started last.
     pub entrants: Vec<Row>,
+    /// Row `i`, column `j`: the likelihood that entrant `i` of `entrants` is
+    /// stronger than entrant `j` (the rating's model; `null` on the diagonal).
+    /// Only for a field of up to [`SUPERIORITY_LIMIT`] entrants.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub likelihood_of_superiority: Option<Vec<Vec<Option<f64>>>>,
     /// Gauntlet only: each challenger against each opponent it met.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub head_to_head: Vec<HeadToHead>,
@@ -44,7 +70,8 @@ pub struct Standings {
     pub repeat_meetings: Option<u32>,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct Row {
     pub rank: u32,
     pub name: String,
@@ -53,11 +80,14 @@ pub struct Row {
     pub win_rate: f64,
     /// 95% Wilson score interval of the win rate.
     pub win_rate_ci: [f64; 2],
-    /// Mean of (own final score − mean of the other two teams' final scores).
+    /// Mean of (own final score − mean of the other two teams' final scores);
+    /// in a game it forfeited, the worst such figure on that deal instead.
     pub duplicate_score: f64,
-    /// Weng-Lin rating (mean) and its uncertainty (standard deviation).
+    /// `400 · log10 γ` of the Plackett–Luce fit, the field's mean 0.
     pub rating: f64,
-    pub rating_uncertainty: f64,
+    /// Its 95% interval, and its standard error.
+    pub rating_ci: [f64; 2],
+    pub rating_error: f64,
     /// Points won per hand played.
     pub points_per_hand: f64,
     /// Mean final score, and mean final score of the opposing teams.
@@ -74,7 +104,8 @@ pub struct Row {
     pub never_started: bool,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct HeadToHead {
     pub challenger: String,
     pub opponent: String,
@@ -135,16 +166,20 @@ pub fn standings(
     let n = names.len();
     let pairing = format.pairing();
     let results: Vec<GameResult> = outcomes.values().map(GameOutcome::result).collect();
-    let rows = tally(n, outcomes)
-        .into_iter()
-        .zip(ratings(n, outcomes))
-        .zip(names)
-        .map(|((t, rating), name)| t.row(name, rating))
+    let ratings = rating::fit(
+        n,
+        (outcomes.values()).map(|o| Ranked::new(o.teams, o.ranking, &o.forfeited)),
+    );
+    let rows = (tally(n, outcomes).into_iter().zip(names).enumerate())
+        .map(|(i, (t, name))| t.row(name, &ratings, i))
         .collect();
+    let (entrants, order) = ranked(rows, pairing.rank_first(n, &results));
     Standings {
         format: FORMAT,
         games: outcomes.len() as u32,
-        entrants: ranked(rows, pairing.rank_first(n, &results)),
+        ranked_by: ranked_by(pairing.ranks_first_by()),
+        entrants,
+        likelihood_of_superiority: superiority(&ratings, &order),
         head_to_head: (pairing.head_to_head(n).into_iter())
             .filter_map(|(c, o)| head_to_head(names, outcomes, c, o))
             .collect(),
@@ -152,49 +187,85 @@ pub fn standings(
     }
 }
 
+/// The order in words, `first` being what the format ranks by first.
+fn ranked_by(first: Option<&str>) -> String {
+    let order = "rating then duplicate score then name; an entrant that never started last";
+    match first {
+        Some(first) => format!("{first} then {order}"),
+        None => order.to_owned(),
+    }
+}
+
+/// The likelihood-of-superiority matrix in the order `order` (entrant indices,
+/// best first), for a field up to [`SUPERIORITY_LIMIT`].
+fn superiority(ratings: &Ratings, order: &[usize]) -> Option<Vec<Vec<Option<f64>>>> {
+    if order.len() > SUPERIORITY_LIMIT {
+        return None;
+    }
+    (order.iter())
+        .map(|&i| {
+            (order.iter())
+                .map(|&j| match ratings.superiority(i, j) {
+                    Some(p) => Some(Some(round(p))),
+                    None if i == j => Some(None),
+                    None => None,
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// A duplicate set: the games dealt the same cards.
+type Deal = (u32, u32, u32);
+
+fn deal(o: &GameOutcome) -> Deal {
+    (o.round, o.matchup, (o.game.max(1) - 1) / SET)
+}
+
+/// Team position `t`'s duplicate score in game `o`, as played.
+fn duplicate(o: &GameOutcome, t: usize) -> f64 {
+    let others = f64::from(o.scores[(t + 1) % 3] + o.scores[(t + 2) % 3]) / 2.0;
+    f64::from(o.scores[t]) - others
+}
+
+/// The worst duplicate score any team had on each deal: what a forfeiter
+/// scores for the game it forfeited.
+fn worst_on_deal(outcomes: &BTreeMap<GameKey, GameOutcome>) -> BTreeMap<Deal, f64> {
+    let mut worst: BTreeMap<Deal, f64> = BTreeMap::new();
+    for o in outcomes.values() {
+        let low = (0..3)
+            .map(|t| duplicate(o, t))
+            .fold(f64::INFINITY, f64::min);
+        let w = worst.entry(deal(o)).or_insert(low);
+        *w = w.min(low);
+    }
+    worst
+}
+
 /// Each entrant's figures over `outcomes`.
 fn tally(entrants: usize, outcomes: &BTreeMap<GameKey, GameOutcome>) -> Vec<Tally> {
+    let worst = worst_on_deal(outcomes);
     let mut tally: Vec<Tally> = (0..entrants).map(|_| Tally::default()).collect();
     for o in outcomes.values() {
+        let worst = worst[&deal(o)];
         for t in 0..3 {
-            tally[o.teams[t]].add(o, t);
+            if let Some(e) = tally.get_mut(o.teams[t]) {
+                e.add(o, t, worst);
+            }
         }
     }
     tally
 }
 
-/// Each entrant's Weng-Lin rating, updated game by game in schedule order with
-/// each game's ranking.
-fn ratings(entrants: usize, outcomes: &BTreeMap<GameKey, GameOutcome>) -> Vec<WengLinRating> {
-    let mut ratings = vec![WengLinRating::new(); entrants];
-    let config = WengLinConfig::new();
-    for o in outcomes.values() {
-        let teams: Vec<[WengLinRating; 1]> = o.teams.iter().map(|&e| [ratings[e]]).collect();
-        let ranked: Vec<(&[WengLinRating], MultiTeamOutcome)> = (0..3)
-            .map(|t| {
-                let place = o
-                    .ranking
-                    .iter()
-                    .position(|&r| r == t)
-                    .expect("a ranking of 3");
-                (&teams[t][..], MultiTeamOutcome::new(place + 1))
-            })
-            .collect();
-        let new = weng_lin_multi_team(&ranked, &config);
-        for t in 0..3 {
-            ratings[o.teams[t]] = new[t][0];
-        }
-    }
-    ratings
-}
-
 impl Tally {
-    /// Counts game `o` for the entrant at team position `t`.
-    fn add(&mut self, o: &GameOutcome, t: usize) {
+    /// Counts game `o` for the entrant at team position `t`; `worst` is the
+    /// worst duplicate score on the game's deal.
+    fn add(&mut self, o: &GameOutcome, t: usize, worst: f64) {
         let others = f64::from(o.scores[(t + 1) % 3] + o.scores[(t + 2) % 3]) / 2.0;
+        let forfeited = o.forfeited.contains(&t);
         self.games += 1;
         self.wins += u32::from(o.winner == Some(t));
-        self.duplicate += f64::from(o.scores[t]) - others;
+        self.duplicate += if forfeited { worst } else { duplicate(o, t) };
         self.points_for += f64::from(o.scores[t]);
         self.points_against += others;
         self.won += i64::from(o.won[t]);
@@ -204,11 +275,11 @@ impl Tally {
         for (kind, n) in &o.faults[t] {
             *self.faults.entry(kind.clone()).or_default() += n;
         }
-        self.forfeits += u32::from(o.forfeited.contains(&t));
+        self.forfeits += u32::from(forfeited);
     }
 
-    /// The entrant's row, unranked.
-    fn row(self, name: &str, rating: WengLinRating) -> Row {
+    /// The row of entrant `i`, unranked.
+    fn row(self, name: &str, ratings: &Ratings, i: usize) -> Row {
         let per_game = |x: f64| {
             if self.games == 0 {
                 0.0
@@ -224,8 +295,9 @@ impl Tally {
             win_rate: round(per_game(f64::from(self.wins))),
             win_rate_ci: wilson(self.wins, self.games).map(round),
             duplicate_score: round(per_game(self.duplicate)),
-            rating: round(rating.rating),
-            rating_uncertainty: round(rating.uncertainty),
+            rating: round(ratings.rating(i)),
+            rating_ci: ratings.interval(i).map(round),
+            rating_error: round(ratings.error(i)),
             points_per_hand: round(if self.hands == 0 {
                 0.0
             } else {
@@ -248,24 +320,31 @@ impl Tally {
     }
 }
 
-/// The rows best first, ranked: by what the format ranks by first (`first`,
-/// higher first, per entrant), then win rate, duplicate score and name; an
-/// entrant that never started last whatever the order above, since the
-/// fallback's score in its seats is not the entrant's.
-fn ranked(rows: Vec<Row>, first: Vec<u32>) -> Vec<Row> {
-    let mut rows: Vec<(u32, Row)> = first.into_iter().zip(rows).collect();
-    rows.sort_by(|(ra, a), (rb, b)| {
-        rb.cmp(ra)
-            .then(b.win_rate.total_cmp(&a.win_rate))
+/// The rows (by entrant index) best first, ranked, and the entrant index of
+/// each: by what the format ranks by first (`first`, higher first, per
+/// entrant), then rating, duplicate score and name; an entrant that never
+/// started last whatever the order above, since the fallback's play in its
+/// seats is not the entrant's. The figures compared are the rounded ones the
+/// files show, so two entrants the files show as equal are ordered by name.
+fn ranked(rows: Vec<Row>, first: Vec<u32>) -> (Vec<Row>, Vec<usize>) {
+    let mut rows: Vec<(u32, usize, Row)> = (first.into_iter().zip(rows).enumerate())
+        .map(|(i, (f, r))| (f, i, r))
+        .collect();
+    rows.sort_by(|(fa, _, a), (fb, _, b)| {
+        (a.never_started.cmp(&b.never_started))
+            .then(fb.cmp(fa))
+            .then(b.rating.total_cmp(&a.rating))
             .then(b.duplicate_score.total_cmp(&a.duplicate_score))
             .then(a.name.cmp(&b.name))
     });
-    let mut rows: Vec<Row> = rows.into_iter().map(|(_, r)| r).collect();
-    rows.sort_by_key(|r| r.never_started);
-    for (i, r) in rows.iter_mut().enumerate() {
-        r.rank = i as u32 + 1;
-    }
-    rows
+    let order = rows.iter().map(|(_, i, _)| *i).collect();
+    let rows = (rows.into_iter().enumerate())
+        .map(|(k, (_, _, mut r))| {
+            r.rank = k as u32 + 1;
+            r
+        })
+        .collect();
+    (rows, order)
 }
 
 fn head_to_head(
@@ -309,8 +388,11 @@ impl Standings {
         out
     }
 
+    /// The CSV table, after one line that says what it is ranked by
+    /// (`# ranked by: …`, the one line that is not a row).
     pub fn csv(&self) -> Vec<u8> {
-        let mut w = csv::Writer::from_writer(Vec::new());
+        let mut w =
+            csv::Writer::from_writer(format!("# ranked by: {}\n", self.ranked_by).into_bytes());
         let head = [
             "rank",
             "name",
@@ -321,7 +403,9 @@ impl Standings {
             "win_rate_high",
             "duplicate_score",
             "rating",
-            "rating_uncertainty",
+            "rating_low",
+            "rating_high",
+            "rating_error",
             "points_per_hand",
             "points_for",
             "points_against",
@@ -342,7 +426,9 @@ impl Standings {
                 r.win_rate_ci[1].to_string(),
                 r.duplicate_score.to_string(),
                 r.rating.to_string(),
-                r.rating_uncertainty.to_string(),
+                r.rating_ci[0].to_string(),
+                r.rating_ci[1].to_string(),
+                r.rating_error.to_string(),
                 r.points_per_hand.to_string(),
                 r.points_for.to_string(),
                 r.points_against.to_string(),
@@ -359,8 +445,18 @@ impl Standings {
     /// The aligned table printed at the end of a run.
     pub fn table(&self) -> String {
         let mut rows = vec![[
-            "#", "entrant", "games", "wins", "win %", "95% CI", "dup", "rating", "pts/hand",
-            "made/set", "faults", "forfeits",
+            "#",
+            "entrant",
+            "games",
+            "wins",
+            "win %",
+            "95% CI",
+            "dup",
+            "rating ± 95%",
+            "pts/hand",
+            "made/set",
+            "faults",
+            "forfeits",
         ]
         .map(String::from)];
         for r in &self.entrants {
@@ -376,7 +472,11 @@ impl Standings {
                     r.win_rate_ci[1] * 100.0
                 ),
                 format!("{:+.2}", r.duplicate_score),
-                format!("{:.1} ± {:.1}", r.rating, r.rating_uncertainty),
+                format!(
+                    "{:+.1} ± {:.1}",
+                    r.rating,
+                    (r.rating_ci[1] - r.rating_ci[0]) / 2.0
+                ),
                 format!("{:.2}", r.points_per_hand),
                 format!("{}/{}", r.bids_made, r.bids_set),
                 faults_text(&r.faults),
@@ -408,6 +508,8 @@ impl Standings {
             out.push_str(cells.join("  ").trim_end());
             out.push('\n');
         }
+        out.push_str(&format!("ranked by: {}\n", self.ranked_by));
+        out.push_str(&self.superiority_table());
         if let Some(n) = self.repeat_meetings {
             out.push_str(&format!(
                 "repeat meetings: {n} (pairs of entrants seated together again)\n"
@@ -418,6 +520,35 @@ impl Standings {
                 "{} vs {}: {:+.2} points a game over {} games (95% CI {:+.2} to {:+.2})\n",
                 h.challenger, h.opponent, h.score_difference, h.games, h.ci[0], h.ci[1]
             ));
+        }
+        out
+    }
+}
+
+impl Standings {
+    /// The likelihood-of-superiority matrix as printed under the table, for a
+    /// field of up to [`SUPERIORITY_PRINTED`]: row entrant over column
+    /// entrant, in percent, columns by rank.
+    fn superiority_table(&self) -> String {
+        let Some(m) = &self.likelihood_of_superiority else {
+            return String::new();
+        };
+        if m.len() > SUPERIORITY_PRINTED {
+            return String::new();
+        }
+        let width = (self.entrants.iter())
+            .map(|r| r.name.chars().count())
+            .max()
+            .unwrap_or(0)
+            .max(4);
+        let mut out = String::from("likelihood of superiority (row over column, %):\n");
+        let heads: Vec<String> = (1..=m.len()).map(|k| format!("{k:>5}")).collect();
+        out.push_str(&format!("{:<width$}  {}\n", "over", heads.join(" ")));
+        for (r, row) in self.entrants.iter().zip(m) {
+            let cells: Vec<String> = (row.iter())
+                .map(|p| p.map_or(format!("{:>5}", "-"), |p| format!("{:>5.1}", p * 100.0)))
+                .collect();
+            out.push_str(&format!("{:<width$}  {}\n", r.name, cells.join(" ")));
         }
         out
     }
@@ -497,7 +628,10 @@ mod tests {
         // a: (21 - 2.5) and (4 - 11); b: (10 - 8) and (22 - 2); c: (-5 - 15.5) and (0 - 13).
         assert_eq!(a.duplicate_score, 5.75);
         assert_eq!(b.duplicate_score, 11.0);
-        assert_eq!(c.duplicate_score, -16.75);
+        // c forfeited game 2, of the same duplicate set (the same deal) as game
+        // 1: it scores the worst duplicate score on that deal, its own -20.5 of
+        // game 1, not the fallback's -13 (as played it would be -16.75).
+        assert_eq!(c.duplicate_score, -20.5);
         // Points per hand: a won 25 + 9 points in 5 + 4 hands.
         assert_eq!(a.points_per_hand, 3.7778);
         assert_eq!((a.points_for, a.points_against), (12.5, 6.75));
@@ -506,18 +640,33 @@ mod tests {
         assert_eq!((a.wins, b.wins, c.wins), (1, 1, 0));
         assert_eq!(c.faults.get("timeout"), Some(&1));
         assert_eq!((a.forfeits, b.forfeits, c.forfeits), (0, 0, 1));
-        // a and b both won half: b's duplicate score puts it first.
+        // a and b each finished first once and second once against the same
+        // field: the same rating; b's duplicate score puts it first.
+        assert_eq!(a.rating, b.rating);
         let order: Vec<(&str, u32)> = s
             .entrants
             .iter()
             .map(|r| (r.name.as_str(), r.rank))
             .collect();
         assert_eq!(order, [("b", 1), ("a", 2), ("c", 3)]);
-        // c came last twice: the lowest rating; every rating is surer than at the start.
+        // c came last twice: the lowest rating; the mean is 0, and each
+        // interval is the rating ± 1.96 standard errors.
         assert!(c.rating < a.rating && c.rating < b.rating);
+        assert!((a.rating + b.rating + c.rating).abs() < 1e-3);
         for r in &s.entrants {
-            assert!(r.rating_uncertainty < 25.0 / 3.0, "{r:?}");
+            let half = 1.959_963_984_540_054 * r.rating_error;
+            assert!((r.rating_ci[0] - (r.rating - half)).abs() < 1e-3, "{r:?}");
+            assert!((r.rating_ci[1] - (r.rating + half)).abs() < 1e-3, "{r:?}");
         }
+        assert_eq!(
+            s.ranked_by,
+            "rating then duplicate score then name; an entrant that never started last"
+        );
+        // Superiority: rows and columns in rank order, a probability pair.
+        let m = s.likelihood_of_superiority.as_ref().unwrap();
+        assert_eq!(m[0][0], None);
+        let (bc, cb) = (m[0][2].unwrap(), m[2][0].unwrap());
+        assert!(bc > 0.5 && (bc + cb - 1.0).abs() < 1e-3, "{m:?}");
     }
 
     /// A knockout of four, the best seed (0) with a bye: 3 wins the round-1
@@ -573,10 +722,13 @@ mod tests {
             s.repeat_meetings, None,
             "a knockout's rematches are by design"
         );
-        // The same games read as a round robin: by win rate.
+        // The same games read as a round robin: by rating, which puts one
+        // above three: one finished above two in all six of their games,
+        // three in three of six, and one above three in five of twelve.
         let rr = standings(&names, &Format::RoundRobin, &outcomes);
         let names_rr: Vec<&str> = rr.entrants.iter().map(|r| r.name.as_str()).collect();
-        assert_eq!(names_rr, ["three", "one", "zero", "two"]);
+        assert_eq!(names_rr, ["one", "three", "zero", "two"]);
+        assert!(s.ranked_by.starts_with("round reached then rating"));
     }
 
     #[test]

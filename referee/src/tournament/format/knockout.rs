@@ -62,6 +62,10 @@ impl Pairing for Knockout {
         reached(entrants, results)
     }
 
+    fn ranks_first_by(&self) -> Option<&'static str> {
+        Some("round reached")
+    }
+
     /// Those still in are seated by threes, the best seeds sitting out; two
     /// left play a final with one who is out.
     #[cfg(test)]

@@ -184,6 +184,12 @@ pub trait Pairing {
         vec![0; entrants]
     }
 
+    /// What [`Pairing::rank_first`] ranks by, in a few words for the
+    /// standings' `ranked_by` line (`None`: it ranks nothing first).
+    fn ranks_first_by(&self) -> Option<&'static str> {
+        None
+    }
+
     /// For a format that avoids them: how many times a pair shared a table
     /// again (each pair counted at every table after its first).
     fn repeat_meetings(&self, _entrants: usize, _results: &[GameResult]) -> Option<u32> {

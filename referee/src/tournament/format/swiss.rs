@@ -11,7 +11,8 @@
 //! entrants between tables while that helps.
 //!
 //! Standing: win rate over the games played (none played: 0), then mean
-//! duplicate points, then entrant number — the standings' own order, so a bye
+//! duplicate points, then entrant number (the pairing's own order; the final
+//! standings rank by the rating, `standings.rs`), so a bye
 //! (a round sat out) scores nothing and counts as no game: it neither helps nor
 //! hurts. When the field does not divide by three, one or two entrants sit out:
 //! those who have sat out least so far, the lowest-ranked of them first, so
