@@ -9,7 +9,10 @@
 //!
 //! What the rules allow (everything else Landlock knows of is denied):
 //! - files: read and execute beneath what the sandbox shows (`--read`: the system
-//!   directories, the bot's own directory, its program, `/proc`); read-write
+//!   directories, the bot's own directory, its program); of `/proc`, only the
+//!   allow-list of `procview.rs` (its own `stat`, `status`, `maps`..., the
+//!   host's masked summaries; never `pagemap`, `smaps`, `mountinfo` or another
+//!   process's files); read-write
 //!   beneath its scratch (`--write`: the private `/tmp` and `/dev/shm`); read and
 //!   write, but no ioctl, of the harmless devices (`--device`: `/dev/null`,
 //!   `zero`, `full`, `random`, `urandom`); listing `/dev` (`--list`). So not the
@@ -126,7 +129,11 @@ fn harden() -> anyhow::Result<()> {
 
 /// `path_beneath_rules` skips a path that cannot be opened: a missing path
 /// grants less, never more.
+/// `/proc` is not among `rules`: what of it the bot may read is the
+/// allow-list of `procview.rs`, for this process's own pid.
 fn confine(rules: &Rules) -> anyhow::Result<()> {
+    let proc = super::procview::ProcView::of(std::process::id());
+    proc.hold();
     let all = AccessFs::from_all(REQUIRED);
     let fail = |e: RulesetError| anyhow!("failed to confine the bot with Landlock: {e}");
     let status = ruleset()
@@ -144,6 +151,8 @@ fn confine(rules: &Rules) -> anyhow::Result<()> {
             ))
         })
         .and_then(|r| r.add_rules(path_beneath_rules(&rules.list, AccessFs::ReadDir)))
+        .and_then(|r| r.add_rules(path_beneath_rules(&proc.files, AccessFs::ReadFile)))
+        .and_then(|r| r.add_rules(path_beneath_rules(&proc.dirs, AccessFs::ReadDir)))
         .and_then(RulesetCreated::restrict_self)
         .map_err(fail)?;
     // A hard requirement fails above rather than enforcing less; checked anyway,

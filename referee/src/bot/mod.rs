@@ -13,7 +13,8 @@
 //! - `unix.rs`: process groups, parent-death signal, rlimits, cleanup on exit.
 //! - `sandbox.rs`: `--sandbox` through bubblewrap; `seccomp.rs`: its filters;
 //!   `landlock.rs`: its Landlock layer, applied inside by `referee landlock`;
-//!   `procmask.rs`: constants over `/proc`'s host-wide files.
+//!   `procmask.rs`: constants over `/proc`'s host-wide files; `procview.rs`:
+//!   what of `/proc` Landlock lets a bot read.
 
 mod cgroup;
 mod channel;
@@ -23,6 +24,7 @@ mod launch;
 mod lines;
 mod process;
 mod procmask;
+mod procview;
 mod sandbox;
 mod seccomp;
 mod spawner;
@@ -36,5 +38,5 @@ pub use landlock::{exec as landlock_exec, LandlockArgs};
 pub use launch::{Launch, LaunchError, DEFAULT_PATH};
 pub use lines::Incoming;
 pub use process::{BotProcess, Spawn};
-pub use sandbox::Sandbox;
+pub use sandbox::{Sandbox, SCRATCH_INSIDE};
 pub use unix::{install_cleanup, kill_all_groups, ResourceLimits};

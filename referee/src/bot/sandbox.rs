@@ -49,7 +49,7 @@
 //! capabilities and not root inside. A referee that is not root cannot map
 //! other users: its bots share its own.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::ffi::OsString;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -68,9 +68,15 @@ pub const NOBODY: u32 = 65534;
 /// process (one per scratch directory, which keeps its owner): per-user kernel
 /// limits (pending signals, inotify instances, message queue bytes) are then
 /// per bot, and one bot's use of them is neither seen nor felt by another. A
-/// range no account should use; each run starts at an offset of its own, so
-/// that two referees on one host rarely hand out the same uid.
+/// range no account should use; each uid drawn at random, so that two
+/// referees on one host rarely hand out the same one.
 pub const BOT_UIDS: std::ops::Range<u32> = 0x5C4E_0000..0x5C4F_0000;
+
+/// Where a sandboxed bot sees its `--scratch` directory, whatever and wherever
+/// it is on the host (and `SCHMIER_SCRATCH` names this): the host path names
+/// the round, matchup, game and slot, which would tell a bot which game of a
+/// duplicate set it plays.
+pub const SCRATCH_INSIDE: &str = "/scratch";
 
 /// The size of each sandbox's private `/tmp` and of its `/dev/shm`: tmpfs
 /// lives in the host's memory, so an unbounded one lets a bot take the host's.
@@ -185,9 +191,8 @@ pub struct Sandbox {
     referee: PathBuf,
     /// Constant stand-ins for `/proc`'s host-wide files (`procmask.rs`).
     masks: ProcMasks,
-    /// The next bot uid, as an offset in [`BOT_UIDS`], and the uid of each
-    /// scratch directory handed out.
-    uids: Mutex<(u32, BTreeMap<PathBuf, u32>)>,
+    /// The bot uids handed out, and the uid of each scratch directory.
+    uids: Mutex<(BTreeSet<u32>, BTreeMap<PathBuf, u32>)>,
 }
 
 impl Sandbox {
@@ -209,7 +214,7 @@ impl Sandbox {
             seccomp: super::seccomp::deny_list()?,
             referee,
             masks: ProcMasks::create()?,
-            uids: Mutex::new((std::process::id().wrapping_mul(64), BTreeMap::new())),
+            uids: Mutex::new((BTreeSet::new(), BTreeMap::new())),
         };
         if sandbox.root {
             readable_by_others(sandbox.masks.dir()).map_err(|reason| {
@@ -252,19 +257,30 @@ impl Sandbox {
     /// The uid and gid bubblewrap runs as for `launch` (`None`: the referee's).
     /// A root referee runs each bot process as a uid of its own from
     /// [`BOT_UIDS`] (the same for every process given the same scratch
-    /// directory, which that uid owns), if others can reach its files.
+    /// directory, which that uid owns), if others can reach its files. Drawn
+    /// at random among those this run has not handed out: a uid counted up
+    /// per start would tell a bot how many bots started before it, and so
+    /// which game of a duplicate set it plays.
     pub fn run_as(&self, launch: &Launch) -> Option<u32> {
         if !self.root || self.reachable_by_others(launch).is_err() {
             return None;
         }
         let mut uids = self.uids.lock().unwrap_or_else(|e| e.into_inner());
-        let (next, by_scratch) = &mut *uids;
+        let (used, by_scratch) = &mut *uids;
         if let Some(uid) = launch.scratch.as_ref().and_then(|s| by_scratch.get(s)) {
             return Some(*uid);
         }
         let span = BOT_UIDS.end - BOT_UIDS.start;
-        let uid = BOT_UIDS.start + *next % span;
-        *next = next.wrapping_add(1);
+        if used.len() as u32 >= span / 2 {
+            // The bots of that many starts ago are long gone.
+            used.clear();
+        }
+        let uid = loop {
+            let uid = BOT_UIDS.start + random_u32() % span;
+            if used.insert(uid) {
+                break uid;
+            }
+        };
         if let Some(scratch) = &launch.scratch {
             by_scratch.insert(scratch.clone(), uid);
         }
@@ -324,7 +340,7 @@ impl Sandbox {
 
     /// A private `/dev`, `/tmp` and `/dev/shm`; the bot's directory and program
     /// read-only, with the referee's outputs and the other bots' directories
-    /// inside it hidden; its scratch read-write.
+    /// inside it hidden; its scratch read-write, at [`SCRATCH_INSIDE`].
     fn show_bot(&self, a: &mut Args, launch: &Launch) {
         let size = TMPFS_BYTES.to_string();
         a.add(&[
@@ -360,7 +376,7 @@ impl Sandbox {
         // Its own scratch, read-write, over the tmpfs that hides every bot's
         // scratch (the scratch folder is among `outputs`).
         if let Some(scratch) = &launch.scratch {
-            a.add(&[&"--bind", scratch, scratch]);
+            a.add(&[&"--bind", scratch, &SCRATCH_INSIDE]);
         }
     }
 
@@ -377,10 +393,14 @@ impl Sandbox {
             launch.dir.clone(),
             launch.program.clone(),
             self.referee.clone(),
-            "/proc".into(),
         ]);
         let mut write: Vec<PathBuf> = vec!["/tmp".into(), "/dev/shm".into()];
-        write.extend(launch.scratch.clone());
+        write.extend(
+            launch
+                .scratch
+                .as_ref()
+                .map(|_| PathBuf::from(SCRATCH_INSIDE)),
+        );
         Rules {
             read,
             write,
@@ -452,6 +472,21 @@ fn show_system(a: &mut Args) {
             Err(_) => {}
         }
     }
+}
+
+/// 32 bits from the kernel's random source (`getrandom(2)`, which blocks only
+/// before the pool is first seeded, long before a referee runs).
+fn random_u32() -> u32 {
+    let mut bytes = [0u8; 4];
+    // SAFETY: writes at most 4 bytes into the 4-byte buffer.
+    let n = unsafe { nix::libc::getrandom(bytes.as_mut_ptr().cast(), 4, 0) };
+    assert_eq!(
+        n,
+        4,
+        "getrandom failed: {}",
+        std::io::Error::last_os_error()
+    );
+    u32::from_ne_bytes(bytes)
 }
 
 fn canonical(p: &Path) -> PathBuf {
