@@ -14,7 +14,8 @@
 //! - `sandbox.rs`: `--sandbox` through bubblewrap; `seccomp.rs`: its filters;
 //!   `landlock.rs`: its Landlock layer, applied inside by `referee landlock`;
 //!   `procmask.rs`: constants over `/proc`'s host-wide files; `procview.rs`:
-//!   what of `/proc` Landlock lets a bot read.
+//!   what of `/proc` Landlock lets a bot read; `view.rs`: the system paths it
+//!   sees; `resident.rs`: every page of them held in memory for the run.
 
 mod cgroup;
 mod channel;
@@ -25,10 +26,12 @@ mod lines;
 mod process;
 mod procmask;
 mod procview;
+mod resident;
 mod sandbox;
 mod seccomp;
 mod spawner;
 mod unix;
+mod view;
 
 pub use cgroup::probe as probe_cgroups;
 pub use cgroup::{probe_with as probe_cgroup_limits, CgroupError, CgroupLimits};

@@ -60,6 +60,8 @@ use seccompiler::BpfProgram;
 use super::landlock::Rules;
 use super::launch::{find_on_path, Launch, DEFAULT_PATH};
 use super::procmask::ProcMasks;
+use super::resident::Resident;
+use super::view::{link_dirs, shown_as_system, system_paths, SYSTEM_LINKS};
 
 /// The unprivileged user a bot is inside its sandbox, whoever runs it.
 pub const NOBODY: u32 = 65534;
@@ -81,12 +83,6 @@ pub const SCRATCH_INSIDE: &str = "/scratch";
 /// The size of each sandbox's private `/tmp` and of its `/dev/shm`: tmpfs
 /// lives in the host's memory, so an unbounded one lets a bot take the host's.
 pub const TMPFS_BYTES: u64 = 64 << 20;
-
-/// System directories shown read-only (those that exist).
-const SYSTEM_DIRS: &[&str] = &["/usr", "/etc"];
-/// Top-level names that are links into `/usr` on merged-usr systems, directories
-/// on others.
-const SYSTEM_LINKS: &[&str] = &["/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"];
 
 /// Why `--sandbox` cannot be given on this host (all "failed to start the
 /// sandbox: …", saying what to do), or why it refuses a bot.
@@ -191,6 +187,8 @@ pub struct Sandbox {
     referee: PathBuf,
     /// Constant stand-ins for `/proc`'s host-wide files (`procmask.rs`).
     masks: ProcMasks,
+    /// Every page a bot can read, held in memory for the run (`resident.rs`).
+    _resident: Resident,
     /// The bot uids handed out, and the uid of each scratch directory.
     uids: Mutex<(BTreeSet<u32>, BTreeMap<PathBuf, u32>)>,
 }
@@ -206,11 +204,14 @@ impl Sandbox {
         let referee = std::env::current_exe()
             .and_then(std::fs::canonicalize)
             .map_err(SandboxError::NoOwnExecutable)?;
+        let root = nix::unistd::getuid().is_root();
+        let resident = hold_view(&outputs, &bot_dirs, &referee, root);
         let sandbox = Sandbox {
             bwrap,
             outputs,
             bot_dirs,
-            root: nix::unistd::getuid().is_root(),
+            root,
+            _resident: resident,
             seccomp: super::seccomp::deny_list()?,
             referee,
             masks: ProcMasks::create()?,
@@ -383,12 +384,8 @@ impl Sandbox {
     /// The Landlock rules for `launch`: read what the sandbox shows, write only
     /// its scratch (`landlock.rs`).
     pub fn rules(&self, launch: &Launch) -> Rules {
-        let mut read: Vec<PathBuf> = SYSTEM_DIRS
-            .iter()
-            .chain(SYSTEM_LINKS)
-            .map(PathBuf::from)
-            .filter(|d| d.is_dir())
-            .collect();
+        let mut read = system_paths();
+        read.extend(link_dirs());
         read.extend([
             launch.dir.clone(),
             launch.program.clone(),
@@ -449,6 +446,28 @@ impl Sandbox {
     }
 }
 
+/// Holds every page of what sandboxed bots can read (`resident.rs`): the
+/// system view, the bots' own directories (their outputs hidden) and the
+/// referee's executable; warns if some of it is too large to hold.
+fn hold_view(outputs: &[PathBuf], bot_dirs: &[PathBuf], referee: &Path, root: bool) -> Resident {
+    let mut roots = system_paths();
+    roots.extend(link_dirs());
+    roots.extend(bot_dirs.iter().map(|d| canonical(d)));
+    roots.push(referee.to_path_buf());
+    let hidden: Vec<PathBuf> = outputs.iter().map(|o| canonical(o)).collect();
+    let held = Resident::hold(&roots, &hidden, root);
+    if held.left_out.0 > 0 {
+        eprintln!(
+            "referee: warning: the sandbox holds in memory only {} MiB of what bots can read;              {} files ({} MiB) past that are not held, so a bot could leave bits for a later              game in which of their pages are cached (SECURITY.md, \"Duplicate-set memory\"). \
+             Keep the bots' directories small",
+            held.bytes >> 20,
+            held.left_out.0,
+            held.left_out.1 >> 20
+        );
+    }
+    held
+}
+
 /// A bubblewrap command line being built.
 #[derive(Default)]
 struct Args(Vec<OsString>);
@@ -459,10 +478,11 @@ impl Args {
     }
 }
 
-/// The system's directories, read-only, and its merged-usr links as links.
+/// The system's paths of the view (`view.rs`), read-only, and its merged-usr
+/// links as links.
 fn show_system(a: &mut Args) {
-    for dir in SYSTEM_DIRS.iter().filter(|d| Path::new(d).is_dir()) {
-        a.add(&[&"--ro-bind", dir, dir]);
+    for path in system_paths() {
+        a.add(&[&"--ro-bind", &path, &path]);
     }
     for link in SYSTEM_LINKS {
         let path = Path::new(link);
@@ -491,11 +511,6 @@ fn random_u32() -> u32 {
 
 fn canonical(p: &Path) -> PathBuf {
     std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf())
-}
-
-/// Whether `p` lies in a directory every sandbox shows anyway.
-fn shown_as_system(p: &Path) -> bool {
-    SYSTEM_DIRS.iter().any(|d| p.starts_with(d))
 }
 
 fn readable_by_others(p: &Path) -> Result<(), Unreachable> {
