@@ -33,6 +33,7 @@ mod snapshot_example;
 mod snapshots;
 mod sprt;
 mod spy;
+mod spy_leaks;
 mod spy_sets;
 mod spy_shared;
 mod support;
