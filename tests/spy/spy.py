@@ -523,6 +523,30 @@ def shared_files():
     return sorted(found)
 
 
+def unheld_file(seat):
+    """Like `shared_file`, from /usr/share where it can be seen: a sandboxed
+    referee keeps every page of the sandbox's view mapped (so no page of it is
+    ever mapped by one process alone), and /usr/share is outside that view.
+    Sandboxed (no /usr/share), a file of the view."""
+    if "unheld" not in state:
+        found = []
+        for root, _, files in os.walk("/usr/share"):
+            for name in files:
+                path = os.path.join(root, name)
+                try:
+                    if not os.path.islink(path) and os.path.getsize(path) >= 1 << 16:
+                        found.append(path)
+                except OSError:
+                    pass
+            if len(found) >= 400:
+                break
+        state["unheld"] = sorted(found)
+    files = state["unheld"]
+    if not files:
+        return shared_file(seat)
+    return files[(sum(map(ord, TAG)) * 31 + seat) % len(files)]
+
+
 def shared_file(seat):
     """A shared file chosen by this run's tag and a seat: both partners pick
     the same one for a seat, and other runs most likely another."""
@@ -819,7 +843,7 @@ def pagemap_step(seat):
         try:
             # A mapping per page: fault-around would map a page's cached
             # neighbours within the same mapping.
-            with open(shared_file(seat), "rb") as f:
+            with open(unheld_file(seat), "rb") as f:
                 for bit in range(12):
                     if token(seat) >> bit & 1:
                         m = mmap.mmap(f.fileno(), page, prot=mmap.PROT_READ, offset=bit * page)
@@ -829,7 +853,7 @@ def pagemap_step(seat):
             pass
     partner = (seat + 3) % 6
     try:
-        m = mapped(shared_file(partner))
+        m = mapped(unheld_file(partner))
         at = ctypes.addressof(ctypes.c_char.from_buffer(m))
         got = 0
         with open("/proc/self/pagemap", "rb") as pm:
