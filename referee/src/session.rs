@@ -326,6 +326,7 @@ fn spawn(cfg: &TableSpec, i: usize, spec: &BotSpec, log: PathBuf) -> Result<Play
         .and_then(|cwd| spec.launch(&cwd, Isolation::path_in(&env)))
         .map_err(|e| launch_failure(&program, &e))
         .and_then(|mut launch| {
+            launch.slot = Some(i);
             if let Some(base) = &cfg.isolation.scratch {
                 let sandbox = cfg.isolation.sandbox.as_deref();
                 let dir = scratch_dir(base, i, &mut launch, sandbox)

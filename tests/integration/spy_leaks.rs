@@ -57,3 +57,35 @@ fn proc_files_that_show_more_than_the_bots_own_state_are_refused_sandboxed() {
 fn partners_talking_through_page_maps() {
     partners_talk_only_unsandboxed("partner-pagemap");
 }
+
+/// Sandboxed, partners run on disjoint halves of the host's CPUs (and may not
+/// move: `sched_setaffinity` is refused, `spy_shared::calls_that_reach_…`):
+/// the host-wide inode counter, handed to each CPU in batches, then tells one
+/// partner almost nothing of the other's pipes (SECURITY.md: 13–30 bit/s
+/// where the scheduler puts them, 0.3–0.5 bit/s on disjoint CPUs).
+/// Unsandboxed they may run on the same CPUs.
+#[test]
+fn partners_run_on_disjoint_cpus_in_the_sandbox() {
+    let cpus = |sandbox: bool| -> Vec<std::collections::BTreeSet<String>> {
+        let spied = spy("partner-affinity", sandbox, play().seed(3));
+        assert_eq!(spied.reports.len(), 2, "{:?}", spied.reports);
+        (spied.reports.iter())
+            .map(|(_, d)| {
+                let list = d.strip_prefix("cpus=").unwrap_or_else(|| panic!("{d}"));
+                list.split(',').map(str::to_owned).collect()
+            })
+            .collect()
+    };
+    let open = cpus(false);
+    if open[0].len() < 2 {
+        crate::support::skip("one CPU: partners cannot be kept apart");
+        return;
+    }
+    assert_eq!(open[0], open[1], "unsandboxed both may run anywhere");
+    let boxed = cpus(true);
+    assert!(!boxed[0].is_empty() && !boxed[1].is_empty(), "{boxed:?}");
+    assert!(
+        boxed[0].is_disjoint(&boxed[1]),
+        "partners share a CPU: {boxed:?}"
+    );
+}

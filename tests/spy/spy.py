@@ -719,6 +719,11 @@ def partner_step():
         # cache and reads back the pages of its message (a 12-bit token of its
         # seat); the other reads which pages are cached, without loading any.
         pagecache_step(seat)
+    elif MODE == "partner-affinity":
+        # Not a channel itself: where each partner may run. On one CPU the
+        # host-wide inode counter carries tens of bits a second between them.
+        cpus = ",".join(map(str, sorted(os.sched_getaffinity(0))))
+        state["partner_heard"] = f"cpus={cpus}"
     elif MODE == "partner-pagemap":
         pagemap_step(seat)
     elif MODE == "partner-comm":

@@ -401,6 +401,7 @@ impl Sandbox {
         Rules {
             read,
             write,
+            cpu: launch.slot.map(cpu_half).unwrap_or_default(),
             device: ["null", "zero", "full", "random", "urandom"]
                 .iter()
                 .map(|d| Path::new("/dev").join(d))
@@ -416,6 +417,7 @@ impl Sandbox {
             program: truth,
             args: Vec::new(),
             scratch: None,
+            slot: None,
         };
         let (program, args) = self.wrap(&launch);
         let mut cmd = std::process::Command::new(&program);
@@ -491,6 +493,34 @@ fn show_system(a: &mut Args) {
             Err(_) if path.is_dir() => a.add(&[&"--ro-bind", link, link]),
             Err(_) => {}
         }
+    }
+}
+
+/// The CPUs lineup slot `slot` runs on: the first half of those the referee
+/// may use for slots 0–2, the second for 3–5, so that partners (three slots
+/// apart) never share a CPU. Pipe, socket and memfd inode numbers come from
+/// host-wide counters handed to each CPU in batches of 1024: on one CPU two
+/// partners read each other's allocations in them (SECURITY.md, "Host-wide
+/// counters that remain"). Empty (no pinning) with fewer than two CPUs.
+fn cpu_half(slot: usize) -> Vec<usize> {
+    // SAFETY: a zeroed cpu_set_t is a valid empty set, filled by the kernel.
+    let mut set: nix::libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    let size = std::mem::size_of::<nix::libc::cpu_set_t>();
+    // SAFETY: `set` is a cpu_set_t of `size` bytes.
+    if unsafe { nix::libc::sched_getaffinity(0, size, &mut set) } != 0 {
+        return Vec::new();
+    }
+    let cpus: Vec<usize> = (0..nix::libc::CPU_SETSIZE as usize)
+        // SAFETY: `c` is below CPU_SETSIZE.
+        .filter(|&c| unsafe { nix::libc::CPU_ISSET(c, &set) })
+        .collect();
+    if cpus.len() < 2 {
+        return Vec::new();
+    }
+    let (first, second) = cpus.split_at(cpus.len() / 2);
+    match slot % 6 < 3 {
+        true => first.to_vec(),
+        false => second.to_vec(),
     }
 }
 
