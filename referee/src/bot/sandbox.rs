@@ -22,14 +22,18 @@
 //! (Linux 6.12) and refuses to start without it.
 //!
 //! What a sandboxed bot gets, per process: user, PID, network (loopback only,
-//! nothing reachable), IPC, UTS and mount namespaces; `/usr`,
-//! `/etc` and the `/bin`, `/lib*` links read-only; its own directory read-only;
+//! nothing reachable), IPC, UTS and mount namespaces; the system view
+//! (`view.rs`: the parts of `/usr` programs need, `/etc`, the `/bin`, `/lib*`
+//! links) read-only, every page of it held in memory (`resident.rs`); its own
+//! directory read-only; its scratch at [`SCRATCH_INSIDE`]; on half of the CPUs,
+//! its partner on the other half;
 //! a private empty `/tmp` and `/dev/shm` (its writable scratch, tmpfs of
 //! [`TMPFS_BYTES`] each, so that no bot takes the host's memory through them);
 //! a fresh `/proc` showing only its own processes, its host-wide counters
 //! replaced by constants (`procmask.rs`); a minimal `/dev`. Nothing else: not the output
 //! folder, not the other bots' directories, not `$HOME`. Landlock then allows
-//! writing only to `/tmp` and `/dev/shm`, reading only what is shown, no TCP,
+//! writing only to `/tmp` and `/dev/shm`, reading only what is shown (of
+//! `/proc` only an allow-list, `procview.rs`), no TCP,
 //! and no signal or abstract socket beyond the bot's own tree.
 //!
 //! No `--new-session`: a session per bot puts each bot in a scheduler autogroup
