@@ -79,6 +79,7 @@ impl BotSpec {
                     program,
                     args: vec!["bot".into(), name.into()],
                     scratch: None,
+                    slot: None,
                 })
             }
             BotSpec::InProcess(name) => Err(LaunchError::InProcess(name.clone())),

@@ -326,11 +326,18 @@ fn spawn(cfg: &TableSpec, i: usize, spec: &BotSpec, log: PathBuf) -> Result<Play
         .and_then(|cwd| spec.launch(&cwd, Isolation::path_in(&env)))
         .map_err(|e| launch_failure(&program, &e))
         .and_then(|mut launch| {
+            launch.slot = Some(i);
             if let Some(base) = &cfg.isolation.scratch {
                 let sandbox = cfg.isolation.sandbox.as_deref();
                 let dir = scratch_dir(base, i, &mut launch, sandbox)
                     .map_err(|e| spawn_failure(&program, &e))?;
-                env.push((SCRATCH_VAR.to_owned(), dir.to_string_lossy().into_owned()));
+                // Sandboxed, the bot sees it at a fixed path: the host's names
+                // the round, matchup, game and slot.
+                let shown = match sandbox {
+                    Some(_) => PathBuf::from(crate::bot::SCRATCH_INSIDE),
+                    None => dir,
+                };
+                env.push((SCRATCH_VAR.to_owned(), shown.to_string_lossy().into_owned()));
             }
             Ok(launch)
         })?;

@@ -39,6 +39,7 @@ mod snapshots;
 mod sprt;
 mod spy;
 mod spy_clock;
+mod spy_leaks;
 mod spy_sets;
 mod spy_shared;
 mod support;

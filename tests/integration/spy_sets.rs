@@ -183,3 +183,38 @@ fn files_left_for_the_next_game_of_a_set_survive_only_unsandboxed() {
     let boxed = duplicate_set("remember-files", &["--sandbox", "--scratch", scratch]);
     boxed.no_claims();
 }
+
+/// What a bot sees of where it runs counts nothing: unsandboxed the scratch
+/// path names the game (round, matchup, game, slot), so a bot knows which game
+/// of the set it plays; sandboxed every process of the set sees the same
+/// `/scratch`, and neither `mountinfo` nor `uid_map` (which named the host uid,
+/// once counted up per start) can be read.
+#[test]
+fn nothing_a_sandboxed_bot_sees_tells_which_game_of_a_set_it_plays() {
+    let seen = |args: &[&str]| -> Vec<serde_json::Value> {
+        let scratch = tempfile::tempdir().unwrap();
+        let mut args = args.to_vec();
+        args.extend(["--scratch", scratch.path().to_str().unwrap()]);
+        let set = duplicate_set("where", &args);
+        (set.reports.iter())
+            .map(|r| serde_json::from_str(r.strip_prefix("ok ").unwrap()).unwrap())
+            .collect()
+    };
+    let open = seen(&[]);
+    let paths: std::collections::BTreeSet<_> =
+        open.iter().map(|s| s["scratch"].to_string()).collect();
+    assert_eq!(
+        paths.len(),
+        12,
+        "each process its own named path: {paths:?}"
+    );
+    assert!(open
+        .iter()
+        .all(|s| s["mountinfo"].as_str().unwrap().contains(" / ")));
+    let boxed = seen(&["--sandbox"]);
+    for s in &boxed {
+        assert_eq!(s["scratch"], "/scratch", "{s}");
+        assert_eq!(s["mountinfo"], "EACCES", "{s}");
+        assert_eq!(s["uid_map"], "EACCES", "{s}");
+    }
+}

@@ -24,7 +24,7 @@ fn calls_that_reach_host_wide_state_are_refused_with_eperm() {
     let (open, boxed) = works_only_unsandboxed_report("syscalls");
     let open = results(&open);
     let boxed = results(&boxed);
-    assert_eq!(open.len(), 20, "{open:?}");
+    assert_eq!(open.len(), 21, "{open:?}");
     for (name, got) in &open {
         assert_ne!(got, "EPERM", "{name} refused even unsandboxed: {open:?}");
     }

@@ -208,6 +208,44 @@ def attack():
             except OSError as e:
                 return report(True, f"children={children} then {errno.errorcode.get(e.errno)}")
         return report(True, f"children={children}")
+    if MODE == "proc-files":
+        # One read per class of /proc file that shows more than the bot's own
+        # state; the allowed ones a runtime needs are read too.
+        child = os.fork()
+        if child == 0:
+            time.sleep(30)
+            os._exit(0)
+        classes = {
+            "page maps": ["self/pagemap", "self/smaps", "self/smaps_rollup", "self/numa_maps"],
+            "mounts": ["self/mountinfo", "self/mounts", "self/mountstats"],
+            "user maps": ["self/uid_map", "self/gid_map"],
+            "other process": ["1/status", "1/cmdline", f"{child}/stat", f"{child}/maps"],
+            "host-wide": ["cgroups", "partitions", "modules", "kallsyms", "zoneinfo", "self/sessionid",
+                          "sys/kernel/random/entropy_avail", "self/net/dev"],
+            "allowed": ["self/status", "self/stat", "self/maps", "meminfo", "cpuinfo"],
+        }
+        seen = {}
+        for cls, files in classes.items():
+            for f in files:
+                def read(f=f):
+                    with open(f"/proc/{f}", "rb") as fh:
+                        fh.read(1)
+                    return "ok"
+                seen[f"{cls}:{f.replace(str(child), 'CHILD')}"] = probe(read)
+        os.kill(child, signal.SIGKILL)
+        os.waitpid(child, 0)
+        return report(True, json.dumps(seen))
+    if MODE == "where":
+        # What tells a bot which game of a set it plays: its scratch path, the
+        # host uid in mountinfo or uid_map.
+        seen = {"scratch": os.environ.get("SCHMIER_SCRATCH")}
+        for f in ("mountinfo", "uid_map"):
+            try:
+                with open(f"/proc/self/{f}") as fh:
+                    seen[f] = fh.read()
+            except OSError as e:
+                seen[f] = errno.errorcode.get(e.errno, str(e.errno))
+        return report(True, json.dumps(seen))
     if MODE == "whoami":
         with open("/proc/self/status") as f:
             status = dict(line.rstrip("\n").split(":\t", 1) for line in f if ":\t" in line)
@@ -457,6 +495,9 @@ def syscall_probes():
         ("sysinfo", sysinfo),
         ("unshare", unshare),
         ("mlock", mlock),
+        # Pinning itself next to its partner on one CPU is what made the
+        # host-wide inode counter a fast channel (per-CPU batches).
+        ("sched_setaffinity", lambda: os.sched_setaffinity(0, os.sched_getaffinity(0))),
         ("vsock", sock(40)),
         ("netlink", sock(socket.AF_NETLINK, socket.SOCK_RAW)),
         ("inet", sock(socket.AF_INET)),
@@ -465,10 +506,11 @@ def syscall_probes():
 
 
 def shared_files():
-    """Files every bot on the host can open (the sandbox shows /usr), at least
-    64 KiB, in a fixed order."""
+    """Files every bot on the host can open (the sandbox shows the Python
+    library), at least 64 KiB, in a fixed order; read, never mapped, by the
+    host's own programs."""
     found = []
-    for root, _, files in os.walk("/usr/share"):
+    for root, _, files in os.walk("/usr/lib/python3"):
         for name in files:
             path = os.path.join(root, name)
             try:
@@ -479,6 +521,30 @@ def shared_files():
         if len(found) >= 400:
             break
     return sorted(found)
+
+
+def unheld_file(seat):
+    """Like `shared_file`, from /usr/share where it can be seen: a sandboxed
+    referee keeps every page of the sandbox's view mapped (so no page of it is
+    ever mapped by one process alone), and /usr/share is outside that view.
+    Sandboxed (no /usr/share), a file of the view."""
+    if "unheld" not in state:
+        found = []
+        for root, _, files in os.walk("/usr/share"):
+            for name in files:
+                path = os.path.join(root, name)
+                try:
+                    if not os.path.islink(path) and os.path.getsize(path) >= 1 << 16:
+                        found.append(path)
+                except OSError:
+                    pass
+            if len(found) >= 400:
+                break
+        state["unheld"] = sorted(found)
+    files = state["unheld"]
+    if not files:
+        return shared_file(seat)
+    return files[(sum(map(ord, TAG)) * 31 + seat) % len(files)]
 
 
 def shared_file(seat):
@@ -653,6 +719,13 @@ def partner_step():
         # cache and reads back the pages of its message (a 12-bit token of its
         # seat); the other reads which pages are cached, without loading any.
         pagecache_step(seat)
+    elif MODE == "partner-affinity":
+        # Not a channel itself: where each partner may run. On one CPU the
+        # host-wide inode counter carries tens of bits a second between them.
+        cpus = ",".join(map(str, sorted(os.sched_getaffinity(0))))
+        state["partner_heard"] = f"cpus={cpus}"
+    elif MODE == "partner-pagemap":
+        pagemap_step(seat)
     elif MODE == "partner-comm":
         try:
             with open("/proc/self/comm", "w") as f:
@@ -753,6 +826,52 @@ def pagecache_step(seat):
         if got == token(partner):
             state["partner_heard"] = f"page-cache token {got}"
     libc.munmap(ctypes.c_void_p(addr), 12 * page)
+
+
+def pagemap_step(seat):
+    """Bit 56 of a /proc/self/pagemap entry says the page is mapped by this
+    process alone. Each partner keeps mapped the pages of its 12-bit token in
+    a shared file; the other maps all 12 and reads which are not exclusive."""
+    import mmap
+    import struct
+    page = mmap.PAGESIZE
+
+    def mapped(path):
+        # Private and writable only so that ctypes can take its address; never
+        # written, so the pages stay the page cache's own.
+        with open(path, "rb") as f:
+            return mmap.mmap(f.fileno(), 12 * page, flags=mmap.MAP_PRIVATE,
+                             prot=mmap.PROT_READ | mmap.PROT_WRITE)
+
+    if "held" not in state:
+        state["held"] = []
+        try:
+            # A mapping per page: fault-around would map a page's cached
+            # neighbours within the same mapping.
+            with open(unheld_file(seat), "rb") as f:
+                for bit in range(12):
+                    if token(seat) >> bit & 1:
+                        m = mmap.mmap(f.fileno(), page, prot=mmap.PROT_READ, offset=bit * page)
+                        m[0]  # faulted in: now mapped here too
+                        state["held"].append(m)
+        except OSError:
+            pass
+    partner = (seat + 3) % 6
+    try:
+        m = mapped(unheld_file(partner))
+        at = ctypes.addressof(ctypes.c_char.from_buffer(m))
+        got = 0
+        with open("/proc/self/pagemap", "rb") as pm:
+            for bit in range(12):
+                m[bit * page]
+                pm.seek((at // page + bit) * 8)
+                entry = struct.unpack("<Q", pm.read(8))[0]
+                if entry >> 63 & 1 and not entry >> 56 & 1:
+                    got |= 1 << bit
+        if got == token(partner):
+            state["partner_heard"] = f"pagemap token {got}"
+    except (OSError, ValueError):
+        pass
 
 
 def main():

@@ -9,7 +9,10 @@
 //!
 //! What the rules allow (everything else Landlock knows of is denied):
 //! - files: read and execute beneath what the sandbox shows (`--read`: the system
-//!   directories, the bot's own directory, its program, `/proc`); read-write
+//!   directories, the bot's own directory, its program); of `/proc`, only the
+//!   allow-list of `procview.rs` (its own `stat`, `status`, `maps`..., the
+//!   host's masked summaries; never `pagemap`, `smaps`, `mountinfo` or another
+//!   process's files); read-write
 //!   beneath its scratch (`--write`: the private `/tmp` and `/dev/shm`); read and
 //!   write, but no ioctl, of the harmless devices (`--device`: `/dev/null`,
 //!   `zero`, `full`, `random`, `urandom`); listing `/dev` (`--list`). So not the
@@ -57,6 +60,10 @@ pub struct Rules {
     /// List the directory PATH (its entries stay closed).
     #[arg(long, value_name = "PATH")]
     pub list: Vec<PathBuf>,
+    /// Run on CPU N only (with the other `--cpu`s; none: wherever), set
+    /// before the seccomp filter refuses `sched_setaffinity`.
+    #[arg(long, value_name = "N")]
+    pub cpu: Vec<usize>,
 }
 
 impl Rules {
@@ -74,6 +81,10 @@ impl Rules {
                 a.push(flag.into());
                 a.push(p.into());
             }
+        }
+        for c in &self.cpu {
+            a.push("--cpu".into());
+            a.push(c.to_string().into());
         }
         a.push("--".into());
         a.extend(command);
@@ -95,7 +106,10 @@ pub struct LandlockArgs {
 /// Confines this process with `args.rules` and execs the bot; returns only
 /// if either fails.
 pub fn exec(args: &LandlockArgs) -> anyhow::Error {
-    if let Err(e) = confine(&args.rules).and_then(|()| harden()) {
+    if let Err(e) = (pin(&args.rules.cpu))
+        .and_then(|()| confine(&args.rules))
+        .and_then(|()| harden())
+    {
         return e;
     }
     let Some((program, rest)) = args.command.split_first() else {
@@ -107,6 +121,31 @@ pub fn exec(args: &LandlockArgs) -> anyhow::Error {
         "failed to start the bot {}: {e}",
         PathBuf::from(program).display()
     )
+}
+
+/// Pins this process (and so the bot and all it starts) to `cpus`, if any.
+fn pin(cpus: &[usize]) -> anyhow::Result<()> {
+    if cpus.is_empty() {
+        return Ok(());
+    }
+    // SAFETY: a zeroed cpu_set_t is a valid empty set.
+    let mut set: nix::libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    for &c in cpus
+        .iter()
+        .filter(|&&c| c < nix::libc::CPU_SETSIZE as usize)
+    {
+        // SAFETY: `c` is below CPU_SETSIZE.
+        unsafe { nix::libc::CPU_SET(c, &mut set) };
+    }
+    let size = std::mem::size_of::<nix::libc::cpu_set_t>();
+    // SAFETY: `set` is a cpu_set_t of `size` bytes.
+    if unsafe { nix::libc::sched_setaffinity(0, size, &set) } != 0 {
+        return Err(anyhow!(
+            "failed to pin the bot to CPUs {cpus:?}: {}",
+            std::io::Error::last_os_error()
+        ));
+    }
+    Ok(())
 }
 
 /// What the wrapper sets last, once nothing more needs building: no locked
@@ -126,7 +165,11 @@ fn harden() -> anyhow::Result<()> {
 
 /// `path_beneath_rules` skips a path that cannot be opened: a missing path
 /// grants less, never more.
+/// `/proc` is not among `rules`: what of it the bot may read is the
+/// allow-list of `procview.rs`, for this process's own pid.
 fn confine(rules: &Rules) -> anyhow::Result<()> {
+    let proc = super::procview::ProcView::of(std::process::id());
+    proc.hold();
     let all = AccessFs::from_all(REQUIRED);
     let fail = |e: RulesetError| anyhow!("failed to confine the bot with Landlock: {e}");
     let status = ruleset()
@@ -144,6 +187,8 @@ fn confine(rules: &Rules) -> anyhow::Result<()> {
             ))
         })
         .and_then(|r| r.add_rules(path_beneath_rules(&rules.list, AccessFs::ReadDir)))
+        .and_then(|r| r.add_rules(path_beneath_rules(&proc.files, AccessFs::ReadFile)))
+        .and_then(|r| r.add_rules(path_beneath_rules(&proc.dirs, AccessFs::ReadDir)))
         .and_then(RulesetCreated::restrict_self)
         .map_err(fail)?;
     // A hard requirement fails above rather than enforcing less; checked anyway,
@@ -221,6 +266,7 @@ mod tests {
             write: vec!["/tmp".into()],
             device: vec!["/dev/null".into()],
             list: vec!["/dev".into()],
+            cpu: vec![1, 3],
         };
         let bot: Vec<OsString> = vec!["/usr/bin/python3".into(), "--read".into(), "x".into()];
         let line = rules.command_line(bot.clone());

@@ -33,6 +33,9 @@ pub struct Launch {
     /// Its own writable directory (`--scratch`), absolute; shown read-write in
     /// its sandbox.
     pub scratch: Option<PathBuf>,
+    /// Its lineup slot, if it has one: sandboxed, slots 0–2 and 3–5 (each
+    /// bot's partner three slots on) run on disjoint halves of the CPUs.
+    pub slot: Option<usize>,
 }
 
 /// Why a bot's command could not be resolved to a program and a directory.
@@ -140,6 +143,7 @@ impl Launch {
             args,
             dir,
             scratch: None,
+            slot: None,
         })
     }
 }

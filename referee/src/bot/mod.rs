@@ -14,7 +14,9 @@
 //! - `unix.rs`: process groups, parent-death signal, rlimits, cleanup on exit.
 //! - `sandbox.rs`: `--sandbox` through bubblewrap; `seccomp.rs`: its filters;
 //!   `landlock.rs`: its Landlock layer, applied inside by `referee landlock`;
-//!   `procmask.rs`: constants over `/proc`'s host-wide files.
+//!   `procmask.rs`: constants over `/proc`'s host-wide files; `procview.rs`:
+//!   what of `/proc` Landlock lets a bot read; `view.rs`: the system paths it
+//!   sees; `resident.rs`: every page of them held in memory for the run.
 
 mod cgroup;
 mod channel;
@@ -24,10 +26,13 @@ mod launch;
 mod lines;
 mod process;
 mod procmask;
+mod procview;
+mod resident;
 mod sandbox;
 mod seccomp;
 mod spawner;
 mod unix;
+mod view;
 
 pub use cgroup::probe as probe_cgroups;
 pub use cgroup::{probe_with as probe_cgroup_limits, CgroupError, CgroupLimits};
@@ -37,5 +42,7 @@ pub use landlock::{exec as landlock_exec, LandlockArgs};
 pub use launch::{Launch, LaunchError, DEFAULT_PATH};
 pub use lines::Incoming;
 pub use process::{BotProcess, Spawn};
-pub use sandbox::{Sandbox, LAYERS as SANDBOX_LAYERS, TMPFS_BYTES, TOOL as SANDBOX_TOOL};
+pub use sandbox::{
+    Sandbox, LAYERS as SANDBOX_LAYERS, SCRATCH_INSIDE, TMPFS_BYTES, TOOL as SANDBOX_TOOL,
+};
 pub use unix::{install_cleanup, kill_all_groups, ResourceLimits};

@@ -380,6 +380,7 @@ mod tests {
                 program,
                 args: Vec::new(),
                 scratch: None,
+                slot: None,
             },
             env: crate::config::Isolation::env(&[]),
             sandbox: None,

@@ -22,14 +22,18 @@
 //! (Linux 6.12) and refuses to start without it.
 //!
 //! What a sandboxed bot gets, per process: user, PID, network (loopback only,
-//! nothing reachable), IPC, UTS and mount namespaces; `/usr`,
-//! `/etc` and the `/bin`, `/lib*` links read-only; its own directory read-only;
+//! nothing reachable), IPC, UTS and mount namespaces; the system view
+//! (`view.rs`: the parts of `/usr` programs need, `/etc`, the `/bin`, `/lib*`
+//! links) read-only, every page of it held in memory (`resident.rs`); its own
+//! directory read-only; its scratch at [`SCRATCH_INSIDE`]; on half of the CPUs,
+//! its partner on the other half;
 //! a private empty `/tmp` and `/dev/shm` (its writable scratch, tmpfs of
 //! [`TMPFS_BYTES`] each, so that no bot takes the host's memory through them);
 //! a fresh `/proc` showing only its own processes, its host-wide counters
 //! replaced by constants (`procmask.rs`); a minimal `/dev`. Nothing else: not the output
 //! folder, not the other bots' directories, not `$HOME`. Landlock then allows
-//! writing only to `/tmp` and `/dev/shm`, reading only what is shown, no TCP,
+//! writing only to `/tmp` and `/dev/shm`, reading only what is shown (of
+//! `/proc` only an allow-list, `procview.rs`), no TCP,
 //! and no signal or abstract socket beyond the bot's own tree.
 //!
 //! No `--new-session`: a session per bot puts each bot in a scheduler autogroup
@@ -49,7 +53,7 @@
 //! capabilities and not root inside. A referee that is not root cannot map
 //! other users: its bots share its own.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::ffi::OsString;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -60,6 +64,8 @@ use seccompiler::BpfProgram;
 use super::landlock::Rules;
 use super::launch::{find_on_path, Launch, DEFAULT_PATH};
 use super::procmask::ProcMasks;
+use super::resident::Resident;
+use super::view::{link_dirs, shown_as_system, system_paths, SYSTEM_LINKS};
 
 /// The unprivileged user a bot is inside its sandbox, whoever runs it.
 pub const NOBODY: u32 = 65534;
@@ -68,8 +74,8 @@ pub const NOBODY: u32 = 65534;
 /// process (one per scratch directory, which keeps its owner): per-user kernel
 /// limits (pending signals, inotify instances, message queue bytes) are then
 /// per bot, and one bot's use of them is neither seen nor felt by another. A
-/// range no account should use; each run starts at an offset of its own, so
-/// that two referees on one host rarely hand out the same uid.
+/// range no account should use; each uid drawn at random, so that two
+/// referees on one host rarely hand out the same one.
 pub const BOT_UIDS: std::ops::Range<u32> = 0x5C4E_0000..0x5C4F_0000;
 
 /// The tool that makes the namespaces, as transcripts record it.
@@ -80,15 +86,15 @@ pub const TOOL: &str = "bubblewrap";
 /// changes what every sandboxed run records.
 pub const LAYERS: [&str; 3] = ["namespaces", "seccomp", "landlock-abi-6"];
 
+/// Where a sandboxed bot sees its `--scratch` directory, whatever and wherever
+/// it is on the host (and `SCHMIER_SCRATCH` names this): the host path names
+/// the round, matchup, game and slot, which would tell a bot which game of a
+/// duplicate set it plays.
+pub const SCRATCH_INSIDE: &str = "/scratch";
+
 /// The size of each sandbox's private `/tmp` and of its `/dev/shm`: tmpfs
 /// lives in the host's memory, so an unbounded one lets a bot take the host's.
 pub const TMPFS_BYTES: u64 = 64 << 20;
-
-/// System directories shown read-only (those that exist).
-const SYSTEM_DIRS: &[&str] = &["/usr", "/etc"];
-/// Top-level names that are links into `/usr` on merged-usr systems, directories
-/// on others.
-const SYSTEM_LINKS: &[&str] = &["/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"];
 
 /// Why `--sandbox` cannot be given on this host (all "failed to start the
 /// sandbox: …", saying what to do), or why it refuses a bot.
@@ -193,9 +199,10 @@ pub struct Sandbox {
     referee: PathBuf,
     /// Constant stand-ins for `/proc`'s host-wide files (`procmask.rs`).
     masks: ProcMasks,
-    /// The next bot uid, as an offset in [`BOT_UIDS`], and the uid of each
-    /// scratch directory handed out.
-    uids: Mutex<(u32, BTreeMap<PathBuf, u32>)>,
+    /// Every page a bot can read, held in memory for the run (`resident.rs`).
+    _resident: Resident,
+    /// The bot uids handed out, and the uid of each scratch directory.
+    uids: Mutex<(BTreeSet<u32>, BTreeMap<PathBuf, u32>)>,
 }
 
 impl Sandbox {
@@ -209,15 +216,18 @@ impl Sandbox {
         let referee = std::env::current_exe()
             .and_then(std::fs::canonicalize)
             .map_err(SandboxError::NoOwnExecutable)?;
+        let root = nix::unistd::getuid().is_root();
+        let resident = hold_view(&outputs, &bot_dirs, &referee, root);
         let sandbox = Sandbox {
             bwrap,
             outputs,
             bot_dirs,
-            root: nix::unistd::getuid().is_root(),
+            root,
+            _resident: resident,
             seccomp: super::seccomp::deny_list()?,
             referee,
             masks: ProcMasks::create()?,
-            uids: Mutex::new((std::process::id().wrapping_mul(64), BTreeMap::new())),
+            uids: Mutex::new((BTreeSet::new(), BTreeMap::new())),
         };
         if sandbox.root {
             readable_by_others(sandbox.masks.dir()).map_err(|reason| {
@@ -260,19 +270,30 @@ impl Sandbox {
     /// The uid and gid bubblewrap runs as for `launch` (`None`: the referee's).
     /// A root referee runs each bot process as a uid of its own from
     /// [`BOT_UIDS`] (the same for every process given the same scratch
-    /// directory, which that uid owns), if others can reach its files.
+    /// directory, which that uid owns), if others can reach its files. Drawn
+    /// at random among those this run has not handed out: a uid counted up
+    /// per start would tell a bot how many bots started before it, and so
+    /// which game of a duplicate set it plays.
     pub fn run_as(&self, launch: &Launch) -> Option<u32> {
         if !self.root || self.reachable_by_others(launch).is_err() {
             return None;
         }
         let mut uids = self.uids.lock().unwrap_or_else(|e| e.into_inner());
-        let (next, by_scratch) = &mut *uids;
+        let (used, by_scratch) = &mut *uids;
         if let Some(uid) = launch.scratch.as_ref().and_then(|s| by_scratch.get(s)) {
             return Some(*uid);
         }
         let span = BOT_UIDS.end - BOT_UIDS.start;
-        let uid = BOT_UIDS.start + *next % span;
-        *next = next.wrapping_add(1);
+        if used.len() as u32 >= span / 2 {
+            // The bots of that many starts ago are long gone.
+            used.clear();
+        }
+        let uid = loop {
+            let uid = BOT_UIDS.start + random_u32() % span;
+            if used.insert(uid) {
+                break uid;
+            }
+        };
         if let Some(scratch) = &launch.scratch {
             by_scratch.insert(scratch.clone(), uid);
         }
@@ -332,7 +353,7 @@ impl Sandbox {
 
     /// A private `/dev`, `/tmp` and `/dev/shm`; the bot's directory and program
     /// read-only, with the referee's outputs and the other bots' directories
-    /// inside it hidden; its scratch read-write.
+    /// inside it hidden; its scratch read-write, at [`SCRATCH_INSIDE`].
     fn show_bot(&self, a: &mut Args, launch: &Launch) {
         let size = TMPFS_BYTES.to_string();
         a.add(&[
@@ -368,30 +389,31 @@ impl Sandbox {
         // Its own scratch, read-write, over the tmpfs that hides every bot's
         // scratch (the scratch folder is among `outputs`).
         if let Some(scratch) = &launch.scratch {
-            a.add(&[&"--bind", scratch, scratch]);
+            a.add(&[&"--bind", scratch, &SCRATCH_INSIDE]);
         }
     }
 
     /// The Landlock rules for `launch`: read what the sandbox shows, write only
     /// its scratch (`landlock.rs`).
     pub fn rules(&self, launch: &Launch) -> Rules {
-        let mut read: Vec<PathBuf> = SYSTEM_DIRS
-            .iter()
-            .chain(SYSTEM_LINKS)
-            .map(PathBuf::from)
-            .filter(|d| d.is_dir())
-            .collect();
+        let mut read = system_paths();
+        read.extend(link_dirs());
         read.extend([
             launch.dir.clone(),
             launch.program.clone(),
             self.referee.clone(),
-            "/proc".into(),
         ]);
         let mut write: Vec<PathBuf> = vec!["/tmp".into(), "/dev/shm".into()];
-        write.extend(launch.scratch.clone());
+        write.extend(
+            launch
+                .scratch
+                .as_ref()
+                .map(|_| PathBuf::from(SCRATCH_INSIDE)),
+        );
         Rules {
             read,
             write,
+            cpu: launch.slot.map(cpu_half).unwrap_or_default(),
             device: ["null", "zero", "full", "random", "urandom"]
                 .iter()
                 .map(|d| Path::new("/dev").join(d))
@@ -407,6 +429,7 @@ impl Sandbox {
             program: truth,
             args: Vec::new(),
             scratch: None,
+            slot: None,
         };
         let (program, args) = self.wrap(&launch);
         let mut cmd = std::process::Command::new(&program);
@@ -437,6 +460,28 @@ impl Sandbox {
     }
 }
 
+/// Holds every page of what sandboxed bots can read (`resident.rs`): the
+/// system view, the bots' own directories (their outputs hidden) and the
+/// referee's executable; warns if some of it is too large to hold.
+fn hold_view(outputs: &[PathBuf], bot_dirs: &[PathBuf], referee: &Path, root: bool) -> Resident {
+    let mut roots = system_paths();
+    roots.extend(link_dirs());
+    roots.extend(bot_dirs.iter().map(|d| canonical(d)));
+    roots.push(referee.to_path_buf());
+    let hidden: Vec<PathBuf> = outputs.iter().map(|o| canonical(o)).collect();
+    let held = Resident::hold(&roots, &hidden, root);
+    if held.left_out.0 > 0 {
+        eprintln!(
+            "referee: warning: the sandbox holds in memory only {} MiB of what bots can read;              {} files ({} MiB) past that are not held, so a bot could leave bits for a later              game in which of their pages are cached (SECURITY.md, \"Duplicate-set memory\"). \
+             Keep the bots' directories small",
+            held.bytes >> 20,
+            held.left_out.0,
+            held.left_out.1 >> 20
+        );
+    }
+    held
+}
+
 /// A bubblewrap command line being built.
 #[derive(Default)]
 struct Args(Vec<OsString>);
@@ -447,10 +492,11 @@ impl Args {
     }
 }
 
-/// The system's directories, read-only, and its merged-usr links as links.
+/// The system's paths of the view (`view.rs`), read-only, and its merged-usr
+/// links as links.
 fn show_system(a: &mut Args) {
-    for dir in SYSTEM_DIRS.iter().filter(|d| Path::new(d).is_dir()) {
-        a.add(&[&"--ro-bind", dir, dir]);
+    for path in system_paths() {
+        a.add(&[&"--ro-bind", &path, &path]);
     }
     for link in SYSTEM_LINKS {
         let path = Path::new(link);
@@ -462,13 +508,51 @@ fn show_system(a: &mut Args) {
     }
 }
 
-fn canonical(p: &Path) -> PathBuf {
-    std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf())
+/// The CPUs lineup slot `slot` runs on: the first half of those the referee
+/// may use for slots 0–2, the second for 3–5, so that partners (three slots
+/// apart) never share a CPU. Pipe, socket and memfd inode numbers come from
+/// host-wide counters handed to each CPU in batches of 1024: on one CPU two
+/// partners read each other's allocations in them (SECURITY.md, "Host-wide
+/// counters that remain"). Empty (no pinning) with fewer than two CPUs.
+fn cpu_half(slot: usize) -> Vec<usize> {
+    // SAFETY: a zeroed cpu_set_t is a valid empty set, filled by the kernel.
+    let mut set: nix::libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    let size = std::mem::size_of::<nix::libc::cpu_set_t>();
+    // SAFETY: `set` is a cpu_set_t of `size` bytes.
+    if unsafe { nix::libc::sched_getaffinity(0, size, &mut set) } != 0 {
+        return Vec::new();
+    }
+    let cpus: Vec<usize> = (0..nix::libc::CPU_SETSIZE as usize)
+        // SAFETY: `c` is below CPU_SETSIZE.
+        .filter(|&c| unsafe { nix::libc::CPU_ISSET(c, &set) })
+        .collect();
+    if cpus.len() < 2 {
+        return Vec::new();
+    }
+    let (first, second) = cpus.split_at(cpus.len() / 2);
+    match slot % 6 < 3 {
+        true => first.to_vec(),
+        false => second.to_vec(),
+    }
 }
 
-/// Whether `p` lies in a directory every sandbox shows anyway.
-fn shown_as_system(p: &Path) -> bool {
-    SYSTEM_DIRS.iter().any(|d| p.starts_with(d))
+/// 32 bits from the kernel's random source (`getrandom(2)`, which blocks only
+/// before the pool is first seeded, long before a referee runs).
+fn random_u32() -> u32 {
+    let mut bytes = [0u8; 4];
+    // SAFETY: writes at most 4 bytes into the 4-byte buffer.
+    let n = unsafe { nix::libc::getrandom(bytes.as_mut_ptr().cast(), 4, 0) };
+    assert_eq!(
+        n,
+        4,
+        "getrandom failed: {}",
+        std::io::Error::last_os_error()
+    );
+    u32::from_ne_bytes(bytes)
+}
+
+fn canonical(p: &Path) -> PathBuf {
+    std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf())
 }
 
 fn readable_by_others(p: &Path) -> Result<(), Unreachable> {

@@ -104,6 +104,10 @@ fn shared_state() -> Vec<i64> {
         SYS_CACHESTAT,
         // Host-wide load, free memory and process count.
         libc::SYS_sysinfo,
+        // Pinning to a CPU: pipe, socket and memfd inode numbers come from
+        // host-wide counters handed out to each CPU in batches, so two
+        // partners pinned to one CPU read each other's allocations exactly.
+        libc::SYS_sched_setaffinity,
         // POSIX message queues count against a per-user byte limit.
         libc::SYS_mq_open,
         // File handles name host inodes; kcmp compares kernel objects.

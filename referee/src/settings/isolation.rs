@@ -48,7 +48,7 @@ pub struct IsolationArgs {
     /// A folder in which each bot process gets a writable directory of its own
     /// (`play`: DIR/player<N>, N its lineup slot; `tournament`:
     /// DIR/rRR-mMMMM/player<N>), named in its environment as SCHMIER_SCRATCH.
-    /// Sandboxed, a bot sees only its own (read-write); kept after the run; not
+    /// Sandboxed, a bot sees only its own (read-write, at /scratch); kept after the run; not
     /// inside the output folder. It must be empty (or missing) at the start.
     /// Without it a sandboxed bot's only writable place is its private /tmp (64
     /// MiB).
