@@ -101,19 +101,7 @@ impl BotProcess {
         let fds = cgroup.as_ref().map_or([None; 3], Cgroup::procs_fds);
         unix::configure(&mut cmd, spec.limits, fds, seccomp);
         if let Some(fd) = passed {
-            cmd.stdout(Stdio::null());
-            // SAFETY: one fcntl on a descriptor opened before the fork:
-            // async-signal-safe. Run after `configure`'s hook, which marks every
-            // inherited descriptor close-on-exec.
-            unsafe {
-                cmd.pre_exec(move || {
-                    nix::fcntl::fcntl(
-                        fd,
-                        nix::fcntl::FcntlArg::F_SETFD(nix::fcntl::FdFlag::empty()),
-                    )?;
-                    Ok(())
-                });
-            }
+            pass_stdout(&mut cmd, fd);
         }
         let child = spawner::spawn(cmd);
         // Ours closed whatever happened: the bot's is its only writer.
@@ -225,6 +213,24 @@ impl BotProcess {
             let _ = timeout(Duration::from_millis(500), task).await;
         }
         status
+    }
+}
+
+/// Runs a sandboxed bot with bubblewrap's stdout on /dev/null and the bot's in
+/// descriptor `fd`, kept open across the exec (see `landlock.rs`).
+fn pass_stdout(cmd: &mut Command, fd: i32) {
+    cmd.stdout(Stdio::null());
+    // SAFETY: one fcntl on a descriptor opened before the fork:
+    // async-signal-safe. Run after `configure`'s hook, which marks every
+    // inherited descriptor close-on-exec.
+    unsafe {
+        cmd.pre_exec(move || {
+            nix::fcntl::fcntl(
+                fd,
+                nix::fcntl::FcntlArg::F_SETFD(nix::fcntl::FdFlag::empty()),
+            )?;
+            Ok(())
+        });
     }
 }
 
