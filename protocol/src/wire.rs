@@ -305,6 +305,16 @@ struct RawReply<'a> {
     action: &'a serde_json::value::RawValue,
 }
 
+/// A [`RawReply`] with its type, for a line that does not start with it.
+#[derive(Deserialize)]
+struct TypedReply<'a> {
+    #[serde(rename = "type", borrow)]
+    kind: Cow<'a, str>,
+    id: u64,
+    #[serde(borrow)]
+    action: &'a serde_json::value::RawValue,
+}
+
 /// The quick reading of a bot's `reply` line for a `decision` request: `Some((id,
 /// Some(action)))` when it is a well-formed reply whose action has the decision's
 /// shape, `Some((id, None))` for a reply whose action does not, `None` when the
@@ -312,10 +322,23 @@ struct RawReply<'a> {
 /// [`parse_action`] accept; whoever gets less than an action falls back to those
 /// for the wording of the fault.
 pub fn quick_reply(line: &str, decision: Decision) -> Option<(u64, Option<Action>)> {
-    if message_type(line)? != "reply" {
-        return None;
-    }
-    let reply: RawReply = serde_json::from_str(line).ok()?;
+    // One pass over the line whatever its form: the type read from the front
+    // where it stands there, else with the rest.
+    let reply: RawReply = if line.starts_with("{\"type\":\"") {
+        if message_type(line)? != "reply" {
+            return None;
+        }
+        serde_json::from_str(line).ok()?
+    } else {
+        let typed: TypedReply = serde_json::from_str(line).ok()?;
+        if typed.kind != "reply" {
+            return None;
+        }
+        RawReply {
+            id: typed.id,
+            action: typed.action,
+        }
+    };
     let text = reply.action.get();
     let action = match decision {
         Decision::Bid => serde_json::from_str::<Call>(text).ok().map(|c| match c {

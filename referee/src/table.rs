@@ -623,7 +623,7 @@ impl Table<'_> {
         self.stats.wait += arrived.saturating_duration_since(self.asked_at);
         self.stats.handoff += reading.saturating_duration_since(arrived);
         self.stats.bytes_in += bytes.len() as u64 + 1;
-        let reply = read_reply(bytes, p.id, p.decision, game);
+        let reply = read_reply(bytes, p.id, p.decision, game, p.stale > 0);
         self.stats.reply += reading.elapsed();
         match reply {
             Reply::Action(action) => {
@@ -638,6 +638,10 @@ impl Table<'_> {
                 Ok(Heard::Done(Outcome::Answer(action)))
             }
             Reply::Other(other) => self.other_reply(p, other, at),
+            Reply::Unread => {
+                p.stale += 1;
+                Ok(Heard::Ignored)
+            }
             Reply::Fault(f) => Ok(Heard::Fault(f)),
         }
     }

@@ -63,6 +63,18 @@ def main():
         # One byte per write, before hello: each write could wake the referee.
         for _ in range(int(SETTINGS.get("WRITES", "1000000"))):
             os.write(2, b"x")
+    if MODE == "stderr-before-hello":
+        # A verbose but honest bot: MB megabytes of log before it reads hello,
+        # in 1 MiB writes (each blocks while the referee's pipe is full), at
+        # RATE MB/s if given (else as fast as it can).
+        chunk = b"l" * (1 << 20)
+        rate = float(SETTINGS.get("RATE", "0"))
+        start = time.monotonic()
+        for i in range(int(SETTINGS.get("MB", "100"))):
+            sys.stderr.buffer.write(chunk)
+            sys.stderr.buffer.flush()
+            if rate > 0:
+                time.sleep(max(0.0, start + (i + 1) / rate - time.monotonic()))
     requests = 0
     games = 0
     for raw in sys.stdin.buffer:
@@ -87,8 +99,7 @@ def main():
                 os.close(1)
                 hang()
             if MODE == "stderr-flood":
-                # 8 MiB: eight times the cap, and little more than a second at
-                # the rate the referee drains stderr.
+                # 8 MiB: eight times the cap.
                 chunk = b"e" * (1 << 20)
                 for _ in range(8):
                     sys.stderr.buffer.write(chunk)
@@ -165,11 +176,21 @@ def main():
             reply(msg, next(r + s for s in "SHDC" for r in "23456789TJQKA" if r + s not in msg["legal"]))
             continue
         if MODE == "stale-spam":
-            # Lines naming requests never asked, before every real reply.
-            spam = (json.dumps({"type": "reply", "id": msg["id"] + 1000, "action": "pass"}) + "\n").encode()
+            # Lines naming requests never asked, before every real reply; with
+            # PAD=N each carries N bytes more (a long stale line).
+            stale = {"type": "reply", "id": msg["id"] + 1000, "action": "pass"}
+            if "PAD" in SETTINGS:
+                stale["pad"] = "p" * int(SETTINGS["PAD"])
+            spam = (json.dumps(stale) + "\n").encode()
             out.write(spam * int(SETTINGS.get("LINES", "100")))
         if MODE == "wrong-id" and requests == 1:
             send({"type": "reply", "id": msg["id"] + 1000, "action": first_legal(msg)})
+        if MODE == "stdout-trickle" and requests <= int(SETTINGS.get("FIRST", "1")):
+            # The reply after WRITES spaces (JSON allows them), one byte per
+            # write: each write could wake the referee.
+            out.flush()
+            for _ in range(int(SETTINGS.get("WRITES", "60000"))):
+                os.write(1, b" ")
         if MODE == "split":
             line = (json.dumps({"type": "reply", "id": msg["id"], "action": first_legal(msg)}) + "\n").encode()
             for i in range(0, len(line), 3):

@@ -274,6 +274,26 @@ fn floods_stderr_past_the_cap() {
     );
 }
 
+/// A verbose but honest bot is not slowed by the referee: 100 MB of stderr
+/// before `hello` is taken as fast as the bot writes it, so it says hello
+/// within the startup limit (before, the referee drained 6.4 MB/s at most and
+/// this was a `start` fault after 10 s), and every byte is accounted for.
+#[test]
+fn writes_100_mb_to_stderr_before_hello_and_starts_in_time() {
+    let _alone = exclusive();
+    let (done, faults) = hostile("stderr-before-hello", &[]);
+    assert!(faults.is_empty(), "{faults:?}");
+    let text = std::fs::read_to_string(done.dir.join("stderr/player1.log")).unwrap();
+    let dropped = (100u64 << 20) - (1 << 20);
+    assert!(
+        text.contains(&format!(
+            "stderr cap of 1048576 bytes reached; {dropped} further bytes dropped"
+        )),
+        "the log says how much was cut: {}",
+        &text[text.len().saturating_sub(200)..]
+    );
+}
+
 /// CPU seconds (user + system) of process `pid`, which has exited but is not
 /// reaped yet: its own (every thread), and its reaped children's (the bots).
 fn cpu_of_exited(pid: u32) -> (f64, f64) {
@@ -450,6 +470,16 @@ fn closes_stdout_but_keeps_running() {
     let (_, faults) = hostile_silent("close-stdout", &[]);
     first_fault_is("close-stdout", &faults, "closed");
     assert_eq!(faults.len(), 1);
+}
+
+/// The same under `--sandbox`: bubblewrap and its pid 1 hold no copy of the
+/// bot's stdout, so closing it is seen as closing it (it was three `timeout`s,
+/// the pipe kept open by the sandbox's pid 1).
+#[test]
+fn closes_stdout_but_keeps_running_in_the_sandbox() {
+    let (_, faults) = hostile_silent("close-stdout", &["--sandbox"]);
+    first_fault_is("close-stdout", &faults, "closed");
+    assert_eq!(faults.len(), 1, "{faults:?}");
 }
 
 #[test]

@@ -7,11 +7,12 @@ use std::pin::Pin;
 use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 
-use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
+use tokio::io::{AsyncWrite, AsyncWriteExt};
 use tokio::sync::mpsc;
 use tokio::time::{timeout, Instant};
 
 use super::lines::{read_lines, Incoming};
+use super::pipe::Source;
 
 /// Why writing to a bot failed.
 #[derive(Debug)]
@@ -38,7 +39,7 @@ impl Channel {
     /// so the other side never blocks on a full pipe for long.
     pub fn new<R, W>(reader: R, writer: W, max_line: usize) -> Channel
     where
-        R: AsyncRead + Send + Unpin + 'static,
+        R: Source + 'static,
         W: AsyncWrite + Send + Unpin + 'static,
     {
         let (tx, lines) = mpsc::channel(256);

@@ -68,9 +68,18 @@ pub struct Rules {
 
 impl Rules {
     /// The wrapper's command line for these rules and `command`, after the
-    /// referee's executable.
-    pub fn command_line(&self, command: impl IntoIterator<Item = OsString>) -> Vec<OsString> {
+    /// referee's executable; `stdout_fd`: the descriptor the bot's stdout is
+    /// passed in (see [`LandlockArgs::stdout_fd`]).
+    pub fn command_line(
+        &self,
+        command: impl IntoIterator<Item = OsString>,
+        stdout_fd: Option<i32>,
+    ) -> Vec<OsString> {
         let mut a: Vec<OsString> = vec![SUBCOMMAND.into()];
+        if let Some(fd) = stdout_fd {
+            a.push("--stdout-fd".into());
+            a.push(fd.to_string().into());
+        }
         for (flag, paths) in [
             ("--read", &self.read),
             ("--write", &self.write),
@@ -98,6 +107,14 @@ impl Rules {
 pub struct LandlockArgs {
     #[command(flatten)]
     pub rules: Rules,
+    /// The descriptor that holds the bot's stdout, moved to descriptor 1
+    /// before the exec. The referee passes it so, not as bubblewrap's own
+    /// stdout: bubblewrap and its pid 1 keep their stdio open for the whole
+    /// sandbox's life but close every other descriptor they were handed, so
+    /// the bot is then the pipe's only writer, and a bot that closes its
+    /// stdout is seen to close it.
+    #[arg(long, value_name = "FD")]
+    pub stdout_fd: Option<i32>,
     /// The bot's program (an absolute path) and its arguments.
     #[arg(last = true, required = true, value_name = "BOT")]
     pub command: Vec<OsString>,
@@ -106,6 +123,11 @@ pub struct LandlockArgs {
 /// Confines this process with `args.rules` and execs the bot; returns only
 /// if either fails.
 pub fn exec(args: &LandlockArgs) -> anyhow::Error {
+    if let Some(fd) = args.stdout_fd {
+        if let Err(e) = nix::unistd::dup2(fd, 1).and_then(|_| nix::unistd::close(fd)) {
+            return anyhow!("failed to move the bot's stdout from descriptor {fd}: {e}");
+        }
+    }
     if let Err(e) = (pin(&args.rules.cpu))
         .and_then(|()| confine(&args.rules))
         .and_then(|()| harden())
@@ -269,7 +291,7 @@ mod tests {
             cpu: vec![1, 3],
         };
         let bot: Vec<OsString> = vec!["/usr/bin/python3".into(), "--read".into(), "x".into()];
-        let line = rules.command_line(bot.clone());
+        let line = rules.command_line(bot.clone(), Some(7));
         assert_eq!(line[0], SUBCOMMAND);
         let parsed = Wrapper::try_parse_from(
             std::iter::once(OsString::from("referee")).chain(line.into_iter().skip(1)),
@@ -277,6 +299,7 @@ mod tests {
         .unwrap()
         .args;
         assert_eq!(parsed.rules, rules);
+        assert_eq!(parsed.stdout_fd, Some(7));
         assert_eq!(parsed.command, bot);
     }
 }

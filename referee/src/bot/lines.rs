@@ -6,9 +6,13 @@
 //! reported *and skipped* while reading goes on, and the arrival instant of each
 //! newline for the clock.
 
-use tokio::io::{AsyncRead, AsyncReadExt};
+use std::time::Duration;
+
+use tokio::io::AsyncReadExt;
 use tokio::sync::mpsc;
 use tokio::time::Instant;
+
+use super::pipe::Source;
 
 /// What the reader saw on a bot's stdout.
 #[derive(Debug)]
@@ -25,41 +29,48 @@ pub enum Incoming {
     Error { message: String, at: Instant },
 }
 
+/// How long the reader pauses once a bot has spent its [`IDLE_READS`].
+pub const READ_PAUSE: Duration = Duration::from_millis(10);
+
+/// Reads a window of [`READ_PAUSE`] may take without handing over a line of a
+/// reply's size ([`USEFUL_LINE`] bytes or more); past them the reader pauses
+/// until the window ends. An honest bot writes each line in one write or a few
+/// and is never paused, however fast it answers: every read of it hands a
+/// reply over. A bot that writes its output a byte at a time (or in empty
+/// lines, or lines nobody has room for) woke the referee once per write; now
+/// at most `IDLE_READS` times per window, whatever it does, and it waits on its
+/// own full pipe, on its own time.
+pub const IDLE_READS: u32 = 16;
+/// The shortest line that counts as progress: a minimal reply is 35 bytes.
+const USEFUL_LINE: usize = 32;
+
 /// Reads `src` until end of file, sending each line to `tx`. Memory stays bounded
 /// by `max_line` plus one read buffer plus the channel whatever the bot writes, and
-/// reading never stops: when the channel is full (a bot printing hundreds of lines
-/// nobody asked for), further lines are dropped, not waited on, so the bot never
-/// blocks on a full pipe. Only end of file is always delivered.
-pub async fn read_lines<R: AsyncRead + Unpin>(
-    mut src: R,
-    max_line: usize,
-    tx: mpsc::Sender<Incoming>,
-) {
-    let mut line: Vec<u8> = Vec::with_capacity(256);
-    // True while dropping the rest of an oversized line.
-    let mut skipping = false;
-    let mut buf = vec![0u8; 16 * 1024];
+/// reading never stops for long: when the channel is full (a bot printing hundreds
+/// of lines nobody asked for), further lines are dropped, not waited on (nor
+/// copied), so the bot never blocks on a full pipe for good. Only end of file is
+/// always delivered.
+pub async fn read_lines<R: Source>(mut src: R, max_line: usize, tx: mpsc::Sender<Incoming>) {
+    let mut splitter = Splitter::new(max_line);
+    let mut buf = vec![0u8; 64 * 1024];
+    let mut window = (Instant::now(), 0u32);
     loop {
         let n = match src.read(&mut buf).await {
             Ok(0) => {
                 let at = Instant::now();
-                if !skipping && !line.is_empty() {
+                if let Some(bytes) = splitter.rest() {
                     // A last line without its newline is still a line.
-                    let _ = tx
-                        .send(Incoming::Line {
-                            bytes: std::mem::take(&mut line),
-                            at,
-                        })
-                        .await;
+                    let _ = tx.send(Incoming::Line { bytes, at }).await;
                 }
                 let _ = tx.send(Incoming::Eof { at }).await;
                 return;
             }
             Ok(n) => n,
             Err(e) => {
+                let message = e.to_string();
                 let _ = tx
                     .send(Incoming::Error {
-                        message: e.to_string(),
+                        message,
                         at: Instant::now(),
                     })
                     .await;
@@ -67,34 +78,101 @@ pub async fn read_lines<R: AsyncRead + Unpin>(
             }
         };
         let at = Instant::now();
-        let mut chunk = &buf[..n];
+        let Some(useful) = splitter.split(&buf[..n], at, &tx) else {
+            return;
+        };
+        if at.duration_since(window.0) >= READ_PAUSE {
+            window = (at, 0);
+        }
+        if !useful {
+            window.1 += 1;
+            if window.1 >= IDLE_READS {
+                src.pause(READ_PAUSE.saturating_sub(at.duration_since(window.0)))
+                    .await;
+                window = (Instant::now(), 0);
+            }
+        }
+    }
+}
+
+/// The line being assembled across reads.
+struct Splitter {
+    max_line: usize,
+    line: Vec<u8>,
+    /// True while dropping the rest of an oversized line, or of one nobody
+    /// has room for.
+    skipping: bool,
+}
+
+impl Splitter {
+    fn new(max_line: usize) -> Splitter {
+        Splitter {
+            max_line,
+            line: Vec::with_capacity(256),
+            skipping: false,
+        }
+    }
+
+    /// What is left at end of file, as a last line.
+    fn rest(&mut self) -> Option<Vec<u8>> {
+        (!self.skipping && !self.line.is_empty()).then(|| std::mem::take(&mut self.line))
+    }
+
+    /// Splits one read's bytes, handing complete lines to `tx`: `None` once
+    /// nobody listens, else whether a line of a reply's size was handed over.
+    fn split(
+        &mut self,
+        mut chunk: &[u8],
+        at: Instant,
+        tx: &mpsc::Sender<Incoming>,
+    ) -> Option<bool> {
+        let mut useful = false;
         while !chunk.is_empty() {
-            let newline = chunk.iter().position(|&b| b == b'\n');
+            let newline = memchr::memchr(b'\n', chunk);
             let part = &chunk[..newline.unwrap_or(chunk.len())];
-            if !skipping && line.len() + part.len() > max_line {
-                skipping = true;
-                let len = line.len() + part.len();
-                line.clear();
-                line.shrink_to(256);
-                if !deliver(&tx, Incoming::Oversized { len, at }) {
-                    return;
+            if !self.skipping && self.line.is_empty() && tx.capacity() == 0 {
+                // Nobody has room for it: dropped without being copied.
+                self.skipping = true;
+                dropped_a_line();
+            }
+            if !self.skipping && self.line.len() + part.len() > self.max_line {
+                self.skipping = true;
+                let len = self.line.len() + part.len();
+                self.line.clear();
+                self.line.shrink_to(256);
+                if !deliver(tx, Incoming::Oversized { len, at }) {
+                    return None;
                 }
-            } else if !skipping {
-                line.extend_from_slice(part);
+            } else if !self.skipping {
+                self.line.extend_from_slice(part);
             }
             let Some(nl) = newline else { break };
             chunk = &chunk[nl + 1..];
-            if std::mem::take(&mut skipping) {
+            if std::mem::take(&mut self.skipping) {
                 continue;
             }
-            if line.last() == Some(&b'\r') {
-                line.pop();
+            if self.line.last() == Some(&b'\r') {
+                self.line.pop();
             }
-            let bytes = std::mem::take(&mut line);
-            if !deliver(&tx, Incoming::Line { bytes, at }) {
-                return;
+            useful |= self.line.len() >= USEFUL_LINE;
+            let bytes = std::mem::take(&mut self.line);
+            if !deliver(tx, Incoming::Line { bytes, at }) {
+                return None;
             }
         }
+        Some(useful)
+    }
+}
+
+/// Says (once a second at most) that a bot's unread lines are being dropped.
+fn dropped_a_line() {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static LAST: AtomicU64 = AtomicU64::new(0);
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    if LAST.swap(now, Ordering::Relaxed) != now {
+        tracing::warn!("a bot printed more unread lines than the referee buffers; dropping them");
     }
 }
 
@@ -103,9 +181,7 @@ fn deliver(tx: &mpsc::Sender<Incoming>, msg: Incoming) -> bool {
     match tx.try_send(msg) {
         Ok(()) => true,
         Err(mpsc::error::TrySendError::Full(_)) => {
-            tracing::warn!(
-                "a bot printed more unread lines than the referee buffers; dropping one"
-            );
+            dropped_a_line();
             true
         }
         Err(mpsc::error::TrySendError::Closed(_)) => false,
@@ -182,7 +258,107 @@ mod tests {
     async fn an_endless_line_is_reported_once_as_soon_as_it_passes_the_cap() {
         let big = vec![b'x'; 100_000];
         let got = collect(&big, 1000).await;
-        // The first read returns one 16 KiB buffer, which already passes the cap.
-        assert_eq!(got, ["oversized 16384", "eof"]);
+        // The first read returns one 64 KiB buffer, which already passes the cap.
+        assert_eq!(got, ["oversized 65536", "eof"]);
+    }
+
+    /// A duplex pipe that counts its reads and pauses.
+    struct Counted {
+        inner: tokio::io::DuplexStream,
+        reads: std::sync::Arc<std::sync::atomic::AtomicU32>,
+        pauses: std::sync::Arc<std::sync::atomic::AtomicU32>,
+    }
+
+    impl tokio::io::AsyncRead for Counted {
+        fn poll_read(
+            mut self: std::pin::Pin<&mut Self>,
+            cx: &mut std::task::Context<'_>,
+            buf: &mut tokio::io::ReadBuf<'_>,
+        ) -> std::task::Poll<std::io::Result<()>> {
+            let got = std::pin::Pin::new(&mut self.inner).poll_read(cx, buf);
+            if got.is_ready() {
+                self.reads
+                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            }
+            got
+        }
+    }
+
+    impl Source for Counted {
+        async fn pause(&mut self, d: Duration) {
+            self.pauses
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            tokio::time::sleep(d).await;
+        }
+    }
+
+    fn counted(
+        size: usize,
+    ) -> (
+        tokio::io::DuplexStream,
+        Counted,
+        [std::sync::Arc<std::sync::atomic::AtomicU32>; 2],
+    ) {
+        let (bot, referee) = tokio::io::duplex(size);
+        let counters = [Default::default(), Default::default()];
+        let src = Counted {
+            inner: referee,
+            reads: std::sync::Arc::clone(&counters[0]),
+            pauses: std::sync::Arc::clone(&counters[1]),
+        };
+        (bot, src, counters)
+    }
+
+    /// Not a timing assertion a busy host can break: however slow the host, a
+    /// window of [`READ_PAUSE`] holds at most [`IDLE_READS`] reads that hand
+    /// no reply-sized line over, so the reads are bounded by the elapsed time.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_byte_trickle_is_read_in_batches() {
+        use std::sync::atomic::Ordering;
+        use tokio::io::AsyncWriteExt;
+        let (mut bot, src, [reads, _]) = counted(64 * 1024);
+        let (tx, mut rx) = mpsc::channel(4);
+        let start = Instant::now();
+        let reader = tokio::spawn(read_lines(src, 1 << 16, tx));
+        for _ in 0..20_000 {
+            bot.write_all(b" ").await.unwrap();
+        }
+        bot.write_all(b"{}\n").await.unwrap();
+        drop(bot);
+        reader.await.unwrap();
+        let windows = start.elapsed().as_millis() as u32 / READ_PAUSE.as_millis() as u32 + 2;
+        let reads = reads.load(Ordering::Relaxed);
+        assert!(
+            reads <= IDLE_READS * windows,
+            "{reads} reads in {:?} (at most {})",
+            start.elapsed(),
+            IDLE_READS * windows
+        );
+        let mut line = None;
+        while let Some(Incoming::Line { bytes, .. }) = rx.recv().await {
+            line = Some(bytes.len());
+        }
+        assert_eq!(line, Some(20_002), "the trickled line arrived whole");
+    }
+
+    /// A bot that answers each request at once, with a line per write, is never
+    /// paused, however many lines it sends.
+    #[tokio::test]
+    async fn reply_sized_lines_are_never_paused() {
+        use std::sync::atomic::Ordering;
+        use tokio::io::AsyncWriteExt;
+        let (mut bot, src, [reads, pauses]) = counted(1024);
+        let (tx, mut rx) = mpsc::channel(4);
+        let reader = tokio::spawn(read_lines(src, 1 << 16, tx));
+        for id in 0..1000 {
+            let reply = format!("{{\"type\":\"reply\",\"id\":{id},\"action\":\"pass\"}}\n");
+            bot.write_all(reply.as_bytes()).await.unwrap();
+            // Asked, answered, heard: the next is written once this is read.
+            assert!(matches!(rx.recv().await, Some(Incoming::Line { .. })));
+        }
+        drop(bot);
+        reader.await.unwrap();
+        assert!(reads.load(Ordering::Relaxed) >= 1000);
+        assert_eq!(pauses.load(Ordering::Relaxed), 0);
     }
 }

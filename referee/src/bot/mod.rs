@@ -5,7 +5,8 @@
 //!   today); it knows nothing of processes.
 //! - `process.rs`: one bot process's lifecycle — spawn, pid, exit status,
 //!   shutdown; it hands its stdin and stdout over as a [`Channel`].
-//! - `lines.rs`: the channel's framing, the capped line splitter.
+//! - `lines.rs`: the channel's framing, the capped line splitter;
+//!   `pipe.rs`: the pipe it reads, which it can pause unwoken.
 //! - `cpu.rs`: CPU time of a bot (its cgroup, or its process tree), for `--clock cpu`.
 //! - `launch.rs`: a command made absolute; the bot's directory and environment.
 //! - `spawner.rs`: the one long-lived thread every bot is forked from.
@@ -24,6 +25,7 @@ mod cpu;
 mod landlock;
 mod launch;
 mod lines;
+mod pipe;
 mod process;
 mod procmask;
 mod procview;

@@ -4,9 +4,9 @@
 //!
 //! stderr is drained by a task of its own from the moment the process starts
 //! (stdout by the channel's), so a bot never blocks on a full pipe for long;
-//! stderr goes to a log file up to a cap and is discarded past it, read at a
-//! bounded rate (see [`STDERR_PAUSE`]) so a flood costs the referee no more
-//! than a trickle.
+//! stderr goes to a log file up to a cap and is discarded past it: a trickle
+//! is read at a bounded rate, a flood as fast as it comes (see
+//! [`STDERR_PAUSE`]), so neither costs the referee much nor slows the bot.
 
 use std::path::{Path, PathBuf};
 use std::process::{ExitStatus, Stdio};
@@ -14,7 +14,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use nix::sys::signal::Signal;
-use std::os::fd::OwnedFd;
+use std::os::fd::{AsRawFd, OwnedFd};
 
 use tokio::io::unix::AsyncFd;
 use tokio::io::{AsyncWriteExt, Interest};
@@ -25,6 +25,7 @@ use super::cgroup::{Cgroup, CgroupLimits};
 use super::channel::Channel;
 use super::cpu::CpuSource;
 use super::launch::Launch;
+use super::pipe::Pipe;
 use super::sandbox::Sandbox;
 use super::spawner;
 use super::unix::{self, ResourceLimits};
@@ -48,7 +49,7 @@ pub struct Spawn {
 pub struct BotProcess {
     pid: u32,
     child: Child,
-    stderr_task: Option<tokio::task::JoinHandle<u64>>,
+    stderr_task: Option<tokio::task::JoinHandle<Drained>>,
     exit: Option<ExitStatus>,
     /// Removed once the process tree is gone.
     cgroup: Option<Cgroup>,
@@ -58,6 +59,13 @@ impl BotProcess {
     /// Starts the process; the channel talks to its stdin and stdout.
     pub fn spawn(spec: &Spawn) -> std::io::Result<(BotProcess, Channel)> {
         let launch = &spec.launch;
+        // Sandboxed, the bot's stdout is a pipe of its own, handed over in a
+        // descriptor other than 1 (see `landlock.rs`, `--stdout-fd`).
+        let stdout_pipe = match spec.sandbox {
+            Some(_) => Some(sandboxed_stdout()?),
+            None => None,
+        };
+        let passed = stdout_pipe.as_ref().map(|(_, w)| w.as_raw_fd());
         let mut cmd = match &spec.sandbox {
             None => {
                 let mut cmd = Command::new(&launch.program);
@@ -65,7 +73,7 @@ impl BotProcess {
                 cmd
             }
             Some(sandbox) => {
-                let (program, args) = sandbox.wrap(launch);
+                let (program, args) = sandbox.wrap(launch, passed);
                 let mut cmd = Command::new(program);
                 cmd.args(args);
                 if let Some(id) = sandbox.run_as(launch) {
@@ -93,15 +101,30 @@ impl BotProcess {
         let cgroup = own_cgroup(spec)?;
         let fds = cgroup.as_ref().map_or([None; 6], Cgroup::procs_fds);
         unix::configure(&mut cmd, spec.limits, fds, seccomp);
-        let mut child = spawner::spawn(cmd)?;
+        if let Some(fd) = passed {
+            pass_stdout(&mut cmd, fd);
+        }
+        let child = spawner::spawn(cmd);
+        // Ours closed whatever happened: the bot's is its only writer.
+        let stdout_read = stdout_pipe.map(|(r, _)| r);
+        let mut child = child?;
         let pid = child.id().expect("a just-spawned child has a pid");
         unix::register(pid);
         let stdin = child.stdin.take().expect("stdin is piped");
-        let stdout = child.stdout.take().expect("stdout is piped");
+        let stdout = match stdout_read {
+            Some(fd) => fd,
+            None => child
+                .stdout
+                .take()
+                .expect("stdout is piped")
+                .into_owned_fd()?,
+        };
         let stderr = child.stderr.take().expect("stderr is piped");
-        let channel = Channel::new(stdout, stdin, spec.max_line);
+        let channel = Channel::new(Pipe::new(stdout)?, stdin, spec.max_line);
+        let stderr = stderr.into_owned_fd()?;
+        super::pipe::set_nonblocking(&stderr)?;
         let stderr_task = tokio::spawn(drain_stderr(
-            stderr.into_owned_fd()?,
+            stderr,
             spec.stderr_log.clone(),
             spec.stderr_cap,
         ));
@@ -217,6 +240,32 @@ impl BotProcess {
     }
 }
 
+/// Runs a sandboxed bot with bubblewrap's stdout on /dev/null and the bot's in
+/// descriptor `fd`, kept open across the exec (see `landlock.rs`).
+fn pass_stdout(cmd: &mut Command, fd: i32) {
+    cmd.stdout(Stdio::null());
+    // SAFETY: one fcntl on a descriptor opened before the fork:
+    // async-signal-safe. Run after `configure`'s hook, which marks every
+    // inherited descriptor close-on-exec.
+    unsafe {
+        cmd.pre_exec(move || {
+            nix::fcntl::fcntl(
+                fd,
+                nix::fcntl::FcntlArg::F_SETFD(nix::fcntl::FdFlag::empty()),
+            )?;
+            Ok(())
+        });
+    }
+}
+
+/// A pipe for a sandboxed bot's stdout, both ends close-on-exec (the bot's is
+/// opened for its exec alone).
+fn sandboxed_stdout() -> std::io::Result<(OwnedFd, OwnedFd)> {
+    use nix::fcntl::OFlag;
+    let (read, write) = nix::unistd::pipe2(OFlag::O_CLOEXEC)?;
+    Ok((read, write))
+}
+
 /// The cgroup that limits a bot's processes and CPU (and its tree's memory,
 /// where the host allows; `RLIMIT_AS` limits each process in any case). The
 /// sandbox's two helper processes (bubblewrap and its pid 1) are not counted
@@ -249,27 +298,45 @@ fn own_cgroup(spec: &Spawn) -> std::io::Result<Option<Cgroup>> {
     }
 }
 
-/// The pause after each read of a bot's stderr. A bot that writes one byte at a
-/// time as fast as it can would otherwise wake the referee for every write (a
-/// flood capped at `--stderr-cap` still cost a wake-up per write: 3.2 s of the
-/// referee's CPU against 0.08 s of the bot's, measured). With the pause the
-/// referee reads at most 100 times a second, a pipe's worth (64 KiB) each time,
-/// whatever the bot does; a bot writing faster than that (about 6 MB/s) waits
-/// in its own write, on its own time. Closing the pipe instead would kill
-/// honest verbose bots (SIGPIPE, or a panicking `eprintln!`); not reading at
-/// all would hang them.
+/// The pause after a read of a bot's stderr that found the pipe less than half
+/// full. A bot that writes one byte at a time as fast as it can would otherwise
+/// wake the referee for every write (a flood capped at `--stderr-cap` still cost
+/// a wake-up per write: 3.2 s of the referee's CPU against 0.08 s of the bot's,
+/// measured). With the pause the referee takes a trickle at most 100 times a
+/// second, whatever the bot does. A read that finds the pipe at least half full
+/// is not followed by a pause: each such read moves half a megabyte or more, so
+/// a heavy but honest logger is drained as fast as it writes (the pipe is made
+/// [`STDERR_PIPE_BYTES`] large) at a small cost per byte, and past the cap the
+/// bytes go to `/dev/null` by `splice`, never through the referee's memory.
+/// Closing the pipe instead would kill honest verbose bots (SIGPIPE, or a
+/// panicking `eprintln!`); not reading at all would hang them.
 pub const STDERR_PAUSE: Duration = Duration::from_millis(10);
 
-/// Copies stderr to `log` up to `cap` bytes, then keeps reading at the same
-/// bounded rate (so the bot never blocks for good) and notes how much was
-/// dropped. Returns how many reads it took.
+/// The capacity asked for a bot's stderr pipe (Linux's default unprivileged
+/// maximum, `/proc/sys/fs/pipe-max-size`); where the kernel refuses, the pipe
+/// keeps its default 64 KiB and the drain is slower, never wrong.
+pub const STDERR_PIPE_BYTES: usize = 1 << 20;
+
+/// What draining one bot's stderr took.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Drained {
+    /// Reads (or splices) that returned bytes.
+    pub reads: u64,
+    /// Pauses of [`STDERR_PAUSE`] after them.
+    pub pauses: u64,
+    /// Bytes kept in the log, and dropped past the cap.
+    pub kept: u64,
+    pub dropped: u64,
+}
+
+/// Copies stderr to `log` up to `cap` bytes, then discards the rest (so the bot
+/// never blocks for good) and notes how much was dropped.
 ///
 /// The pipe is registered with the runtime's poller only while a read waits:
 /// epoll, edge-triggered as tokio uses it, reports every single write to a
 /// registered pipe, so a registration kept through the pause would still wake
 /// the referee once per write of the bot.
-async fn drain_stderr(src: OwnedFd, log: Option<PathBuf>, cap: u64) -> u64 {
-    use std::io::Read;
+async fn drain_stderr(src: OwnedFd, log: Option<PathBuf>, cap: u64) -> Drained {
     let mut file = match &log {
         Some(path) => match crate::safe_create::create_new(path) {
             Ok(f) => Some(tokio::fs::File::from_std(f)),
@@ -280,11 +347,8 @@ async fn drain_stderr(src: OwnedFd, log: Option<PathBuf>, cap: u64) -> u64 {
         },
         None => None,
     };
-    let mut kept: u64 = 0;
-    let mut dropped: u64 = 0;
-    let mut reads: u64 = 0;
-    // A default pipe's capacity: one read takes all that is waiting.
-    let mut buf = vec![0u8; 64 * 1024];
+    let capacity = grow_pipe(&src);
+    let mut sink = StderrSink::new(cap, capacity);
     let mut src = Some(std::fs::File::from(src));
     while let Some(pipe) = src.take() {
         // SAFETY: the `File` owns its descriptor, which stays open and the same
@@ -293,13 +357,13 @@ async fn drain_stderr(src: OwnedFd, log: Option<PathBuf>, cap: u64) -> u64 {
         else {
             break;
         };
-        let n = loop {
+        let (n, full) = loop {
             let Ok(mut ready) = pipe.readable().await else {
-                break 0;
+                break (0, false);
             };
-            match ready.try_io(|p| p.get_ref().read(&mut buf)) {
-                Ok(Ok(n)) => break n,
-                Ok(Err(_)) => break 0,
+            match ready.try_io(|p| sink.take(p.get_ref())) {
+                Ok(Ok(got)) => break got,
+                Ok(Err(_)) => break (0, false),
                 Err(_would_block) => continue,
             }
         };
@@ -308,27 +372,106 @@ async fn drain_stderr(src: OwnedFd, log: Option<PathBuf>, cap: u64) -> u64 {
         }
         // Deregistered until the pause is over.
         src = Some(pipe.into_inner());
-        reads += 1;
-        let room = cap.saturating_sub(kept).min(n as u64) as usize;
-        if let (Some(f), true) = (file.as_mut(), room > 0) {
-            if f.write_all(&buf[..room]).await.is_err() {
-                file = None;
+        sink.done.reads += 1;
+        if let Some(bytes) = sink.count(n) {
+            if let Some(f) = file.as_mut() {
+                if f.write_all(bytes).await.is_err() {
+                    file = None;
+                }
             }
         }
-        kept += room as u64;
-        dropped += (n - room) as u64;
-        tokio::time::sleep(STDERR_PAUSE).await;
+        if !full {
+            sink.done.pauses += 1;
+            tokio::time::sleep(STDERR_PAUSE).await;
+        }
     }
     if let Some(f) = file.as_mut() {
-        if dropped > 0 {
+        if sink.done.dropped > 0 {
             let note = format!(
-                "\n[referee: stderr cap of {cap} bytes reached; {dropped} further bytes dropped]\n"
+                "\n[referee: stderr cap of {cap} bytes reached; {} further bytes dropped]\n",
+                sink.done.dropped
             );
             let _ = f.write_all(note.as_bytes()).await;
         }
         let _ = f.flush().await;
     }
-    reads
+    sink.done
+}
+
+/// Asks for a [`STDERR_PIPE_BYTES`] pipe; returns the capacity it has.
+fn grow_pipe(pipe: &OwnedFd) -> usize {
+    use nix::fcntl::{fcntl, FcntlArg};
+    use std::os::fd::AsRawFd;
+    let fd = pipe.as_raw_fd();
+    let _ = fcntl(fd, FcntlArg::F_SETPIPE_SZ(STDERR_PIPE_BYTES as i32));
+    fcntl(fd, FcntlArg::F_GETPIPE_SZ).map_or(64 * 1024, |n| n.max(4096) as usize)
+}
+
+/// Where a drained stderr's bytes go: into a buffer for the log below the cap,
+/// into `/dev/null` past it.
+struct StderrSink {
+    cap: u64,
+    /// Bytes a full pipe holds.
+    capacity: usize,
+    buf: Vec<u8>,
+    /// `/dev/null`, once past the cap (`None` if it cannot be opened: then
+    /// the bytes are read and dropped).
+    null: Option<std::fs::File>,
+    done: Drained,
+}
+
+impl StderrSink {
+    fn new(cap: u64, capacity: usize) -> StderrSink {
+        StderrSink {
+            cap,
+            capacity,
+            buf: Vec::new(),
+            null: None,
+            done: Drained::default(),
+        }
+    }
+
+    /// Takes what the pipe holds, without blocking: how many bytes, and
+    /// whether the pipe was at least half full (more is likely waiting).
+    fn take(&mut self, pipe: &std::fs::File) -> std::io::Result<(usize, bool)> {
+        use std::io::Read;
+        if self.done.kept >= self.cap {
+            if self.null.is_none() {
+                self.null = std::fs::OpenOptions::new()
+                    .write(true)
+                    .open("/dev/null")
+                    .ok();
+            }
+            if let Some(null) = &self.null {
+                use nix::fcntl::{splice, SpliceFFlags};
+                let flags = SpliceFFlags::SPLICE_F_NONBLOCK | SpliceFFlags::SPLICE_F_MOVE;
+                let n = splice(pipe, None, null, None, self.capacity, flags)?;
+                return Ok((n, n >= self.capacity / 2));
+            }
+        }
+        // Below the cap at most what the log still takes (and a pipe's worth),
+        // so the bytes past the cap are spliced away on the next take.
+        let room = self.cap.saturating_sub(self.done.kept);
+        let want = match room {
+            0 => self.capacity,
+            room => room.min(self.capacity as u64) as usize,
+        };
+        self.buf.resize(want, 0);
+        let n = (&*pipe).read(&mut self.buf[..want])?;
+        Ok((n, n >= want.div_ceil(2).min(self.capacity / 2)))
+    }
+
+    /// Counts the `n` bytes just taken; the part of them to write to the log.
+    fn count(&mut self, n: usize) -> Option<&[u8]> {
+        if self.done.kept >= self.cap && self.null.is_some() {
+            self.done.dropped += n as u64;
+            return None;
+        }
+        let room = self.cap.saturating_sub(self.done.kept).min(n as u64) as usize;
+        self.done.kept += room as u64;
+        self.done.dropped += (n - room) as u64;
+        (room > 0).then(|| &self.buf[..room])
+    }
 }
 
 #[cfg(test)]
@@ -336,18 +479,15 @@ mod tests {
     use super::*;
     use crate::bot::Incoming;
 
-    /// Not a timing assertion a busy host can break: every read is followed by
-    /// a pause of at least [`STDERR_PAUSE`], so however slow the host, the reads
-    /// are at most the elapsed time over the pause (plus the last, at EOF).
+    /// Not a timing assertion a busy host can break: every read that finds the
+    /// pipe less than half full is followed by a pause of at least
+    /// [`STDERR_PAUSE`], and a trickle of 20,000 bytes never fills half of it,
+    /// so however slow the host, the reads are at most the elapsed time over
+    /// the pause (plus the last, at EOF, and one as the cap is reached).
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn stderr_is_read_at_a_bounded_rate_however_the_bot_writes_it() {
         use std::io::Write;
-        let (referee, bot) = nix::unistd::pipe().unwrap();
-        nix::fcntl::fcntl(
-            std::os::fd::AsRawFd::as_raw_fd(&referee),
-            nix::fcntl::FcntlArg::F_SETFL(nix::fcntl::OFlag::O_NONBLOCK),
-        )
-        .unwrap();
+        let (referee, bot) = nonblocking_pipe();
         let drain = tokio::spawn(drain_stderr(referee, None, 100));
         // One byte per write, 20,000 writes with a millisecond's sleep every 20:
         // a reader that kept up would read about a thousand times.
@@ -363,13 +503,60 @@ mod tests {
         })
         .await
         .unwrap();
-        let reads = drain.await.unwrap();
-        let allowed = start.elapsed().as_millis() as u64 / STDERR_PAUSE.as_millis() as u64 + 2;
+        let done = drain.await.unwrap();
+        let allowed = start.elapsed().as_millis() as u64 / STDERR_PAUSE.as_millis() as u64 + 3;
         assert!(
-            (1..=allowed).contains(&reads),
-            "{reads} reads in {:?} (at most {allowed})",
+            (1..=allowed).contains(&done.reads),
+            "{done:?} in {:?} (at most {allowed} reads)",
             start.elapsed()
         );
+        assert_eq!((done.kept, done.dropped), (100, 20_000 - 100), "{done:?}");
+    }
+
+    /// A heavy logger is drained to the last byte through a pipe grown to
+    /// [`STDERR_PIPE_BYTES`], the log cut at the cap and saying how much was
+    /// dropped (the rate is a benchmark: BENCHMARKS.md, "Heavy logging").
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_flood_of_stderr_is_drained_to_the_end_and_the_log_says_what_was_cut() {
+        use std::io::Write;
+        let (referee, bot) = nonblocking_pipe();
+        assert_eq!(grow_pipe(&referee), STDERR_PIPE_BYTES);
+        let dir = tempfile::tempdir().unwrap();
+        let log = dir.path().join("bot.log");
+        let drain = tokio::spawn(drain_stderr(referee, Some(log.clone()), 1000));
+        let total: u64 = 40 << 20;
+        tokio::task::spawn_blocking(move || {
+            let mut bot = std::fs::File::from(bot);
+            let chunk = vec![b'e'; 1 << 20];
+            for _ in 0..(total >> 20) {
+                bot.write_all(&chunk).unwrap();
+            }
+        })
+        .await
+        .unwrap();
+        let done = drain.await.unwrap();
+        assert_eq!((done.kept, done.dropped), (1000, total - 1000), "{done:?}");
+        let text = std::fs::read_to_string(&log).unwrap();
+        assert!(
+            text.starts_with(&"e".repeat(1000)),
+            "{}",
+            &text[..1100.min(text.len())]
+        );
+        assert!(
+            text[1000..].contains(&format!("{} further bytes dropped", total - 1000)),
+            "{}",
+            &text[1000..]
+        );
+    }
+
+    fn nonblocking_pipe() -> (OwnedFd, OwnedFd) {
+        let (referee, bot) = nix::unistd::pipe().unwrap();
+        nix::fcntl::fcntl(
+            std::os::fd::AsRawFd::as_raw_fd(&referee),
+            nix::fcntl::FcntlArg::F_SETFL(nix::fcntl::OFlag::O_NONBLOCK),
+        )
+        .unwrap();
+        (referee, bot)
     }
 
     fn cat() -> Spawn {

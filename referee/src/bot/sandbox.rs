@@ -311,8 +311,9 @@ impl Sandbox {
         readable_by_others(&self.referee)
     }
 
-    /// The bubblewrap command line that runs `launch` sandboxed.
-    pub fn wrap(&self, launch: &Launch) -> (PathBuf, Vec<OsString>) {
+    /// The bubblewrap command line that runs `launch` sandboxed; its stdout
+    /// passed in descriptor `stdout_fd` (see `landlock.rs`).
+    pub fn wrap(&self, launch: &Launch, stdout_fd: Option<i32>) -> (PathBuf, Vec<OsString>) {
         let mut a = Args::default();
         self.isolate(&mut a);
         show_system(&mut a);
@@ -325,7 +326,7 @@ impl Sandbox {
         a.add(&[&"--chdir", &launch.dir, &"--", &self.referee]);
         let bot = std::iter::once(launch.program.clone().into_os_string())
             .chain(launch.args.iter().cloned());
-        a.0.extend(self.rules(launch).command_line(bot));
+        a.0.extend(self.rules(launch).command_line(bot, stdout_fd));
         (self.bwrap.clone(), a.0)
     }
 
@@ -431,7 +432,7 @@ impl Sandbox {
             scratch: None,
             slot: None,
         };
-        let (program, args) = self.wrap(&launch);
+        let (program, args) = self.wrap(&launch, None);
         let mut cmd = std::process::Command::new(&program);
         cmd.args(&args).env_clear();
         if let Some(id) = self.run_as(&launch) {

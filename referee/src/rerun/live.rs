@@ -134,7 +134,7 @@ impl Talk<'_> {
                     return (fault(FaultKind::Timeout, clock.timeout_reason()), stale);
                 }
                 Some(Incoming::Line { bytes, at }) => {
-                    match read_reply(&bytes, id, decision, &ask.game) {
+                    match read_reply(&bytes, id, decision, &ask.game, stale > 0) {
                         Reply::Action(_) if clock.over(clock.used(at)) => {
                             self.timed_out.insert(id);
                             return (fault(FaultKind::Timeout, clock.timeout_reason()), stale);
@@ -156,6 +156,7 @@ impl Talk<'_> {
                                 return (fault(FaultKind::Stale, detail), 0);
                             }
                         }
+                        Reply::Unread => stale += 1,
                         Reply::Fault(f) => return (fault(f.kind, f.detail), stale),
                     }
                 }
