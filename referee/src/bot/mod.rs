@@ -10,6 +10,8 @@
 //! - `launch.rs`: a command made absolute; the bot's directory and environment.
 //! - `spawner.rs`: the one long-lived thread every bot is forked from.
 //! - `cgroup.rs`: a cgroup per bot for `--limit-procs`, `--limit-cpus` (and memory).
+//! - `reaper.rs`: making sure an ended bot's whole tree is gone, in the
+//!   background; the referee's exit waits for it.
 //! - `unix.rs`: process groups, parent-death signal, rlimits, cleanup on exit.
 //! - `sandbox.rs`: `--sandbox` through bubblewrap; `seccomp.rs`: its filters;
 //!   `landlock.rs`: its Landlock layer, applied inside by `referee landlock`;
@@ -23,6 +25,7 @@ mod launch;
 mod lines;
 mod process;
 mod procmask;
+mod reaper;
 mod sandbox;
 mod seccomp;
 mod spawner;
@@ -36,5 +39,6 @@ pub use landlock::{exec as landlock_exec, LandlockArgs};
 pub use launch::{Launch, LaunchError, DEFAULT_PATH};
 pub use lines::Incoming;
 pub use process::{BotProcess, Spawn};
+pub use reaper::wait_all as wait_for_reaper;
 pub use sandbox::Sandbox;
 pub use unix::{install_cleanup, kill_all_groups, ResourceLimits};
