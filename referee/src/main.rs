@@ -33,6 +33,9 @@ fn main() -> ExitCode {
         Command::Schema(args) => schema(&args),
         Command::Replay(args) => args.validate().and_then(|cfg| replay(&cfg, args.json)),
     };
+    // Nothing a bot started outlives the run: the trees of the bots ended last
+    // may still be dying (`bot/reaper.rs`).
+    referee::bot::wait_for_reaper();
     result.unwrap_or_else(|e| {
         eprintln!("referee: {e:#}");
         ExitCode::from(2)

@@ -32,7 +32,10 @@ fn paced_decisions_are_released_no_earlier_than_the_pace_and_the_transcript_is_u
     // The header records the pace (how the game was played); nothing else
     // may differ.
     let paced_text = paced.text(1);
-    assert!(paced_text.contains(r#""pace_ms":20"#), "the pace is recorded");
+    assert!(
+        paced_text.contains(r#""pace_ms":20"#),
+        "the pace is recorded"
+    );
     assert_eq!(
         paced_text.replacen(r#""pace_ms":20"#, r#""pace_ms":null"#, 1),
         plain.text(1),

@@ -12,6 +12,8 @@
 //! - `spawner.rs`: the one long-lived thread every bot is forked from.
 //! - `cgroup.rs`: a cgroup per bot for `--limit-procs`, `--limit-cpus` (and memory),
 //!   the CPU accounting of `--clock cpu` and the freezer of `--freeze-waiting`.
+//! - `reaper.rs`: making sure an ended bot's whole tree is gone, in the
+//!   background; the referee's exit waits for it.
 //! - `unix.rs`: process groups, parent-death signal, rlimits, cleanup on exit.
 //! - `sandbox.rs`: `--sandbox` through bubblewrap; `seccomp.rs`: its filters;
 //!   `landlock.rs`: its Landlock layer, applied inside by `referee landlock`;
@@ -29,6 +31,7 @@ mod pipe;
 mod process;
 mod procmask;
 mod procview;
+mod reaper;
 mod resident;
 mod sandbox;
 mod seccomp;
@@ -44,6 +47,7 @@ pub use landlock::{exec as landlock_exec, LandlockArgs};
 pub use launch::{Launch, LaunchError, DEFAULT_PATH};
 pub use lines::Incoming;
 pub use process::{BotProcess, Spawn};
+pub use reaper::wait_all as wait_for_reaper;
 pub use sandbox::{
     Sandbox, LAYERS as SANDBOX_LAYERS, SCRATCH_INSIDE, TMPFS_BYTES, TOOL as SANDBOX_TOOL,
 };

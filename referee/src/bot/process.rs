@@ -26,6 +26,7 @@ use super::channel::Channel;
 use super::cpu::CpuSource;
 use super::launch::Launch;
 use super::pipe::Pipe;
+use super::reaper::{self, Remains};
 use super::sandbox::Sandbox;
 use super::spawner;
 use super::unix::{self, ResourceLimits};
@@ -195,6 +196,11 @@ impl BotProcess {
     /// and closed its channel): give it `grace` to exit, then SIGTERM the
     /// group, then SIGKILL it, and reap. The group is killed even if the leader
     /// exited by itself, so no grandchild outlives the referee.
+    ///
+    /// Returns once the process is reaped and its stderr drained; making sure
+    /// that every process of its tree is gone (a sandbox's pid 1 can linger as
+    /// an orphaned zombie for seconds) is the reaper's (`reaper.rs`), off the
+    /// game's critical path, and the referee's exit waits for it.
     pub async fn shutdown(mut self, grace: Duration) -> Option<ExitStatus> {
         let mut status = self.exit_status(grace).await;
         if status.is_none() {
@@ -204,38 +210,27 @@ impl BotProcess {
                 .await;
         }
         // The tree as it is now: a sandboxed bot and its pid 1 live in a session
-        // of their own, outside the group, so they are killed and waited for by
-        // pid (the pid namespace takes everything else in it along).
+        // of their own, outside the group, so they are killed by pid (the pid
+        // namespace takes everything else in it along). Watched before the kill,
+        // so that no pid in it can have been reused.
         let tree = unix::tree(self.pid);
+        let remains = Remains::watch(self.pid, &tree, self.cgroup.take());
         unix::signal_group(self.pid, Signal::SIGKILL);
         for &pid in &tree[1..] {
             let _ = nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid as i32), Signal::SIGKILL);
         }
+        // Whatever of the bot's tree escaped its process group (an unsandboxed
+        // daemon), so that it lets go of stderr too.
+        remains.kill_cgroup();
         if status.is_none() {
             status = self.child.wait().await.ok();
         }
-        // SIGKILL is delivered asynchronously: wait (briefly) until the whole group,
-        // grandchildren included, is gone, so nothing outlives the referee's exit.
-        let start = Instant::now();
-        while (unix::group_alive(self.pid) || tree[1..].iter().any(|&p| unix::alive(p)))
-            && start.elapsed() < Duration::from_secs(2)
-        {
-            tokio::time::sleep(Duration::from_millis(5)).await;
-        }
-        if let Some(cgroup) = self.cgroup.take() {
-            // Whatever of the bot's tree escaped its process group, a sandboxed
-            // bot's tree still dying, or an unsandboxed daemon.
-            let start = Instant::now();
-            while !cgroup.kill_all() && start.elapsed() < Duration::from_secs(2) {
-                tokio::time::sleep(Duration::from_millis(5)).await;
-            }
-        }
-        unix::unregister(self.pid);
         if let Some(task) = self.stderr_task.take() {
             // The group is dead, so stderr reaches EOF promptly; don't wait on a
             // descriptor some escaped process might still hold.
             let _ = timeout(Duration::from_millis(500), task).await;
         }
+        reaper::hand_over(remains);
         status
     }
 }

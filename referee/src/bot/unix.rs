@@ -158,6 +158,43 @@ pub fn group_alive(pid: u32) -> bool {
     killpg(Pid::from_raw(pid as i32), None).is_ok()
 }
 
+/// Whether any process of group `pgid` still runs: a zombie does not (it waits
+/// for its parent, maybe the host's init, to reap it), unless a thread of it
+/// still does. Reads `/proc` only when the group still exists.
+pub fn group_has_live_member(pgid: u32) -> bool {
+    if !group_alive(pgid) {
+        return false;
+    }
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return true;
+    };
+    entries.flatten().any(|entry| {
+        let name = entry.file_name();
+        let Some(pid) = name.to_str().and_then(|n| n.parse::<u32>().ok()) else {
+            return false;
+        };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+            return false;
+        };
+        // After the command's closing parenthesis: state, ppid, pgrp.
+        let mut fields = stat
+            .rsplit_once(") ")
+            .map(|(_, r)| r)
+            .unwrap_or("")
+            .split(' ');
+        let (state, group) = (fields.next(), fields.nth(1));
+        if group.and_then(|g| g.parse::<u32>().ok()) != Some(pgid) {
+            return false;
+        }
+        state != Some("Z") || live_threads(pid)
+    })
+}
+
+/// Whether a zombie group leader still has threads that run.
+fn live_threads(pid: u32) -> bool {
+    std::fs::read_dir(format!("/proc/{pid}/task")).is_ok_and(|tasks| tasks.count() > 1)
+}
+
 /// Every bot process group alive, so that an interrupted or panicking referee can
 /// take them all down with it.
 static GROUPS: Mutex<BTreeSet<u32>> = Mutex::new(BTreeSet::new());
