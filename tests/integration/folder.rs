@@ -300,17 +300,7 @@ fn held_while(out: &Path, hold: impl FnOnce()) -> Output {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let start = std::time::Instant::now();
-    while !waiting.exists() {
-        if let Some(status) = child.try_wait().unwrap() {
-            panic!("the first run ended ({status}) before its gated bot waited");
-        }
-        assert!(
-            start.elapsed().as_secs() < 600,
-            "the gated bot never waited"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
+    crate::support::wait_while_running(&mut child, "its gated bot waited", || waiting.exists());
     hold();
     std::fs::remove_file(&gate).unwrap();
     child.wait_with_output().unwrap()

@@ -336,8 +336,24 @@ pub fn tournament_interrupted_after_matchup_0(out: &Path) -> Output {
 pub fn interrupt_when(
     mut child: std::process::Child,
     what: &str,
-    mut ready: impl FnMut() -> bool,
+    ready: impl FnMut() -> bool,
 ) -> Output {
+    wait_while_running(&mut child, what, ready);
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(child.id() as i32),
+        nix::sys::signal::Signal::SIGINT,
+    )
+    .unwrap();
+    child.wait_with_output().unwrap()
+}
+
+/// Polls until `ready()` holds, an event the still-running `child` causes.
+/// Panics if the child ends first, or after ten minutes.
+pub fn wait_while_running(
+    child: &mut std::process::Child,
+    what: &str,
+    mut ready: impl FnMut() -> bool,
+) {
     let start = std::time::Instant::now();
     while !ready() {
         if let Some(status) = child.try_wait().unwrap() {
@@ -349,12 +365,6 @@ pub fn interrupt_when(
         );
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
-    nix::sys::signal::kill(
-        nix::unistd::Pid::from_raw(child.id() as i32),
-        nix::sys::signal::Signal::SIGINT,
-    )
-    .unwrap();
-    child.wait_with_output().unwrap()
 }
 
 /// The command an interrupted run printed on the line after "Resume with:".
