@@ -60,7 +60,7 @@ pub fn files() -> Vec<(&'static str, String)> {
             with(
                 written::<Line>(),
                 "schmier-transcript/3: one transcript line",
-                "One line of a game-NNNN.jsonl transcript: a header, an engine event, a fault, or the result (README.md, Transcripts).",
+                "One line of a game-NNNN.jsonl transcript: a header, an engine event, a fault, or the result (docs/reference.md, Transcripts).",
             ),
         ),
         (
@@ -76,7 +76,7 @@ pub fn files() -> Vec<(&'static str, String)> {
             with(
                 written::<crate::tournament::Standings>(),
                 "schmier-standings/2: a tournament's standings",
-                "standings.json of a tournament (or sprt) folder: each entrant's figures and rating, in the order ranked_by states (README.md, Standings).",
+                "standings.json of a tournament (or sprt) folder: each entrant's figures and rating, in the order ranked_by states (docs/organisers.md, Standings).",
             ),
         ),
     ]

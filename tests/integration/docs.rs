@@ -1,9 +1,16 @@
-//! PROTOCOL.md stays true: every one-line JSON example in it parses as a protocol
-//! message or a transcript line (lines abbreviated with `{...}` excepted), and the
-//! captured session's replies are well-formed answers to their requests.
+//! The documents stay true. PROTOCOL.md: every one-line JSON example in it parses
+//! as a protocol message or a transcript line (lines abbreviated with `{...}`
+//! excepted), and the captured session's replies are well-formed answers to their
+//! requests. README.md, the other top-level `*.md` and `docs/*.md`: every relative
+//! link and anchor resolves and every `referee …` command shown parses
+//! (`doc_check.rs`); the README keeps its two setup commands; the reference
+//! names every flag of every command.
 
 use schmier_protocol::wire::{FromBot, ToBot};
 
+use std::path::PathBuf;
+
+use crate::doc_check::{anchors, check, commands, documents, links, slug};
 use crate::support::root;
 
 #[test]
@@ -120,4 +127,184 @@ fn collect(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
             out.push(p);
         }
     }
+}
+
+#[test]
+fn every_link_anchor_and_referee_command_in_the_docs_holds() {
+    let docs = documents(&root());
+    assert!(docs
+        .iter()
+        .any(|d| d.path == PathBuf::from("docs/reference.md")));
+    let found = check(&root(), &docs);
+    assert!(
+        found.problems.is_empty(),
+        "{} problem(s):\n{}",
+        found.problems.len(),
+        found.problems.join("\n")
+    );
+    // The guide links its sections and shows its commands: a handful would
+    // mean the extraction stopped working.
+    assert!(found.links >= 80, "only {} links checked", found.links);
+    assert!(
+        found.commands >= 40,
+        "only {} commands checked",
+        found.commands
+    );
+}
+
+/// The checker goes red: a scratch copy of the real documents, with a broken
+/// link, an anchor no heading has and a misspelt flag planted in README.md,
+/// gives exactly those three problems, each named by file and line.
+#[test]
+fn the_checker_finds_a_broken_link_anchor_and_misspelt_flag_planted_in_a_copy() {
+    let mut docs = documents(&root());
+    let readme = docs
+        .iter_mut()
+        .find(|d| d.path == PathBuf::from("README.md"))
+        .unwrap();
+    let lines = readme.text.lines().count();
+    readme.text.push_str(concat!(
+        "\nSee [the old guide](docs/guide.md) and [its standings](docs/organisers.md#standings-ranking).\n",
+        "\n```sh\nreferee tournament examples/sample-bracket.toml --sets 2 --jbos 2 --out runs/t1\n```\n",
+    ));
+    let found = check(&root(), &docs);
+    assert_eq!(found.problems.len(), 3, "{:#?}", found.problems);
+    let at = |n: usize| format!("README.md:{}: ", lines + n);
+    assert!(
+        found.problems[0].starts_with(&at(2)),
+        "{}",
+        found.problems[0]
+    );
+    assert!(found.problems[0].contains("docs/guide.md does not exist"));
+    assert!(found.problems[1].starts_with(&at(2)));
+    assert!(found.problems[1].contains("has no heading #standings-ranking"));
+    assert!(
+        found.problems[2].starts_with(&at(5)),
+        "{}",
+        found.problems[2]
+    );
+    assert!(
+        found.problems[2].contains("--jbos"),
+        "{}",
+        found.problems[2]
+    );
+}
+
+#[test]
+fn anchors_follow_githubs_slugs_and_commands_are_found_as_a_shell_reads_them() {
+    let text = "# Is my change better? `referee sprt`\n## Notes\n## Notes\n\
+                ## Rules summary ([docs/RULES.md](docs/RULES.md) is authoritative)\n\
+                ```sh\n# not a heading\n$ referee play --seat 4=\"./bot heuristic\" \\\n    \
+                --games 2 > out.txt  # a comment\nRUST_LOG=info cargo run --release -p referee -- verify runs/\n\
+                referee: a line of output, not a command\ncargo build --release -p referee\n```\n\
+                [a](x.md#y) `[not](a link)` [b]: ../z.md\n";
+    let got = anchors(text);
+    let want = [
+        "is-my-change-better-referee-sprt",
+        "notes",
+        "notes-1",
+        "rules-summary-docsrulesmd-is-authoritative",
+    ];
+    assert_eq!(got.iter().map(String::as_str).collect::<Vec<_>>(), {
+        let mut w = want.to_vec();
+        w.sort();
+        w
+    });
+    assert_eq!(slug("Plackett–Luce, 95% CI"), "plackettluce-95-ci");
+    let cmds = commands(text);
+    assert_eq!(
+        cmds,
+        vec![
+            (
+                7,
+                ["play", "--seat", "4=./bot heuristic", "--games", "2"]
+                    .map(String::from)
+                    .to_vec()
+            ),
+            (9, ["verify", "runs/"].map(String::from).to_vec()),
+        ]
+    );
+    assert_eq!(
+        links(text),
+        vec![
+            (4, "docs/RULES.md".to_owned()),
+            (13, "x.md#y".to_owned()),
+            (13, "../z.md".to_owned())
+        ]
+    );
+}
+
+/// The README stays a page a newcomer reads in five minutes, and its quick start
+/// is the two commands: a real game among the sample bots, and every test.
+#[test]
+fn the_readme_is_short_and_starts_with_the_two_setup_commands() {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let n = readme.lines().count();
+    assert!(
+        n <= 250,
+        "README.md has {n} lines; the detail belongs in docs/"
+    );
+    let start = readme.find("## Quick start").expect("a quick start");
+    let block: Vec<&str> = readme[start..]
+        .lines()
+        .skip_while(|l| !l.starts_with("```"))
+        .skip(1)
+        .take_while(|l| !l.starts_with("```"))
+        .map(|l| l.split(" #").next().unwrap().trim())
+        .collect();
+    assert_eq!(
+        block,
+        ["cargo run --release -p referee -- play", "scripts/test"]
+    );
+    assert!(root().join("scripts/test").is_file());
+}
+
+/// docs/reference.md names every flag of every command the binary has, in that
+/// command's section (`### \`referee NAME\``), or for the table settings that
+/// `play`, `tournament` and `sprt` share, in "Table settings".
+#[test]
+fn the_reference_names_every_flag_of_every_command() {
+    use clap::CommandFactory;
+    let text = std::fs::read_to_string(root().join("docs/reference.md")).unwrap();
+    let section = |title: &str| -> String {
+        let Some(at) = text.find(&format!("\n### {title}\n")) else {
+            return String::new();
+        };
+        let body = &text[at + title.len() + 6..];
+        body[..body
+            .find("\n### ")
+            .or_else(|| body.find("\n## "))
+            .unwrap_or(body.len())]
+            .to_owned()
+    };
+    let shared = section("Table settings");
+    assert!(
+        shared.contains("`--decision-ms"),
+        "the shared table settings are listed"
+    );
+    let cli = <referee::cli::Cli as CommandFactory>::command();
+    let mut missing = Vec::new();
+    let mut seen = 0;
+    for cmd in cli.get_subcommands().filter(|c| !c.is_hide_set()) {
+        let name = cmd.get_name();
+        let own = section(&format!("`referee {name}`"));
+        if own.is_empty() {
+            missing.push(format!("no section ### `referee {name}`"));
+            continue;
+        }
+        for arg in cmd.get_arguments().filter(|a| !a.is_hide_set()) {
+            let Some(long) = arg.get_long() else { continue };
+            if long == "help" || long == "version" {
+                continue;
+            }
+            seen += 1;
+            let flag = format!("`--{long}");
+            let may_share = ["play", "tournament", "sprt"].contains(&name);
+            if !own.contains(&flag) && !(may_share && shared.contains(&flag)) {
+                missing.push(format!("referee {name} --{long}"));
+            }
+        }
+    }
+    assert!(missing.is_empty(), "not in docs/reference.md: {missing:#?}");
+    assert!(seen >= 100, "only {seen} flags seen");
 }

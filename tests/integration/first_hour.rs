@@ -1,5 +1,5 @@
-//! A new user's first hour, following only the README: each defect found that
-//! way, pinned (issue 9, "first-hour defects").
+//! A new user's first hour, following only the README and its guide (docs/):
+//! each defect found that way, pinned (issue 9, "first-hour defects").
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;

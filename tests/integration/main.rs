@@ -9,6 +9,7 @@ mod browser;
 mod check_bot;
 mod determinism;
 mod diff;
+mod doc_check;
 mod docs;
 mod first_hour;
 mod first_hour_messages;

@@ -20,7 +20,7 @@ pub enum PolicyName {
 #[derive(Args, Clone, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PolicyArgs {
-    #[arg(long, value_enum, help = with_default("Fault policy: `competition` (a team with any faulted seat forfeits the game and is ranked last; a seat is replaced by the fallback after 3 faults) or `lenient` (no forfeits; replaced only after a crash or closed pipe). In a tournament, under `competition` every game also gets bot processes of its own (README: \"A game's processes are its own\").", choice_name(&POLICY)))]
+    #[arg(long, value_enum, help = with_default("Fault policy: `competition` (a team with any faulted seat forfeits the game and is ranked last; a seat is replaced by the fallback after 3 faults) or `lenient` (no forfeits; replaced only after a crash or closed pipe). In a tournament, under `competition` every game also gets bot processes of its own (docs/organisers.md: \"A game's processes are its own\").", choice_name(&POLICY)))]
     pub policy: Option<PolicyName>,
 
     /// Faults a seat may commit in one game before the fallback plays for it for

@@ -163,7 +163,7 @@ fn standings(out: &mut String, index: &Index) {
         "<h2>Standings</h2>\n<p id=\"ranked-by\">Ranked by: {}.</p>\n<p>Win rate with its 95% \
          interval (the bar spans 0–100%; the blue part is the interval, the dark line the win \
          rate). Rating: the Plackett–Luce fit to every game's ranking, with its 95% interval \
-         (the README states the model).{}</p>\n\
+         (docs/organisers.md, \"The rating\", states the model).{}</p>\n\
          <table id=\"standings\"><tr><th>rank</th><th class=\"name\">entrant</th><th>games</th>\
          <th>wins</th><th>win rate</th><th>95% interval</th><th>duplicate score</th>\
          <th>rating ± 95%</th><th>forfeits</th></tr>\n",

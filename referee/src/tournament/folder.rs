@@ -109,7 +109,7 @@ pub fn table_args(m: &Manifest, scale: Option<f64>) -> TableArgs {
 
 /// The entrants as the manifest records them: each command read back as it
 /// was displayed (`referee bot NAME` is the built-in bot NAME). Where an
-/// entrant ran is not recorded (README: not part of what identifies a
+/// entrant ran is not recorded (docs/organisers.md: not part of what identifies a
 /// tournament): `--entrant-dir` gives it again.
 pub fn entrants(m: &Manifest) -> anyhow::Result<Vec<Entrant>> {
     (m.entrants.iter())
