@@ -1,10 +1,13 @@
 //! The map and the house rules it promises: every repository path that
-//! ARCHITECTURE.md names exists, and no function of the referee or the protocol
-//! crate is longer than 80 lines (STYLE.md: functions of one job).
+//! ARCHITECTURE.md names exists, no function of the referee or the protocol
+//! crate is longer than 80 lines (STYLE.md: functions of one job), and no two
+//! files of either crate import each other, directly or round a loop
+//! (`import_graph.rs`).
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
+use crate::import_graph::{cycles, graph, read_tree, Module};
 use crate::support::root;
 
 /// The longest function the house style allows, in lines from `fn` to its
@@ -241,4 +244,79 @@ fn no_function_in_the_referee_or_the_protocol_is_longer_than_80_lines() {
         long.len(),
         long.join("\n")
     );
+}
+
+/// A file-level import cycle makes two rooms one: neither can be read or
+/// changed without the other. Fails naming each cycle's files.
+#[test]
+fn no_file_level_import_cycle_in_the_referee_or_the_protocol() {
+    let mut all = Vec::new();
+    for dir in ["referee/src", "protocol/src"] {
+        let files = read_tree(&root().join(dir));
+        let g = graph(&files);
+        let edges: usize = g.values().map(|t| t.len()).sum();
+        assert!(edges > files.len(), "{dir}: only {edges} imports found");
+        if std::env::var("SHOW_IMPORTS").is_ok() {
+            for (m, ts) in &g {
+                eprintln!(
+                    "{} -> {:?}",
+                    m.join("::"),
+                    ts.iter().map(|t| t.join("::")).collect::<Vec<_>>()
+                );
+            }
+        }
+        all.extend(
+            cycles(&g)
+                .into_iter()
+                .map(|c| format!("{dir}: {}", c.join(" <-> "))),
+        );
+    }
+    assert!(all.is_empty(), "import cycles:\n{}", all.join("\n"));
+}
+
+fn tree(files: &[(&str, &str)]) -> std::collections::BTreeMap<Module, String> {
+    files
+        .iter()
+        .map(|(m, text)| {
+            let m: Module = m
+                .split("::")
+                .filter(|s| !s.is_empty())
+                .map(String::from)
+                .collect();
+            (m, (*text).to_owned())
+        })
+        .collect()
+}
+
+/// The checker finds a cycle it is shown, through every way a file names
+/// another, and no cycle made only of what does not count.
+#[test]
+fn the_import_checker_finds_a_planted_cycle_and_ignores_what_is_not_an_import() {
+    let planted = tree(&[
+        ("", "pub mod a; pub mod b; pub mod c; pub mod d; pub mod e;"),
+        // a -> b through a use tree, b -> c inline, c -> a through super::.
+        ("a", "use crate::{b::{X, Y as Z}, e};\npub fn g() {}"),
+        ("b", "pub fn f() { crate::c::h(); }"),
+        ("c", "pub fn h() { super::a::g() }"),
+        // Not imports: a comment, a string, a test module (inline and in a file).
+        ("d", "// crate::e::x\nconst S: &str = \"crate::e::x\";\n#[cfg(test)]\nmod tests {\n    use crate::e::x;\n}\n#[cfg(test)]\nmod more;\npub fn x() {}"),
+        ("d::more", "use crate::e::x;"),
+        ("e", "pub fn x() { crate::d::x() }"),
+        // A folder's mod.rs naming its children is not a loop with them.
+        ("f", "pub mod g; pub use g::G; use self::g::*; fn k() { crate::f::g::G }"),
+        ("f::g", "pub struct G; use super::k;"),
+    ]);
+    let g = graph(&planted);
+    let m = |s: &str| -> Module { s.split("::").map(String::from).collect() };
+    assert_eq!(g[&m("a")], [m("b"), m("e")].into_iter().collect());
+    assert!(g[&m("d")].is_empty(), "{:?}", g[&m("d")]);
+    assert!(
+        !g.contains_key(&m("d::more")),
+        "a test-only file is test code"
+    );
+    assert_eq!(cycles(&g), [["a", "b", "c"]]);
+    // Breaking one edge breaks the cycle.
+    let mut fixed = planted.clone();
+    fixed.insert(m("c"), "pub fn h() {}".into());
+    assert!(cycles(&graph(&fixed)).is_empty());
 }

@@ -17,6 +17,7 @@ mod folder;
 mod harness;
 mod hostile;
 mod human;
+mod import_graph;
 mod kubernetes;
 mod layout;
 mod leaks;
