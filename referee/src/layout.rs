@@ -274,6 +274,23 @@ pub mod tournament {
     ];
     /// The folders a tournament writes.
     pub const FOLDERS: [&str; 3] = [GAMES, STDERR, PAGES];
+
+    /// Whether `dir` is a tournament's folder (it has the manifest).
+    pub fn is_tournament(dir: &Path) -> bool {
+        dir.join(MANIFEST).is_file()
+    }
+
+    /// Whether `path` is the journal of a tournament folder.
+    pub fn is_journal(path: &Path) -> bool {
+        path.file_name().is_some_and(|n| n == JOURNAL)
+            && path.parent().is_some_and(|d| {
+                is_tournament(if d.as_os_str().is_empty() {
+                    Path::new(".")
+                } else {
+                    d
+                })
+            })
+    }
     /// `referee sprt`'s verdict (JSON) and its LLR chart, beside the
     /// tournament files of the games it played.
     pub const SPRT_REPORT: &str = "sprt.json";

@@ -72,7 +72,7 @@ pub fn verify_file(path: &Path) -> Result<Verified, Failure> {
                 (Some((n, why)), None) => (*n, why.clone()),
                 (None, None) => (0, "not a transcript: the file is empty".to_owned()),
             };
-            if crate::tournament::audit::is_journal(path) {
+            if crate::layout::tournament::is_journal(path) {
                 reason += " (a tournament's journal: verify the tournament's folder)";
             }
             return Err(Failure::NotTranscript(crate::load::LoadError {

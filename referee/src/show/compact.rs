@@ -34,7 +34,7 @@ use serde_json::{json, Map, Value};
 use schmier_protocol::rules::Call;
 use schmier_protocol::CardSet;
 
-use super::html::Frame;
+use super::frame::Frame;
 
 /// What the page carries: the texts, and the frames as changes.
 pub(super) struct Compact {

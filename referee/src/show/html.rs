@@ -21,9 +21,10 @@ use std::path::Path;
 use serde::Serialize;
 
 use schmier_protocol::rules::{Call, Event, HandScore, Played, SeatCall, SeatEvent};
-use schmier_protocol::{CardSet, Seat, Suit, Team};
+use schmier_protocol::{CardSet, Seat, Team};
 
 use super::escape::{html as escape, json_in_script};
+use super::frame::Frame;
 use super::replay::{Replay, What};
 use super::text::plain_card;
 use crate::transcript::{FaultRecord, ResultRecord};
@@ -58,55 +59,6 @@ struct Page {
     result: String,
     texts: Vec<String>,
     frames: Vec<serde_json::Map<String, serde_json::Value>>,
-}
-
-/// The table after one transcript line.
-#[derive(Clone)]
-pub(super) struct Frame {
-    pub deal: u32,
-    pub dealer: Option<Seat>,
-    /// What happened, for someone who sees everything.
-    pub text: String,
-    /// What happened as each seat was told, when that differs from `text`.
-    pub seat_text: Option<Vec<String>>,
-    /// The seat that acted, if any.
-    pub actor: Option<Seat>,
-    /// Everyone's cards after this step.
-    pub hands: [CardSet; 6],
-    /// The cards on the table, in play order.
-    pub trick: Vec<Played>,
-    /// The trick's winner once it is complete.
-    pub winner: Option<Seat>,
-    pub trick_number: u8,
-    pub bids: Vec<SeatCall>,
-    pub bidder: Option<Seat>,
-    pub bid: Option<u8>,
-    pub trump: Option<Suit>,
-    pub scores: [i32; 3],
-    pub fault: bool,
-}
-
-impl Frame {
-    /// The table before anything is dealt.
-    pub(super) fn before_the_first_deal() -> Frame {
-        Frame {
-            deal: 0,
-            dealer: None,
-            text: String::new(),
-            seat_text: None,
-            actor: None,
-            hands: [CardSet::EMPTY; 6],
-            trick: Vec::new(),
-            winner: None,
-            trick_number: 1,
-            bids: Vec::new(),
-            bidder: None,
-            bid: None,
-            trump: None,
-            scores: [0; 3],
-            fault: false,
-        }
-    }
 }
 
 fn cards(set: CardSet) -> String {

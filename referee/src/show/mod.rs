@@ -3,7 +3,8 @@
 //! - `replay.rs`: the transcript replayed through the rules engine, step by step.
 //! - `text.rs`: the account in the terminal, whole or as one seat saw it.
 //! - `html.rs` (with `replay.html`, `replay.js`, `replay.css`): the page that
-//!   replays a game; `compact.rs`: its frames as changes from one to the next.
+//!   replays a game; `frame.rs`: one step of it, the table after a line;
+//!   `compact.rs`: the frames as changes from one to the next.
 //! - `bracket.rs`: a tournament's page — progress, standings with interval bars,
 //!   head-to-head matrix, the rounds, a link to every game's replay page — from a
 //!   [`bracket::Index`], the same whether the run is live or over.
@@ -11,6 +12,7 @@
 pub mod bracket;
 mod compact;
 pub(crate) mod escape;
+mod frame;
 pub mod html;
 pub mod replay;
 pub mod text;

@@ -11,25 +11,12 @@ use std::path::{Path, PathBuf};
 use super::manifest::Manifest;
 use super::outcome::GameOutcome;
 use super::schedule::GameKey;
-use crate::layout::tournament::{JOURNAL, MANIFEST};
+use crate::layout::tournament::JOURNAL;
 use crate::load::Transcript;
 
-/// Whether `dir` is a tournament's folder (it has the manifest).
-pub fn is_tournament(dir: &Path) -> bool {
-    dir.join(MANIFEST).is_file()
-}
-
-/// Whether `path` is the journal of a tournament folder.
-pub fn is_journal(path: &Path) -> bool {
-    path.file_name().is_some_and(|n| n == JOURNAL)
-        && path.parent().is_some_and(|d| {
-            is_tournament(if d.as_os_str().is_empty() {
-                Path::new(".")
-            } else {
-                d
-            })
-        })
-}
+/// What a tournament's folder and its journal are is path knowledge: it lives
+/// in `layout.rs` (so `verify` can ask without reaching into the tournament).
+pub use crate::layout::tournament::{is_journal, is_tournament};
 
 /// What the journal check found.
 pub struct JournalAudit {
