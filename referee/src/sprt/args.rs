@@ -11,7 +11,8 @@ use clap::Args;
 use super::gsprt::Hypotheses;
 use crate::config::BotSpec;
 use crate::settings::{fresh_seed, parse_bot, warn_given_seed, with_default, Merge, TableArgs};
-use crate::tournament::config::{table_spec, Entrant};
+use crate::tournament::args::table_spec;
+use crate::tournament::config::Entrant;
 use crate::tournament::format::Format;
 use crate::tournament::TournamentConfig;
 

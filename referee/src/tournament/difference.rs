@@ -226,10 +226,10 @@ mod tests {
             .into_iter()
             .chain(["--entrant", "a=inproc:heuristic", "--out", "/nonexistent/t"])
             .chain(flags.iter().copied());
-        let matches = super::super::config::TournamentArgs::augment_args(clap::Command::new("t"))
+        let matches = super::super::args::TournamentArgs::augment_args(clap::Command::new("t"))
             .try_get_matches_from(argv)
             .unwrap();
-        let cfg = super::super::config::TournamentArgs::from_arg_matches(&matches)
+        let cfg = super::super::args::TournamentArgs::from_arg_matches(&matches)
             .unwrap()
             .validate()
             .unwrap();

@@ -131,7 +131,7 @@ pub fn entrants(m: &Manifest) -> anyhow::Result<Vec<Entrant>> {
 mod tests {
     use clap::{Args, FromArgMatches};
 
-    use super::super::config::TournamentArgs;
+    use super::super::args::TournamentArgs;
     use super::*;
 
     fn config(args: &[&str]) -> anyhow::Result<super::super::TournamentConfig> {

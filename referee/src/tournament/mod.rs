@@ -1,6 +1,9 @@
 //! A tournament: many tables above the table layer. A tour:
 //!
-//! - `config.rs`: flags and the TOML file → a validated [`TournamentConfig`].
+//! - `args.rs`: the flags, laid over the tournament file (`config_file.rs`)
+//!   and a resumed folder → a validated [`TournamentConfig`] (`config.rs`);
+//!   `entrants.rs`: the entrants gathered and checked; `auto_shard.rs`:
+//!   `--shard auto` from a Kubernetes or Slurm environment.
 //! - `schedule.rs`: pure — matchups, duplicate sets, each game's key, seed and
 //!   seating; shards.
 //! - `format/`: one file per format behind one interface (`format/mod.rs`, the
@@ -30,11 +33,15 @@
 //! - `difference.rs`: where two manifests differ, in plain words (what a
 //!   refused `--resume`, `--from` or `merge` says).
 
+pub(crate) mod args;
 pub mod audit;
+mod auto_shard;
 mod bracket;
 pub(crate) mod config;
+mod config_file;
 mod console;
 pub(crate) mod difference;
+mod entrants;
 pub mod events;
 pub(crate) mod folder;
 pub mod format;
@@ -61,7 +68,8 @@ use anyhow::Context;
 use crate::layout::tournament::{STANDINGS, STANDINGS_CSV};
 use crate::safe_create::write_atomic;
 
-pub use config::{TournamentArgs, TournamentConfig};
+pub use args::TournamentArgs;
+pub use config::TournamentConfig;
 pub use console::Console;
 pub use journal::discard_unplayed;
 pub use merge::merge;
