@@ -111,7 +111,7 @@ pub async fn run(cfg: &SprtConfig, cancel: &CancellationToken) -> anyhow::Result
     if t.resume {
         raise_max_sets(dir, &manifest)?;
     }
-    crate::tournament::run::prepare(dir, &manifest, t.resume, t.overwrite)?;
+    crate::tournament::out_folder::prepare(dir, &manifest, t.resume, t.overwrite)?;
     crate::outdir::check_free_space(dir)?;
     let (mut journal, loaded) = Journal::open(dir)?;
     if loaded.torn > 0 {

@@ -28,7 +28,7 @@ use crate::settings::{
 pub fn settings(out: &Path) -> anyhow::Result<Option<Manifest>> {
     let manifest = crate::layout::tournament::MANIFEST;
     if !out.join(manifest).is_file() {
-        super::run::refuse_play_folder(out, "resume")?;
+        super::out_folder::refuse_play_folder(out, "resume")?;
         anyhow::bail!(
             "failed to resume: {} holds no tournament ({manifest} is missing); give the \
              folder of an interrupted tournament, or the tournament's settings to start one",

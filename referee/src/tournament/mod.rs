@@ -14,10 +14,12 @@
 //! - `outcome.rs`: the figures kept of a finished game, read from its transcript.
 //! - `journal.rs`: `journal.jsonl`, appended and fsynced per game; `--resume`.
 //! - `manifest.rs`: `tournament.json`, what the tournament in a directory is.
-//! - `standings.rs`: standings, intervals and ratings, as JSON, CSV and a table.
+//! - `standings.rs`: standings, intervals and ratings and how they rank;
+//!   `standings_render.rs`: them as JSON, CSV and a console table.
 //! - `startcheck.rs`: every entrant started once, before the first game.
-//! - `run.rs`: `referee tournament` — directory, rounds, the coordinator that
-//!   journals what the pool finishes.
+//! - `run.rs`: `referee tournament` — rounds, the coordinator that journals
+//!   what the pool finishes; `out_folder.rs`: the `--out` folder made ready
+//!   (new, resumed or overwritten).
 //! - `events.rs`: what a run does, as events for reporters (the runner and the
 //!   pool never print); `console.rs`: the reporter that prints;
 //!   `progress.rs`: the reporter that shows the live bar or progress lines.
@@ -48,6 +50,7 @@ pub mod format;
 pub(crate) mod journal;
 pub(crate) mod manifest;
 mod merge;
+pub(crate) mod out_folder;
 pub mod outcome;
 pub mod page;
 pub(crate) mod pool;
@@ -58,6 +61,7 @@ pub mod rating;
 pub(crate) mod run;
 pub mod schedule;
 pub mod standings;
+mod standings_render;
 pub(crate) mod startcheck;
 
 use std::collections::BTreeMap;

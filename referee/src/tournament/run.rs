@@ -16,11 +16,12 @@ use super::events::{Event, Reporter, RoundPlan};
 use super::format::{bracket_round, last_line, matchups, round};
 use super::journal::Journal;
 use super::manifest::{EntrantRecord, Manifest};
+use super::out_folder::prepare;
 use super::outcome::GameOutcome;
 use super::pool::{self, TableJob};
 use super::schedule::{GameKey, GameResult, Matchup};
 use super::standings::Standings;
-use crate::layout::tournament::{JOURNAL, MANIFEST, PARTIAL_STANDINGS};
+use crate::layout::tournament::{JOURNAL, PARTIAL_STANDINGS};
 
 /// Open files a table needs: three pipes and a log per bot, two transcripts, slack.
 const FILES_PER_TABLE: u64 = 32;
@@ -491,114 +492,6 @@ fn import(
         super::copy_game(from, dir, &o.transcript)?;
         journal.record(&o)?;
         outcomes.insert(key, o);
-    }
-    Ok(())
-}
-
-/// A new run needs an empty (or absent) directory; `--resume` needs the same
-/// tournament's directory; `--overwrite` replaces the tournament in it.
-pub(crate) fn prepare(
-    dir: &Path,
-    manifest: &Manifest,
-    resume: bool,
-    overwrite: bool,
-) -> anyhow::Result<()> {
-    let busy = crate::layout::holds_anything;
-    if busy(dir) && overwrite {
-        remove_tournament(dir)?;
-    }
-    let busy = busy(dir);
-    if busy && !resume {
-        if !dir.join(MANIFEST).is_file() {
-            refuse_play_folder(dir, "start")?;
-            bail!(
-                "failed to start: {} is not empty and holds no tournament; choose another --out",
-                dir.display()
-            );
-        }
-        bail!(
-            "failed to start: {} is not empty; add --resume to continue the tournament in it, \
-             --overwrite to replace it, or choose another --out",
-            dir.display()
-        );
-    }
-    if busy {
-        if !dir.join(MANIFEST).is_file() {
-            refuse_play_folder(dir, "resume")?;
-        }
-        let old = Manifest::read(dir)
-            .with_context(|| format!("failed to resume: {} holds no tournament", dir.display()))?;
-        let sides = super::difference::Sides {
-            ours: "in this run",
-            theirs: "in the folder",
-        };
-        if let Some(diff) = manifest.difference(&old, &sides) {
-            bail!(
-                "failed to resume: {} holds a different tournament ({diff}); give the \
-                 folder's settings, or only `--resume --out {}`, which reads them from it",
-                dir.display(),
-                dir.display()
-            );
-        }
-        return Ok(());
-    }
-    std::fs::create_dir_all(crate::layout::tournament::games(dir))
-        .with_context(|| format!("failed to create {}", dir.display()))?;
-    Ok(crate::safe_create::write_atomic(
-        &dir.join(MANIFEST),
-        &manifest.bytes(),
-    )?)
-}
-
-/// A `referee play` folder (its `game-NNNN.jsonl` transcripts) is named as
-/// such: it is a match, not a tournament to resume or replace.
-pub(crate) fn refuse_play_folder(dir: &Path, failed_to: &str) -> anyhow::Result<()> {
-    let play = std::fs::read_dir(dir).ok().and_then(|d| {
-        d.flatten()
-            .map(|e| e.file_name().to_string_lossy().into_owned())
-            .filter(|n| crate::layout::is_transcript(n))
-            .min()
-    });
-    if let Some(first) = play {
-        bail!(
-            "failed to {failed_to}: {} holds a `referee play` match ({first}), not a \
-             tournament; choose another --out",
-            dir.display()
-        );
-    }
-    Ok(())
-}
-
-/// `--overwrite`: removes what a tournament writes, and only from a folder that
-/// holds one (its manifest), so a mistyped --out never deletes anything else.
-/// Whatever else is in the folder stays, and keeps it busy.
-fn remove_tournament(dir: &Path) -> anyhow::Result<()> {
-    if !dir.join(MANIFEST).is_file() {
-        refuse_play_folder(dir, "start")?;
-        bail!(
-            "failed to start: {} is not empty and holds no tournament ({} is missing), so \
-             --overwrite deletes nothing there; choose another --out",
-            dir.display(),
-            MANIFEST
-        );
-    }
-    for name in crate::layout::tournament::FILES {
-        let path = dir.join(name);
-        match std::fs::remove_file(&path) {
-            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-                bail!("--overwrite: failed to remove {}: {e}", path.display())
-            }
-            _ => {}
-        }
-    }
-    for name in crate::layout::tournament::FOLDERS {
-        let path = dir.join(name);
-        match std::fs::remove_dir_all(&path) {
-            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-                bail!("--overwrite: failed to remove {}: {e}", path.display())
-            }
-            _ => {}
-        }
     }
     Ok(())
 }

@@ -18,6 +18,7 @@ mod gauntlet;
 mod knockout;
 mod round_robin;
 mod swiss;
+mod swiss_seating;
 
 use std::collections::BTreeMap;
 #[cfg(test)]
