@@ -8,20 +8,18 @@
 //! (`Game::view`, `Event::seen_by`), never from the full state.
 
 use std::path::PathBuf;
-use std::time::Duration;
 
 use tokio::time::Instant;
 
-use schmier_protocol::rules::{first_legal, Action, Decision, Event, Game, HandScore, SeatEvent};
-use schmier_protocol::wire::{Request, ToBot};
+use schmier_protocol::rules::{first_legal, Event, Game, HandScore, SeatEvent};
+use schmier_protocol::wire::ToBot;
 use schmier_protocol::{Seat, Team};
 
-use crate::bot::{Incoming, WriteError};
-use crate::clock::{DecisionClock, TimeBank};
+use crate::bot::WriteError;
+use crate::clock::TimeBank;
 use crate::config::{Delivery, Output, TableSpec};
 use crate::fault::{Fault, FaultKind};
 use crate::player::Player;
-use crate::reply::{read_reply, Reply};
 use crate::slot::Slot;
 use crate::stats::{nanos, TableStats};
 use crate::transcript::{
@@ -29,6 +27,8 @@ use crate::transcript::{
     Timing, FORMAT,
 };
 use crate::REFEREE;
+
+mod decision;
 
 /// Which game a table plays next: its seed, where each lineup slot sits, where the
 /// transcript goes. Made by whoever schedules games (a match, a tournament).
@@ -88,19 +88,6 @@ struct Table<'a> {
     sent: Option<std::time::Instant>,
     /// The decision's timings line, written once its consequences are released.
     timing: Option<Timing>,
-}
-
-/// A request sent to a seat, waiting for its reply.
-struct Pending<'c> {
-    seat: Seat,
-    id: u64,
-    decision: Decision,
-    clock: &'c DecisionClock,
-    /// Stale replies read while it is pending. Only the first is a fault: a
-    /// bot spamming stale lines cannot make the transcript and every seat's
-    /// fault notices grow with its spam (how many of them the reader kept
-    /// would not be deterministic anyway).
-    stale: u64,
 }
 
 /// Plays the game `plan` describes and writes its transcript.
@@ -476,292 +463,12 @@ impl Table<'_> {
         }
         Ok(())
     }
-
-    /// Asks `seat` for its decision. `Some(action)`: a legal action from the bot.
-    /// `None`: the fallback must play (the bot is replaced, or faulted — recorded).
-    async fn ask(
-        &mut self,
-        game: &Game,
-        seat: Seat,
-        next_id: &mut u64,
-    ) -> anyhow::Result<Option<Action>> {
-        if !self.playing(seat) {
-            return Ok(None);
-        }
-        let id = *next_id;
-        *next_id += 1;
-        let building = std::time::Instant::now();
-        let time = self.cfg.time;
-        let allowed = self.bank.allowed(seat.index(), &time);
-        let request = Request::for_decision(game, id, allowed.map(|d| d.as_millis() as u64))
-            .expect("a decision is due");
-        // The referee's own code (or a person) decides at once: no channel to pace.
-        let start = Instant::now();
-        if let Some(action) = self.player(seat).decide_now(&request) {
-            return self.judge_now(game, seat, &request, action, start.elapsed());
-        }
-        let decision = request.decision;
-        self.queue(seat, &ToBot::Request(request));
-        let writing = std::time::Instant::now();
-        self.stats.request += writing - building;
-        let by = Instant::now() + allowed.map_or(time.write, |a| a + time.grace);
-        self.player(seat).freeze(false);
-        let flushed = self.flush(seat, by).await;
-        self.asked_at = std::time::Instant::now();
-        self.sent = Some(self.asked_at);
-        self.stats.write += self.asked_at - writing;
-        if let Some(fault) = flushed {
-            let kind = fault.kind;
-            self.record_fault(seat, Some(id), fault)?;
-            self.time(id, seat, decision, None, Some(kind))?;
-            return Ok(None);
-        }
-        // The clock starts now that the request's last byte is written.
-        let clock = DecisionClock::start(&time, allowed, self.player(seat).cpu_clock());
-        let mut pending = Pending {
-            seat,
-            id,
-            decision,
-            clock: &clock,
-            stale: 0,
-        };
-        match self.await_reply(game, &mut pending).await? {
-            Outcome::Answer(action) => {
-                self.stats.answered += 1;
-                Ok(Some(action))
-            }
-            Outcome::Recorded => Ok(None),
-            Outcome::Fault(fault) => {
-                if fault.kind == FaultKind::Timeout {
-                    self.bank.empty(seat.index());
-                }
-                self.record_fault(seat, Some(id), fault)?;
-                Ok(None)
-            }
-        }
-    }
-
-    /// A decision made inside the referee, in `took`: an illegal one is still
-    /// a fault.
-    fn judge_now(
-        &mut self,
-        game: &Game,
-        seat: Seat,
-        request: &Request,
-        action: Action,
-        took: Duration,
-    ) -> anyhow::Result<Option<Action>> {
-        let (id, decision) = (request.id, request.decision);
-        if game.clone().apply(action).is_err() {
-            let f = Fault::new(
-                FaultKind::Illegal,
-                format!("the in-process bot chose {action:?}"),
-            );
-            self.record_fault(seat, Some(id), f)?;
-            self.time(id, seat, decision, Some(took), Some(FaultKind::Illegal))?;
-            return Ok(None);
-        }
-        self.time(id, seat, decision, Some(took), None)?;
-        Ok(Some(action))
-    }
-
-    /// Reads the bot's output until it answers the pending request or faults.
-    /// Every outcome is written to the timings sidecar here; a fault that ends
-    /// the request is returned for the caller to record.
-    async fn await_reply(&mut self, game: &Game, p: &mut Pending<'_>) -> anyhow::Result<Outcome> {
-        let (time, clock) = (self.cfg.time, p.clock);
-        loop {
-            let next = self.player(p.seat).next_line(clock.wake()).await;
-            let (at, fault) = match next {
-                None => {
-                    let now = Instant::now();
-                    if !clock.expired(now, clock.used(now)) {
-                        continue; // a CPU-clock tick with time left
-                    }
-                    // The reply may still come: it will be discarded then.
-                    self.player(p.seat).timed_out(p.id, p.decision);
-                    (now, Fault::new(FaultKind::Timeout, clock.timeout_reason()))
-                }
-                Some(Incoming::Line { bytes, at }) => match self.heard(game, p, &bytes, at)? {
-                    Heard::Done(outcome) => return Ok(outcome),
-                    Heard::Ignored => continue,
-                    Heard::Fault(fault) => (at, fault),
-                },
-                Some(Incoming::Oversized { at, .. }) => (
-                    at,
-                    Fault::new(
-                        FaultKind::Oversized,
-                        format!("a line longer than {} bytes", time.max_line),
-                    ),
-                ),
-                Some(Incoming::Eof { at }) => {
-                    let by = clock.exit_by(time.write);
-                    (at, self.closed(p.seat, "closed its stdout", by).await)
-                }
-                Some(Incoming::Error { message, at }) => {
-                    let by = clock.exit_by(time.write);
-                    let what = format!("could not be read ({message})");
-                    (at, self.closed(p.seat, &what, by).await)
-                }
-            };
-            self.time_on(clock, at, p.id, p.seat, p.decision, Some(fault.kind))?;
-            return Ok(Outcome::Fault(fault));
-        }
-    }
-
-    /// A line that arrived at `at` while `p` is pending: the answer, a fault,
-    /// or a reply to another request.
-    fn heard(
-        &mut self,
-        game: &Game,
-        p: &mut Pending<'_>,
-        bytes: &[u8],
-        at: Instant,
-    ) -> anyhow::Result<Heard> {
-        let reading = std::time::Instant::now();
-        let arrived = at.into_std();
-        self.stats.wait += arrived.saturating_duration_since(self.asked_at);
-        self.stats.handoff += reading.saturating_duration_since(arrived);
-        self.stats.bytes_in += bytes.len() as u64 + 1;
-        let reply = read_reply(bytes, p.id, p.decision, game, p.stale > 0);
-        self.stats.reply += reading.elapsed();
-        match reply {
-            Reply::Action(action) => {
-                let took = p.clock.used(at);
-                if p.clock.over(took) {
-                    let reason = p.clock.timeout_reason();
-                    return Ok(Heard::Fault(Fault::new(FaultKind::Timeout, reason)));
-                }
-                let time = self.cfg.time;
-                self.bank.charge(p.seat.index(), took, &time);
-                self.time(p.id, p.seat, p.decision, Some(took), None)?;
-                Ok(Heard::Done(Outcome::Answer(action)))
-            }
-            Reply::Other(other) => self.other_reply(p, other, at),
-            Reply::Unread => {
-                p.stale += 1;
-                Ok(Heard::Ignored)
-            }
-            Reply::Fault(f) => Ok(Heard::Fault(f)),
-        }
-    }
-
-    /// A reply to request `other` while `p` is pending: late (its request
-    /// timed out already: only the sidecar hears of it) or stale.
-    fn other_reply(
-        &mut self,
-        p: &mut Pending<'_>,
-        other: u64,
-        at: Instant,
-    ) -> anyhow::Result<Heard> {
-        let (seat, id) = (p.seat, p.id);
-        if let Some(late) = self.player(seat).late(other) {
-            // Its request already cost a timeout: one slow decision is one fault.
-            self.timings.write(&Timing {
-                request: other,
-                seat,
-                decision: late,
-                micros: 0,
-                wall_micros: None,
-                fault: None,
-                late: true,
-                released_micros: None,
-            })?;
-            return Ok(Heard::Ignored);
-        }
-        p.stale += 1;
-        if p.stale > 1 {
-            tracing::debug!("{seat}: stale reply {} to {id} ignored", p.stale);
-            return Ok(Heard::Ignored);
-        }
-        let f = Fault::new(
-            FaultKind::Stale,
-            format!("a reply to request {other} while {id} is pending; ignored"),
-        );
-        self.record_fault(seat, Some(id), f)?;
-        if self.playing(seat) {
-            return Ok(Heard::Ignored); // still waiting for the right id
-        }
-        let used = Some(p.clock.used(at));
-        self.time(id, seat, p.decision, used, Some(FaultKind::Stale))?;
-        // Recorded already; the fallback plays this decision.
-        Ok(Heard::Done(Outcome::Recorded))
-    }
-
-    /// The sidecar entry of a decision that was not timed by a [`DecisionClock`].
-    fn time(
-        &mut self,
-        request: u64,
-        seat: Seat,
-        decision: Decision,
-        took: Option<Duration>,
-        fault: Option<FaultKind>,
-    ) -> anyhow::Result<()> {
-        let micros = took.map_or(0, |d| d.as_micros() as u64);
-        self.write_timing(request, seat, decision, (micros, None), fault)
-    }
-
-    /// The sidecar entry of a decision timed by `clock`, up to `at`.
-    fn time_on(
-        &mut self,
-        clock: &DecisionClock,
-        at: Instant,
-        request: u64,
-        seat: Seat,
-        decision: Decision,
-        fault: Option<FaultKind>,
-    ) -> anyhow::Result<()> {
-        let micros = clock.used(at).as_micros() as u64;
-        let wall = clock.wall_if_cpu(at).map(|d| d.as_micros() as u64);
-        self.write_timing(request, seat, decision, (micros, wall), fault)
-    }
-
-    fn write_timing(
-        &mut self,
-        request: u64,
-        seat: Seat,
-        decision: Decision,
-        (micros, wall_micros): (u64, Option<u64>),
-        fault: Option<FaultKind>,
-    ) -> anyhow::Result<()> {
-        // Written by `release`, once the decision's consequences are out.
-        self.timing = Some(Timing {
-            request,
-            seat,
-            decision,
-            micros,
-            wall_micros,
-            fault,
-            late: false,
-            released_micros: None,
-        });
-        Ok(())
-    }
-}
-
-/// What a line read while a request is pending comes to.
-enum Heard {
-    /// The request is settled.
-    Done(Outcome),
-    /// Not for this request; waiting goes on.
-    Ignored,
-    /// A fault that ends the request, not yet recorded.
-    Fault(Fault),
-}
-
-/// How waiting for a reply ended.
-enum Outcome {
-    Answer(Action),
-    /// A fault that ends the request, not yet recorded.
-    Fault(Fault),
-    /// The seat was replaced by a fault already recorded (a `stale` reply over
-    /// the limit); the fallback answers.
-    Recorded,
 }
 
 #[cfg(test)]
 mod tests {
     use std::path::Path;
+    use std::time::Duration;
 
     use clap::Parser;
     use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};

@@ -36,6 +36,7 @@ mod resident;
 mod sandbox;
 mod seccomp;
 mod spawner;
+mod stderr;
 mod unix;
 mod view;
 
