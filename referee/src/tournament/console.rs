@@ -114,6 +114,11 @@ impl Reporter for Console {
                 interrupted,
                 ..
             } => self.ended(standings, *interrupted),
+            // Said `--quiet` or not: it is what makes the results checkable.
+            Event::Revealed { seed, secret } => println!(
+                "seed {seed}, seed secret {secret}: every game's deal followed from both; \
+                 `--seed {seed} --seed-secret {secret}` deals them again"
+            ),
             Event::RoundStarting(_) | Event::Oversubscribed { .. } | Event::Hint(_) => {
                 if !self.quiet {
                     self.chatter(event);

@@ -89,6 +89,12 @@ pub enum Event<'a> {
         interrupted: bool,
         so_far: &'a BTreeMap<GameKey, GameOutcome>,
     },
+    /// The tournament is over and its manifest now shows the seed secret
+    /// (after [`Event::Ended`]; never for a shard or a round with more to come).
+    Revealed {
+        seed: u64,
+        secret: &'a super::seed_secret::SeedSecret,
+    },
     /// The run failed after its directory was opened; the command says why.
     Failed {
         so_far: &'a BTreeMap<GameKey, GameOutcome>,

@@ -99,9 +99,9 @@ pub fn table_args(m: &Manifest, scale: Option<f64>) -> TableArgs {
                 .map(|m| m as f64 / 1000.0),
             max_line_bytes: Some(tc.max_line_bytes),
             stderr_cap: limits.map(|l| l.stderr_cap_bytes),
-            // Not recorded: the default (frozen when sandboxed, where the
-            // host can) applies again.
-            freeze_waiting: None,
+            // As played: frozen or not, whatever the host of the resume
+            // could do by default.
+            freeze_waiting: limits.map(|l| l.frozen_while_waiting),
         },
         output: Default::default(),
     }
