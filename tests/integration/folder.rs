@@ -187,6 +187,7 @@ fn formats_1_and_2_still_verify_and_format_3_needs_its_isolation() {
 fn four(out: &Path, extra: &[String]) -> Command {
     let mut c = referee();
     c.args(["tournament", "--jobs", "1", "--seed", "3", "-q"])
+        .args(["--seed-secret", crate::support::SECRET])
         .args([
             "--entrant",
             "a=inproc:random",

@@ -2,7 +2,7 @@
 """A Schmier bot that finds the deal seed from its own first hand, for the
 referee's seed tests (tests/integration/spy_seed.rs).
 
-    python3 tests/spy/seed_search.py play|tournament [--below N] [--secret HEX]
+    python3 tests/spy/seed_search.py play|tournament [--below N] [--secret HEX] [--peek FILE]
 
 It plays correctly (the first legal action). At its first deal it tries every
 seed a person might have typed, 0 to N-1 (default 1000), as `referee play
@@ -20,7 +20,9 @@ On finding the seed it prints on stderr (the bot's log) one line
     SEED none              no candidate deals it this hand
 
 and from then on, at each later deal, `SEED predicted {json}` with every hand
-it expects: the tests check both against the transcripts.
+it expects: the tests check both against the transcripts. `--peek FILE` first
+tries to read FILE (a seed secret the referee was given in a file) and says
+`SEED peek ok CONTENT` or `SEED peek blocked WHY`.
 """
 import json
 import sys
@@ -131,6 +133,7 @@ def game_seed(mode, candidate, secret):
 MODE = sys.argv[1]
 BELOW = int(sys.argv[sys.argv.index("--below") + 1]) if "--below" in sys.argv else 1000
 SECRET = bytes.fromhex(sys.argv[sys.argv.index("--secret") + 1]) if "--secret" in sys.argv else None
+PEEK = sys.argv[sys.argv.index("--peek") + 1] if "--peek" in sys.argv else None
 out = sys.stdout.buffer
 state = {"seat": None, "seed": None, "searched": False}
 
@@ -172,6 +175,15 @@ def main():
     for raw in sys.stdin.buffer:
         msg = json.loads(raw)
         kind = msg.get("type")
+        if kind == "hello" and PEEK:
+            try:
+                with open(PEEK) as f:
+                    text = f.read().strip()
+                verdict = f"ok {text}" if text else "blocked (it reads empty)"
+            except OSError as e:
+                verdict = f"blocked ({e})"
+            sys.stderr.write(f"SEED peek {verdict}\n")
+            sys.stderr.flush()
         if kind == "hello":
             send({"type": "hello", "name": "seed-search", "protocol": "schmier/1"})
         elif kind == "game_start":

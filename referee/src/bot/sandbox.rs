@@ -386,7 +386,8 @@ impl Sandbox {
             if h != launch.dir && h.starts_with(&launch.dir) && h.is_dir() {
                 a.add(&[&"--tmpfs", &h]);
             }
-            // A hidden file (a tournament's --seed-secret-file) reads empty.
+            // A hidden file (a tournament's --seed-secret-file) is covered by
+            // /dev/null, which Landlock then refuses to open there.
             if h.starts_with(&launch.dir) && h.is_file() {
                 a.add(&[&"--ro-bind", &"/dev/null", &h]);
             }

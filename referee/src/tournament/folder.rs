@@ -199,6 +199,8 @@ mod tests {
             let first = manifest(&config(&args).unwrap());
             std::fs::create_dir_all(&out).unwrap();
             std::fs::write(dir.path().join("t/tournament.json"), first.bytes()).unwrap();
+            let secret = first.seed_secret.expect("a new tournament draws a secret");
+            crate::tournament::seed_secret::store(&dir.path().join("t"), &secret).unwrap();
             let mut resume = vec!["--resume", "--out", &out];
             // A time scale given again applies to nothing the folder gives.
             if flags.contains(&"--time-scale") {

@@ -77,6 +77,7 @@ pub async fn run(
             standings: &standings,
             interrupted: true,
             so_far: &none,
+            revealed: None,
         });
         return Ok(Ended::Interrupted(standings));
     };
@@ -95,21 +96,17 @@ pub async fn run(
     let ended = run.rounds(&manifest, &one_round).await;
     let so_far = &run.outcomes;
     match &ended {
-        Ok(Ended::Complete(standings)) => {
-            reporter.report(&Event::Ended {
-                standings,
-                interrupted: false,
-                so_far,
-            });
-            if run.revealed {
-                let (seed, secret) = (cfg.seed, &cfg.secret);
-                reporter.report(&Event::Revealed { seed, secret });
-            }
-        }
+        Ok(Ended::Complete(standings)) => reporter.report(&Event::Ended {
+            standings,
+            interrupted: false,
+            so_far,
+            revealed: run.revealed.then_some(&cfg.secret),
+        }),
         Ok(Ended::Interrupted(standings)) => reporter.report(&Event::Ended {
             standings,
             interrupted: true,
             so_far,
+            revealed: None,
         }),
         Err(_) => reporter.report(&Event::Failed { so_far }),
     }
