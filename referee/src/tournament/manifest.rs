@@ -134,3 +134,72 @@ impl Manifest {
         Ok(m)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use clap::{Args, FromArgMatches};
+
+    use super::*;
+
+    /// The manifest of a small tournament as a new run writes it.
+    fn written() -> Manifest {
+        let argv = ["t", "--seed", "7", "--fill", "inproc:random"]
+            .into_iter()
+            .chain(["--entrant", "a=inproc:heuristic", "--out", "unused"]);
+        let matches = super::super::config::TournamentArgs::augment_args(clap::Command::new("t"))
+            .try_get_matches_from(argv)
+            .unwrap();
+        let cfg = super::super::config::TournamentArgs::from_arg_matches(&matches)
+            .unwrap()
+            .validate()
+            .unwrap();
+        let schedule =
+            super::super::format::matchups(cfg.entrants.len(), &cfg.format, cfg.sets, cfg.seed);
+        super::super::run::manifest(&cfg, &schedule)
+    }
+
+    #[test]
+    fn the_secret_is_in_the_file_only_once_revealed_and_read_back_from_the_folder() {
+        let m = written();
+        let secret = m.seed_secret.expect("a new run has a secret");
+        let sealed = String::from_utf8(m.bytes()).unwrap();
+        assert!(!sealed.contains("seed_secret") && !sealed.contains(&secret.to_string()));
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join(MANIFEST), &sealed).unwrap();
+        // No secret anywhere: its deals cannot be known, and it says so.
+        let e = format!("{:#}", Manifest::read(dir.path()).unwrap_err());
+        assert!(e.contains("seed-secret"), "{e}");
+        super::super::seed_secret::store(dir.path(), &secret).unwrap();
+        let read = Manifest::read(dir.path()).unwrap();
+        assert_eq!((read.seed_secret, read.revealed), (Some(secret), false));
+        assert_eq!(read.deal_seed(), secret.mix(7));
+        assert_ne!(read.deal_seed(), 7);
+        let revealed = Manifest {
+            revealed: true,
+            ..m.clone()
+        };
+        let shown = String::from_utf8(revealed.bytes()).unwrap();
+        assert!(
+            shown.contains(&format!("\"seed_secret\": \"{secret}\"")),
+            "{shown}"
+        );
+        let other = tempfile::tempdir().unwrap();
+        std::fs::write(other.path().join(MANIFEST), &shown).unwrap();
+        let read = Manifest::read(other.path()).unwrap();
+        assert_eq!((read.seed_secret, read.revealed), (Some(secret), true));
+    }
+
+    /// A manifest from before seed secrets (format 2) is still read, and its
+    /// deals are still its seed's alone.
+    #[test]
+    fn a_format_2_manifest_reads_and_deals_from_its_seed() {
+        let sealed = String::from_utf8(written().bytes()).unwrap();
+        let old = sealed.replace(FORMAT, "schmier-tournament/2");
+        assert_ne!(old, sealed);
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join(MANIFEST), old).unwrap();
+        let read = Manifest::read(dir.path()).unwrap();
+        assert_eq!(read.seed_secret, None);
+        assert_eq!(read.deal_seed(), 7);
+    }
+}
