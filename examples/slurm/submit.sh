@@ -10,6 +10,13 @@
 set -eu
 # Slurm opens each job's --output file (results/...) before the job starts.
 mkdir -p results
+# Every shard deals from one seed secret (mixed into the tournament's seed, so
+# no bot can find the deals from its hand), made once and readable by you
+# alone; a re-submission keeps it. tournament.json reveals it once merged.
+if [ ! -e results/seed-secret ]; then
+    (umask 077 && target/release/referee secret > results/seed-secret.new &&
+        mv results/seed-secret.new results/seed-secret)
+fi
 array=$(sbatch --parsable ${1:+--array="$1"} examples/slurm/tournament.sbatch)
 array=${array%%;*}
 merge=$(sbatch --parsable --dependency="afterany:$array,singleton" examples/slurm/merge.sbatch)

@@ -17,8 +17,10 @@ use std::process::ExitCode;
 
 use anyhow::{bail, Context};
 
-use crate::isolation_record::played_under;
+use crate::isolation_record::IsolationRecord;
+use crate::transcript::{FaultPolicy, TimeControlRecord};
 use crate::verify::{verify_file, Failure};
+use schmier_protocol::wire::Clock;
 
 /// Tallies of one `verify` run.
 #[derive(Default)]
@@ -199,4 +201,52 @@ fn jsonl_in(dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
     }
     found.sort();
     Ok(found)
+}
+
+/// Everything a header (or a manifest) records of how its games were played,
+/// in words: the referee, the isolation, the clock and the fault policy. What
+/// `referee verify` prints; equal texts mean equal conditions.
+pub fn played_under(
+    referee: Option<&str>,
+    time: &TimeControlRecord,
+    policy: &FaultPolicy,
+    isolation: Option<&IsolationRecord>,
+) -> String {
+    let isolation = match isolation {
+        Some(i) => i.describe(),
+        None => "isolation not recorded (written before transcript format 3)".to_owned(),
+    };
+    let clock = match time.decision_ms {
+        Some(ms) => format!(
+            "{} clock, {ms} ms a decision + {} ms grace, {} ms to start, {} ms time bank",
+            match time.clock {
+                Clock::Wall => "wall",
+                Clock::Cpu => "CPU",
+            },
+            time.grace_ms,
+            time.startup_ms.unwrap_or(0),
+            time.time_bank_ms
+        ),
+        None => "no time limits".to_owned(),
+    };
+    let faults = format!(
+        "{}; {}; {}",
+        match policy.forfeit {
+            true => "a faulted team forfeits",
+            false => "no forfeits",
+        },
+        match policy.max_faults {
+            Some(n) => format!("the fallback replaces a seat after {n} faults"),
+            None => "a seat is replaced only when its bot is gone".to_owned(),
+        },
+        match policy.restart {
+            true => "crashed bots are restarted",
+            false => "crashed bots are not restarted",
+        }
+    );
+    format!(
+        "{}; {isolation}; {clock}, lines up to {} bytes; {faults}",
+        referee.unwrap_or("referee version not recorded"),
+        time.max_line_bytes
+    )
 }

@@ -83,6 +83,10 @@ pub enum Command {
         #[arg(long, value_name = "DIR")]
         out: PathBuf,
     },
+    /// Print a fresh seed secret (64 hex digits) for --seed-secret-file: give
+    /// every shard of a tournament the same one, e.g. `referee secret >
+    /// results/seed-secret`, kept where no bot can read it.
+    Secret,
     /// Run a built-in sample bot on stdin/stdout (what `builtin:NAME` starts).
     Bot {
         /// `random` or `heuristic`.
@@ -470,7 +474,7 @@ impl PlayArgs {
             None => fresh_seed()?,
         };
         if let Some(seed) = self.seed {
-            warn_given_seed("--seed", seed, self.table.policy.name());
+            warn_given_seed(seed, self.table.isolation.sandbox());
         }
         let output = self.output(seed)?;
         let limits = (self.table.limits).resolve(time.clock, self.table.isolation.sandbox())?;

@@ -8,6 +8,7 @@ use std::time::Duration;
 use schmier_protocol::rules::RulesConfig;
 
 use crate::bot::{Launch, LaunchError, ResourceLimits, Sandbox};
+use crate::isolation_record::{IsolationRecord, LimitsRecord, SandboxRecord};
 pub use crate::layout::Output;
 pub use crate::transcript::FaultPolicy;
 use crate::transcript::TimeControlRecord;
@@ -226,6 +227,31 @@ pub struct TableSpec {
     /// this long after its request was written, so a reply's delay below it
     /// tells the other seats nothing (see `Table::release`).
     pub pace: Option<Duration>,
+}
+
+impl TableSpec {
+    /// What this table's transcripts record of how its bots run.
+    pub fn isolation_record(&self) -> IsolationRecord {
+        let l = &self.limits;
+        IsolationRecord {
+            sandbox: self.isolation.sandbox.as_ref().map(|_| SandboxRecord {
+                tool: crate::bot::SANDBOX_TOOL.into(),
+                layers: crate::bot::SANDBOX_LAYERS.map(String::from).to_vec(),
+                tmpfs_bytes: crate::bot::TMPFS_BYTES,
+            }),
+            limits: LimitsRecord {
+                memory_bytes: l.memory_bytes,
+                cpu_seconds: l.cpu_seconds,
+                open_files: l.open_files,
+                processes: l.processes,
+                cpu_millicores: l.cpu_millicores,
+                stderr_cap_bytes: self.stderr_cap,
+                frozen_while_waiting: l.freezer,
+            },
+            pace_ms: self.pace.map(|d| d.as_millis() as u64),
+            scratch: self.isolation.scratch.is_some(),
+        }
+    }
 }
 
 /// `referee play`: one table, a match of `games` games.

@@ -1,6 +1,7 @@
 //! How a game's bots were run, as recorded in every transcript header (format
 //! 3) and in a tournament's manifest: the sandbox and its layers, the resource
-//! limits, the pace and whether bots had a scratch folder. With the header's
+//! limits, whether bots not on move were frozen, the pace and whether bots had
+//! a scratch folder. With the header's
 //! `referee`, `time_control` and `fault_policy` it says everything a result
 //! depends on besides the bots themselves, so a published folder proves how it
 //! was played, and `--resume` can refuse a run that would play it differently.
@@ -8,13 +9,16 @@
 //! Only what the referee was asked for and enforces is recorded, never what
 //! depends on the host (bubblewrap's version, the uid a bot ran as, paths):
 //! the same settings give the same record on every machine, so transcripts stay
-//! byte-identical and shards played on different hosts still merge.
+//! byte-identical and shards played on different hosts still merge. One
+//! exception is deliberate: `--sandbox` freezes waiting bots by default only
+//! where the host can, and the record says what was done, so a shard played
+//! frozen and one played unfrozen are different conditions and do not merge.
+//!
+//! (The record in words, as `referee verify` prints it with the clock and the
+//! fault policy, is `audit.rs`'s `played_under`; how a table's settings become
+//! a record is `config.rs`'s `TableSpec::isolation_record`.)
 
 use serde::{Deserialize, Serialize};
-
-use crate::config::TableSpec;
-use crate::transcript::{FaultPolicy, TimeControlRecord};
-use schmier_protocol::wire::Clock;
 
 /// The isolation and limits a game's bot processes ran under.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -61,30 +65,11 @@ pub struct LimitsRecord {
     pub cpu_millicores: Option<u64>,
     /// `--stderr-cap`: bytes of a bot's stderr kept in its log.
     pub stderr_cap_bytes: u64,
-}
-
-impl TableSpec {
-    /// What this table's transcripts record of how its bots run.
-    pub fn isolation_record(&self) -> IsolationRecord {
-        let l = &self.limits;
-        IsolationRecord {
-            sandbox: self.isolation.sandbox.as_ref().map(|_| SandboxRecord {
-                tool: crate::bot::SANDBOX_TOOL.into(),
-                layers: crate::bot::SANDBOX_LAYERS.map(String::from).to_vec(),
-                tmpfs_bytes: crate::bot::TMPFS_BYTES,
-            }),
-            limits: LimitsRecord {
-                memory_bytes: l.memory_bytes,
-                cpu_seconds: l.cpu_seconds,
-                open_files: l.open_files,
-                processes: l.processes,
-                cpu_millicores: l.cpu_millicores,
-                stderr_cap_bytes: self.stderr_cap,
-            },
-            pace_ms: self.pace.map(|d| d.as_millis() as u64),
-            scratch: self.isolation.scratch.is_some(),
-        }
-    }
+    /// `--freeze-waiting` (on by default with `--sandbox` where the host can):
+    /// every bot but the one on move was frozen, its whole tree. Written only
+    /// when true, so a header without it reads as it always did.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub frozen_while_waiting: bool,
 }
 
 impl IsolationRecord {
@@ -139,56 +124,11 @@ impl LimitsRecord {
             parts.push("none on memory, CPU, files or processes".into());
         }
         parts.push(format!("stderr log {} bytes", self.stderr_cap_bytes));
+        if self.frozen_while_waiting {
+            parts.push("frozen while others are on move".into());
+        }
         parts.join(", ")
     }
-}
-
-/// Everything a header (or a manifest) records of how its games were played,
-/// in words: the referee, the isolation, the clock and the fault policy. What
-/// `referee verify` prints; equal texts mean equal conditions.
-pub fn played_under(
-    referee: Option<&str>,
-    time: &TimeControlRecord,
-    policy: &FaultPolicy,
-    isolation: Option<&IsolationRecord>,
-) -> String {
-    let isolation = match isolation {
-        Some(i) => i.describe(),
-        None => "isolation not recorded (written before transcript format 3)".to_owned(),
-    };
-    let clock = match time.decision_ms {
-        Some(ms) => format!(
-            "{} clock, {ms} ms a decision + {} ms grace, {} ms to start, {} ms time bank",
-            match time.clock {
-                Clock::Wall => "wall",
-                Clock::Cpu => "CPU",
-            },
-            time.grace_ms,
-            time.startup_ms.unwrap_or(0),
-            time.time_bank_ms
-        ),
-        None => "no time limits".to_owned(),
-    };
-    let faults = format!(
-        "{}; {}; {}",
-        match policy.forfeit {
-            true => "a faulted team forfeits",
-            false => "no forfeits",
-        },
-        match policy.max_faults {
-            Some(n) => format!("the fallback replaces a seat after {n} faults"),
-            None => "a seat is replaced only when its bot is gone".to_owned(),
-        },
-        match policy.restart {
-            true => "crashed bots are restarted",
-            false => "crashed bots are not restarted",
-        }
-    );
-    format!(
-        "{}; {isolation}; {clock}, lines up to {} bytes; {faults}",
-        referee.unwrap_or("referee version not recorded"),
-        time.max_line_bytes
-    )
 }
 
 #[cfg(test)]
@@ -210,6 +150,7 @@ mod tests {
                 processes: Some(16),
                 cpu_millicores: Some(500),
                 stderr_cap_bytes: 1024,
+                frozen_while_waiting: true,
             },
             pace_ms: Some(200),
             scratch: true,
@@ -217,7 +158,8 @@ mod tests {
         assert_eq!(
             r.describe(),
             "sandboxed by bubblewrap (namespaces, seccomp; 64 MiB /tmp); limits: memory \
-             512 MiB, CPU 60 s, 16 processes, 0.5 cores, stderr log 1024 bytes; paced to \
+             512 MiB, CPU 60 s, 16 processes, 0.5 cores, stderr log 1024 bytes, frozen while \
+             others are on move; paced to \
              200 ms a decision; a scratch folder per bot"
         );
     }

@@ -173,6 +173,8 @@ pub enum Kind {
     StderrLog,
     /// `tournament.json`.
     Manifest,
+    /// `seed-secret`: what the deals are mixed with (mode 0600).
+    SeedSecret,
     /// `journal.jsonl`.
     Journal,
     /// `standings.json` and `standings.csv`.
@@ -253,6 +255,10 @@ pub mod tournament {
     pub const STANDINGS_CSV: &str = "standings.csv";
     /// The standings so far of an interrupted run, beside the journal.
     pub const PARTIAL_STANDINGS: &str = "standings.partial.json";
+    /// The secret mixed into the seed (`tournament/seed_secret.rs`), mode
+    /// 0600, written before the first game; `tournament.json` reveals it
+    /// once the tournament is over.
+    pub const SEED_SECRET: &str = "seed-secret";
     /// The folder of transcripts (and, in `timings/`, their timings).
     pub const GAMES: &str = "games";
     /// The folder of each table's bot logs.
@@ -261,11 +267,16 @@ pub mod tournament {
     /// pages and their shared script and style (`tournament/page.rs`).
     pub const INDEX: &str = "index.html";
     pub const PAGES: &str = "index-games";
+    /// The replay pages' shared script and style, in [`PAGES`] beside them
+    /// (`show/html.rs` writes them).
+    pub const SCRIPT_FILE: &str = "replay.js";
+    pub const STYLE_FILE: &str = "replay.css";
 
     /// The files directly in the folder a tournament writes, which
     /// `--overwrite` removes (with [`FOLDERS`]).
-    pub const FILES: [&str; 6] = [
+    pub const FILES: [&str; 7] = [
         MANIFEST,
+        SEED_SECRET,
         JOURNAL,
         STANDINGS,
         STANDINGS_CSV,
@@ -366,6 +377,7 @@ pub mod tournament {
             .collect::<Option<_>>()?;
         match parts[..] {
             [MANIFEST] => Some(Kind::Manifest),
+            [SEED_SECRET] => Some(Kind::SeedSecret),
             [JOURNAL] => Some(Kind::Journal),
             [STANDINGS] | [STANDINGS_CSV] => Some(Kind::Standings),
             [PARTIAL_STANDINGS] => Some(Kind::PartialStandings),
@@ -385,10 +397,7 @@ pub mod tournament {
     /// Is `name` one of the files in [`PAGES`]: a game's replay page
     /// (`rRR-mMMMM-gGGG.html`), or their script or style?
     fn is_page_name(name: &str) -> bool {
-        let shared = [
-            crate::show::html::SCRIPT_FILE,
-            crate::show::html::STYLE_FILE,
-        ];
+        let shared = [SCRIPT_FILE, STYLE_FILE];
         shared.contains(&name)
             || name
                 .strip_suffix(".html")

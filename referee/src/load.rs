@@ -136,6 +136,7 @@ pub fn other_file(path: &Path) -> Option<String> {
         Some(Kind::Manifest) => "a tournament's manifest (its settings and entrants)",
         Some(Kind::Standings | Kind::PartialStandings) => "a tournament's standings",
         Some(Kind::SprtReport) => "a sequential test's report",
+        Some(Kind::SeedSecret) => "a tournament's seed secret (what its deals are mixed with)",
         _ => return None,
     };
     Some(format!(

@@ -14,6 +14,10 @@ fn main() -> ExitCode {
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .init();
     let result = match cli.command() {
+        Command::Secret => referee::tournament::seed_secret::SeedSecret::draw().map(|s| {
+            println!("{s}");
+            ExitCode::SUCCESS
+        }),
         Command::Bot { name } => referee::builtin::run(&name).map(|()| ExitCode::SUCCESS),
         Command::Verify { files } => referee::audit::run(&files),
         Command::Play(args) => args.validate().and_then(play),

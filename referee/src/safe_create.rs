@@ -25,6 +25,12 @@ use std::path::{Path, PathBuf};
 /// Creates `path` as a new, empty regular file, replacing a leftover file or
 /// symlink of that name without following it.
 pub fn create_new(path: &Path) -> std::io::Result<File> {
+    create_new_with_mode(path, 0o666)
+}
+
+/// [`create_new`] with permission bits `mode` (less the umask): 0o600 for a
+/// file only its owner may read.
+fn create_new_with_mode(path: &Path, mode: u32) -> std::io::Result<File> {
     match std::fs::symlink_metadata(path) {
         Ok(meta) if !meta.is_dir() => std::fs::remove_file(path)?,
         _ => {}
@@ -32,6 +38,7 @@ pub fn create_new(path: &Path) -> std::io::Result<File> {
     OpenOptions::new()
         .write(true)
         .create_new(true)
+        .mode(mode)
         .custom_flags(nix::libc::O_NOFOLLOW)
         .open(path)
 }
@@ -63,8 +70,14 @@ pub struct AtomicFile {
 
 impl AtomicFile {
     pub fn create(path: &Path) -> Result<AtomicFile, WriteError> {
+        AtomicFile::create_with_mode(path, 0o666)
+    }
+
+    /// [`AtomicFile::create`] with permission bits `mode` (less the umask),
+    /// set as the `.partial` is created, so the file is never more readable.
+    pub fn create_with_mode(path: &Path, mode: u32) -> Result<AtomicFile, WriteError> {
         let partial = crate::layout::partial(path);
-        let file = create_new(&partial).map_err(|source| WriteError {
+        let file = create_new_with_mode(&partial, mode).map_err(|source| WriteError {
             path: partial.clone(),
             action: "create",
             error: source,
@@ -164,6 +177,14 @@ pub fn sync_dir(path: &Path) -> Result<(), WriteError> {
 /// Writes a whole file through [`AtomicFile`].
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), WriteError> {
     let mut f = AtomicFile::create(path)?;
+    f.write_all(bytes)?;
+    f.commit().map(drop)
+}
+
+/// [`write_atomic`] for a file only its owner may read (mode 0600): a
+/// tournament's seed secret.
+pub fn write_atomic_private(path: &Path, bytes: &[u8]) -> Result<(), WriteError> {
+    let mut f = AtomicFile::create_with_mode(path, 0o600)?;
     f.write_all(bytes)?;
     f.commit().map(drop)
 }

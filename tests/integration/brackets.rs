@@ -34,7 +34,16 @@ fn a_swiss_with_byes_finishes_with_standings_and_resumes_to_the_same() {
     for (n, rounds, sets) in [(5, "3", "1"), (7, "3", "1"), (10, "4", "2")] {
         let dir = scratch(&format!("swiss-{n}"));
         let args = [
-            "--format", "swiss", "--rounds", rounds, "--sets", sets, "--seed", "5",
+            "--format",
+            "swiss",
+            "--rounds",
+            rounds,
+            "--sets",
+            sets,
+            "--seed",
+            "5",
+            "--seed-secret",
+            crate::support::SECRET,
         ];
         let out = succeeds(&mut tournament(n, &dir, &args));
         let text = String::from_utf8_lossy(&out.stdout).into_owned();
@@ -76,7 +85,14 @@ fn a_knockout_lists_its_champion_first() {
     let out = succeeds(&mut tournament(
         7,
         &dir,
-        &["--format", "knockout", "--seed", "2"],
+        &[
+            "--format",
+            "knockout",
+            "--seed",
+            "2",
+            "--seed-secret",
+            crate::support::SECRET,
+        ],
     ));
     let text = String::from_utf8_lossy(&out.stdout).into_owned();
     let champion = text

@@ -156,7 +156,16 @@ fn show_on_a_tournament_file_that_is_no_transcript_says_what_it_is_and_where_to_
     let dir = scratch("first-hour-messages", "show-journal");
     crate::support::succeeds(
         referee()
-            .args(["tournament", "-q", "--seed", "1", "--jobs", "1"])
+            .args([
+                "tournament",
+                "-q",
+                "--seed",
+                "1",
+                "--seed-secret",
+                crate::support::SECRET,
+                "--jobs",
+                "1",
+            ])
             .args([
                 "--entrant",
                 "a=inproc:random",

@@ -53,6 +53,8 @@ fn sandboxed(out: &Path) -> Command {
         "tournament",
         "--seed",
         "21",
+        "--seed-secret",
+        crate::support::SECRET,
         "--quiet",
         "--sandbox",
         "--page",
@@ -186,22 +188,31 @@ fn formats_1_and_2_still_verify_and_format_3_needs_its_isolation() {
 /// with extra arguments (`--bot-env` for the gate).
 fn four(out: &Path, extra: &[String]) -> Command {
     let mut c = referee();
-    c.args(["tournament", "--jobs", "1", "--seed", "3", "-q"])
-        .args([
-            "--entrant",
-            "a=inproc:random",
-            "--entrant",
-            "b=inproc:random",
-        ])
-        .args(["--entrant", "c=inproc:heuristic"])
-        .args([
-            "--entrant",
-            "g=python3 tests/tournament/gated_bot.py random",
-        ])
-        .args(["--startup-ms", "120000"])
-        .args(extra)
-        .arg("--out")
-        .arg(out);
+    c.args([
+        "tournament",
+        "--jobs",
+        "1",
+        "--seed",
+        "3",
+        "--seed-secret",
+        crate::support::SECRET,
+        "-q",
+    ])
+    .args([
+        "--entrant",
+        "a=inproc:random",
+        "--entrant",
+        "b=inproc:random",
+    ])
+    .args(["--entrant", "c=inproc:heuristic"])
+    .args([
+        "--entrant",
+        "g=python3 tests/tournament/gated_bot.py random",
+    ])
+    .args(["--startup-ms", "120000"])
+    .args(extra)
+    .arg("--out")
+    .arg(out);
     c
 }
 
@@ -360,7 +371,16 @@ fn play_refuses_a_tournament_folder_and_a_tournament_a_play_folder() {
     let t = dir.join("t");
     let mut tournament = referee();
     tournament
-        .args(["tournament", "--seed", "2", "-q", "--fill", "inproc:random"])
+        .args([
+            "tournament",
+            "--seed",
+            "2",
+            "--seed-secret",
+            crate::support::SECRET,
+            "-q",
+            "--fill",
+            "inproc:random",
+        ])
         .args(["--entrant", "a=inproc:heuristic", "--out"])
         .arg(&t);
     succeeds(&mut tournament);
@@ -391,7 +411,16 @@ fn play_refuses_a_tournament_folder_and_a_tournament_a_play_folder() {
     ]));
     let mut into_play = referee();
     into_play
-        .args(["tournament", "--seed", "2", "-q", "--fill", "inproc:random"])
+        .args([
+            "tournament",
+            "--seed",
+            "2",
+            "--seed-secret",
+            crate::support::SECRET,
+            "-q",
+            "--fill",
+            "inproc:random",
+        ])
         .args(["--entrant", "a=inproc:heuristic", "--out"])
         .arg(&p);
     let err = refused(&mut into_play);

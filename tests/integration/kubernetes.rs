@@ -135,6 +135,21 @@ fn the_manifests_fit_together_and_shard_auto_reads_the_index() {
                 .and_then(|v| v.parse::<u64>().ok());
             let args = container["args"][0].as_str().unwrap();
             assert!(args.contains("--shard auto"), "{args}");
+            // Every shard deals from the one secret the Secret volume holds.
+            assert!(
+                args.contains("--seed-secret-file /secret/seed-secret"),
+                "{args}"
+            );
+            let mounts = container["volumeMounts"].as_array().unwrap();
+            let secret = mounts.iter().find(|m| m["mountPath"] == "/secret").unwrap();
+            let volumes = job["spec"]["template"]["spec"]["volumes"]
+                .as_array()
+                .unwrap();
+            assert!(
+                volumes.iter().any(|v| v["name"] == secret["name"]
+                    && v["secret"]["secretName"] == "schmier-seed-secret"),
+                "{volumes:?}"
+            );
             assert!(
                 args.contains("/results/shard-$(JOB_COMPLETION_INDEX)"),
                 "{args}"
@@ -148,6 +163,9 @@ fn the_manifests_fit_together_and_shard_auto_reads_the_index() {
     assert_eq!(shards, Some(n), "SCHMIER_SHARDS equals completions");
     // The last pod's view: --shard auto reads it as the last shard of n.
     let out = tempfile::tempdir().unwrap();
+    let secret = out.path().join("seed-secret");
+    let made = referee().arg("secret").output().unwrap();
+    std::fs::write(&secret, &made.stdout).unwrap();
     let run = referee()
         .args([
             "tournament",
@@ -155,6 +173,8 @@ fn the_manifests_fit_together_and_shard_auto_reads_the_index() {
             "--shard",
             "auto",
         ])
+        .arg("--seed-secret-file")
+        .arg(&secret)
         .args(["--quiet", "--out"])
         .arg(out.path().join("s"))
         .env("JOB_COMPLETION_INDEX", (n - 1).to_string())

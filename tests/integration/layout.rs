@@ -104,6 +104,7 @@ fn a_tournament_folder_holds_only_what_the_layout_names() {
     let want = [
         ("Journal", 1),
         ("Manifest", 1),
+        ("SeedSecret", 1),
         ("Standings", 2),
         ("Timings", 6),
         ("Transcript", 6),

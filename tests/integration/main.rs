@@ -42,6 +42,7 @@ mod sprt;
 mod spy;
 mod spy_clock;
 mod spy_leaks;
+mod spy_seed;
 mod spy_sets;
 mod spy_shared;
 mod support;

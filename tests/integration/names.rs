@@ -118,7 +118,15 @@ fn a_tournament_console_and_its_page_carry_no_control_character() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("t");
     let run = crate::support::referee()
-        .args(["tournament", "--sets", "1", "--seed", "4"])
+        .args([
+            "tournament",
+            "--sets",
+            "1",
+            "--seed",
+            "4",
+            "--seed-secret",
+            crate::support::SECRET,
+        ])
         .args(["--entrant", &format!("evil={BOT}")])
         .args([
             "--entrant",

@@ -22,7 +22,16 @@ fn small_tournament(out: &Path) {
             "--entrant",
             "c=inproc:random",
         ])
-        .args(["--seed", "41", "--jobs", "1", "--quiet", "--out"])
+        .args([
+            "--seed",
+            "41",
+            "--seed-secret",
+            crate::support::SECRET,
+            "--jobs",
+            "1",
+            "--quiet",
+            "--out",
+        ])
         .arg(out)
         .output()
         .unwrap();
@@ -412,7 +421,16 @@ fn a_tournament_that_failed_before_any_game_leaves_no_tournament_behind() {
                 "--rounds",
                 "2",
             ])
-            .args(["--seed", "4", "--jobs", "1", "--quiet", "--out"])
+            .args([
+                "--seed",
+                "4",
+                "--seed-secret",
+                crate::support::SECRET,
+                "--jobs",
+                "1",
+                "--quiet",
+                "--out",
+            ])
             .arg(&out)
             .args(extra)
             .output()

@@ -139,7 +139,15 @@ fn the_page_of_a_running_tournament_shows_its_progress_and_then_its_end() {
     let mut tournament = referee();
     tournament
         .current_dir(root())
-        .args(["tournament", "--format", "round-robin", "--seed", "2026"])
+        .args([
+            "tournament",
+            "--format",
+            "round-robin",
+            "--seed",
+            "2026",
+            "--seed-secret",
+            crate::support::SECRET,
+        ])
         .args(["--jobs", "1", "--page", "--quiet"])
         // Generous limits: the held bot waits before hello, and a busy host
         // must not make anyone late.
@@ -298,7 +306,14 @@ fn the_replay_pages_of_180_games_take_at_most_10_mb() {
     succeeds(
         referee()
             .args(["tournament", "--format", "round-robin", "--sets", "3"])
-            .args(["--seed", "1", "--quiet", "--page"])
+            .args([
+                "--seed",
+                "1",
+                "--seed-secret",
+                crate::support::SECRET,
+                "--quiet",
+                "--page",
+            ])
             .args([
                 "--entrant",
                 "a=inproc:heuristic",
@@ -423,7 +438,14 @@ fn a_knockout_page_draws_the_bracket_the_referee_printed() {
     }
     let scratch = tempfile::tempdir().unwrap();
     let (d, printed) = drawn_as_printed(
-        &["--format", "knockout", "--seed", "5"],
+        &[
+            "--format",
+            "knockout",
+            "--seed",
+            "5",
+            "--seed-secret",
+            crate::support::SECRET,
+        ],
         &scratch.path().join("k"),
     );
     let champion = between(&printed, "champion: ", "\n").to_owned();
@@ -446,7 +468,16 @@ fn a_swiss_page_draws_the_rounds_the_referee_printed() {
     }
     let scratch = tempfile::tempdir().unwrap();
     let (d, _) = drawn_as_printed(
-        &["--format", "swiss", "--rounds", "3", "--seed", "4"],
+        &[
+            "--format",
+            "swiss",
+            "--rounds",
+            "3",
+            "--seed",
+            "4",
+            "--seed-secret",
+            crate::support::SECRET,
+        ],
         &scratch.path().join("s"),
     );
     assert!(
@@ -463,15 +494,22 @@ fn a_page_that_cannot_be_written_is_a_warning_not_the_end_of_the_run() {
     let scratch = tempfile::tempdir().unwrap();
     let dir = scratch.path().join("t");
     let mut cmd = referee();
-    cmd.args(["tournament", "--seed", "3", "--quiet"])
-        .args([
-            "--entrant",
-            "a=inproc:heuristic",
-            "--entrant",
-            "b=inproc:random",
-        ])
-        .args(["--entrant", "c=inproc:random", "--out"])
-        .arg(&dir);
+    cmd.args([
+        "tournament",
+        "--seed",
+        "3",
+        "--seed-secret",
+        crate::support::SECRET,
+        "--quiet",
+    ])
+    .args([
+        "--entrant",
+        "a=inproc:heuristic",
+        "--entrant",
+        "b=inproc:random",
+    ])
+    .args(["--entrant", "c=inproc:random", "--out"])
+    .arg(&dir);
     succeeds(&mut cmd);
     // A folder where the page would go: renaming the new page there fails.
     std::fs::create_dir(dir.join("index.html")).unwrap();

@@ -122,7 +122,14 @@ fn a_tournament_of_hostile_names_keeps_its_page_and_replay_pages_drawn() {
     let out = dir.path().join("t");
     let mut cmd = referee();
     cmd.arg("tournament")
-        .args(["--quiet", "--page", "--seed", "5"])
+        .args([
+            "--quiet",
+            "--page",
+            "--seed",
+            "5",
+            "--seed-secret",
+            crate::support::SECRET,
+        ])
         .args(["--decision-ms", NEVER_REACHED_MS, "--startup-ms", "10000"]);
     // The organiser's names are as hostile as the bots' own (an entrant's name
     // holds no `=` and no control character).

@@ -95,7 +95,14 @@ fn two_identical_entrants_rate_alike() {
             "h2=builtin:heuristic",
             "r=builtin:random",
         ],
-        &["--seed", "1", "--sets", "20"],
+        &[
+            "--seed",
+            "1",
+            "--seed-secret",
+            crate::support::SECRET,
+            "--sets",
+            "20",
+        ],
     );
     assert_eq!(s["games"], 120);
     let order = names(&s);
@@ -126,7 +133,7 @@ fn a_forfeiting_bot_ranks_last() {
             "h=builtin:heuristic",
             "r=builtin:random",
         ],
-        &["--seed", "4"],
+        &["--seed", "4", "--seed-secret", crate::support::SECRET],
     );
     assert_eq!(names(&s), ["h", "r", "garbage"], "{s}");
     let (r, g) = (&s["entrants"][1], &s["entrants"][2]);

@@ -203,7 +203,16 @@ fn a_tournament_game_replays_and_its_changed_decision_is_found() {
     let out = dir.path().join("t");
     succeeds(
         referee()
-            .args(["tournament", "--sets", "1", "--seed", "4", "--quiet"])
+            .args([
+                "tournament",
+                "--sets",
+                "1",
+                "--seed",
+                "4",
+                "--seed-secret",
+                crate::support::SECRET,
+                "--quiet",
+            ])
             .args(["--entrant", &format!("dev={DEVIANT}")])
             .args([
                 "--entrant",

@@ -240,6 +240,8 @@ fn a_tournament_page_draws_the_intervals_and_links_every_game() {
             "round-robin",
             "--seed",
             "3",
+            "--seed-secret",
+            crate::support::SECRET,
             "--quiet",
         ])
         .args([

@@ -178,6 +178,8 @@ fn an_entrant_that_cannot_start_stops_the_tournament_before_any_game() {
             "broken=no-such-bot-program",
             "--seed",
             "1",
+            "--seed-secret",
+            crate::support::SECRET,
             "--policy",
             "lenient",
             "-q",
@@ -247,7 +249,16 @@ fn overwrite_replaces_a_tournament_and_nothing_else() {
     let dir = scratch("overwrite");
     let out = dir.join("out");
     let run = |extra: &[&str]| {
-        let mut args = vec!["tournament", "--fill", "inproc:random", "--seed", "2", "-q"];
+        let mut args = vec![
+            "tournament",
+            "--fill",
+            "inproc:random",
+            "--seed",
+            "2",
+            "--seed-secret",
+            crate::support::SECRET,
+            "-q",
+        ];
         args.extend([
             "--entrant",
             "a=inproc:heuristic",
@@ -278,6 +289,8 @@ fn overwrite_replaces_a_tournament_and_nothing_else() {
         "inproc:random",
         "--seed",
         "2",
+        "--seed-secret",
+        crate::support::SECRET,
         "-q",
         "--overwrite",
         "--entrant",

@@ -307,12 +307,14 @@ fn checkout(gate: &Path) -> tempfile::TempDir {
     dir
 }
 
-/// The unsharded run of the same bracket, for comparison.
+/// The unsharded run of the same bracket, for comparison, on the seed secret
+/// `submit.sh` made for the shards (so it runs after them).
 fn reference(checkout: &Path) -> PathBuf {
     let out = checkout.join("reference");
     run_ok(
         referee()
             .args(["tournament", "examples/sample-bracket.toml", "--quiet"])
+            .args(["--seed-secret-file", "results/seed-secret"])
             .arg("--out")
             .arg(&out)
             .current_dir(checkout),
@@ -346,6 +348,7 @@ fn deterministic(dir: &Path) -> BTreeMap<String, Vec<u8>> {
     let mut files = BTreeMap::new();
     for name in [
         "tournament.json",
+        "seed-secret",
         "journal.jsonl",
         "standings.json",
         "standings.csv",
@@ -369,7 +372,7 @@ fn deterministic(dir: &Path) -> BTreeMap<String, Vec<u8>> {
 fn assert_merged_equals(merged: &Path, reference: &Path) {
     let (m, r) = (deterministic(merged), deterministic(reference));
     // Four matchups of one duplicate set: 24 transcripts.
-    assert_eq!(r.len(), 4 + 24, "{:?}", r.keys());
+    assert_eq!(r.len(), 5 + 24, "{:?}", r.keys());
     assert_eq!(m.keys().collect::<Vec<_>>(), r.keys().collect::<Vec<_>>());
     for (name, bytes) in &r {
         if &m[name] != bytes {
@@ -416,10 +419,10 @@ fn slurm_example_merges_to_the_unsharded_run() {
     let _one = one_at_a_time();
     let gate = tempfile::tempdir().unwrap();
     let repo = checkout(&gate.path().join("never-created"));
-    let reference = reference(repo.path());
     let cluster = Cluster::start();
     let (array, merge) = submit(&cluster, repo.path(), None);
     cluster.wait_idle();
+    let reference = reference(repo.path());
     let merged = repo.path().join("results/merged");
     for k in 0..8 {
         assert_eq!(
@@ -443,7 +446,6 @@ fn slurm_lost_task_recovers_with_the_documented_command() {
     let waiting = gates.path().join("gate.waiting");
     let repo = checkout(&gate);
     let r = repo.path();
-    let reference = reference(r);
     let cluster = Cluster::start();
     std::fs::write(&gate, b"closed").unwrap();
     let (array, first_merge) = submit(&cluster, r, None);
@@ -488,8 +490,15 @@ fn slurm_lost_task_recovers_with_the_documented_command() {
         "{task_log}"
     );
     // The README's one recovery command.
+    let secret = std::fs::read(r.join("results/seed-secret")).unwrap();
     let (again, merge) = submit(&cluster, r, Some(&k));
     cluster.wait_idle();
+    assert_eq!(
+        std::fs::read(r.join("results/seed-secret")).unwrap(),
+        secret,
+        "a re-submission keeps the shards' secret"
+    );
+    let reference = reference(r);
     assert_eq!(cluster.state(&format!("{again}_{k}")), "COMPLETED");
     assert_eq!(cluster.state(&merge), "COMPLETED");
     assert_merged_equals(&merged, &reference);

@@ -19,11 +19,21 @@ fn scratch(name: &str) -> PathBuf {
 
 fn sprt(new: &str, base: &str, out: &Path) -> Command {
     let mut cmd = referee();
-    cmd.args(["sprt", "--new", new, "--base", base, "--seed", "18"])
-        // No bot may time out on a busy host: a fault would change the games.
-        .args(["--decision-ms", "10000", "--startup-ms", "60000"])
-        .arg("--out")
-        .arg(out);
+    cmd.args([
+        "sprt",
+        "--new",
+        new,
+        "--base",
+        base,
+        "--seed",
+        "18",
+        "--seed-secret",
+        crate::support::SECRET,
+    ])
+    // No bot may time out on a busy host: a fault would change the games.
+    .args(["--decision-ms", "10000", "--startup-ms", "60000"])
+    .arg("--out")
+    .arg(out);
     cmd
 }
 

@@ -42,7 +42,15 @@ fn duplicate_set(mode: &str, args: &[&str]) -> Set {
             "--entrant",
             "r=inproc:random",
         ])
-        .args(["--sets", "1", "--seed", "123456789", "--quiet"])
+        .args([
+            "--sets",
+            "1",
+            "--seed",
+            "123456789",
+            "--seed-secret",
+            crate::support::SECRET,
+            "--quiet",
+        ])
         .args(["--startup-ms", "20000", "--decision-ms", "10000"])
         .args(args)
         .arg("--out")

@@ -10,6 +10,10 @@ use std::process::{Command, Output};
 
 pub const REFEREE: &str = env!("CARGO_BIN_EXE_referee");
 
+/// A seed secret (`--seed-secret`) for the tests that compare two tournament
+/// runs byte for byte: a run given none draws its own, and deals other cards.
+pub const SECRET: &str = "5ec7e75ec7e75ec7e75ec7e75ec7e75ec7e75ec7e75ec7e75ec7e75ec7e75ec7";
+
 /// The repository root (sample bots live there).
 pub fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -297,16 +301,11 @@ pub fn refused(cmd: &mut Command) -> String {
     stderr
 }
 
-/// A four-entrant tournament into `out`, one table at a time, interrupted with
-/// SIGINT once its second table waits for the gated bot's hello: matchup 0
-/// (a, b, c, all in process) is complete, six games, and nothing after it is.
-/// Returns the referee's output (its exit status is the caller's to check).
-pub fn tournament_interrupted_after_matchup_0(out: &Path) -> Output {
-    let gate = PathBuf::from(format!("{}.gate", out.display()));
-    std::fs::write(&gate, b"closed").unwrap();
-    let waiting = PathBuf::from(format!("{}.waiting", gate.display()));
-    let child = referee()
-        .args(["tournament", "--jobs", "1", "--seed", "3", "-q"])
+/// The four-entrant tournament of [`tournament_interrupted_after_matchup_0`]
+/// into `out`: one table at a time, seed 3, `-q`, no seed secret given.
+pub fn four_entrants(out: &Path) -> Command {
+    let mut c = referee();
+    c.args(["tournament", "--jobs", "1", "--seed", "3", "-q"])
         .args([
             "--entrant",
             "a=inproc:random",
@@ -319,10 +318,37 @@ pub fn tournament_interrupted_after_matchup_0(out: &Path) -> Output {
             "g=python3 tests/tournament/gated_bot.py random",
         ])
         .args(["--startup-ms", "120000"])
+        .arg("--out")
+        .arg(out);
+    c
+}
+
+/// A four-entrant tournament into `out` ([`four_entrants`]), interrupted with
+/// SIGINT once its second table waits for the gated bot's hello: matchup 0
+/// (a, b, c, all in process) is complete, six games, and nothing after it is.
+/// Returns the referee's output (its exit status is the caller's to check).
+/// It deals from [`SECRET`], so that its resume can be compared with a run
+/// of its own.
+pub fn tournament_interrupted_after_matchup_0(out: &Path) -> Output {
+    interrupted_after_matchup_0(out, Some(SECRET))
+}
+
+/// [`tournament_interrupted_after_matchup_0`] on a secret the referee draws.
+pub fn tournament_interrupted_after_matchup_0_drawing(out: &Path) -> Output {
+    interrupted_after_matchup_0(out, None)
+}
+
+fn interrupted_after_matchup_0(out: &Path, secret: Option<&str>) -> Output {
+    let gate = PathBuf::from(format!("{}.gate", out.display()));
+    std::fs::write(&gate, b"closed").unwrap();
+    let waiting = PathBuf::from(format!("{}.waiting", gate.display()));
+    let mut c = four_entrants(out);
+    if let Some(secret) = secret {
+        c.args(["--seed-secret", secret]);
+    }
+    let child = c
         .arg("--bot-env")
         .arg(format!("SCHMIER_TEST_GATE={}", gate.display()))
-        .arg("--out")
-        .arg(out)
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()

@@ -386,6 +386,11 @@ impl Sandbox {
             if h != launch.dir && h.starts_with(&launch.dir) && h.is_dir() {
                 a.add(&[&"--tmpfs", &h]);
             }
+            // A hidden file (a tournament's --seed-secret-file) is covered by
+            // /dev/null, which Landlock then refuses to open there.
+            if h.starts_with(&launch.dir) && h.is_file() {
+                a.add(&[&"--ro-bind", &"/dev/null", &h]);
+            }
         }
         // Its own scratch, read-write, over the tmpfs that hides every bot's
         // scratch (the scratch folder is among `outputs`).

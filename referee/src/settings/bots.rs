@@ -3,7 +3,6 @@
 
 use anyhow::{bail, Context};
 
-use super::PolicyName;
 use crate::config::BotSpec;
 
 /// 64 random bits from the operating system, for a run that was not given a seed:
@@ -17,19 +16,24 @@ pub fn fresh_seed() -> anyhow::Result<u64> {
     Ok(u64::from_le_bytes(bytes))
 }
 
-/// Warns, on stderr and whatever `-q` says, that a competition was given its
-/// seed (`what`: `--seed`, or `seed` for one from a file). Any seed given may be
-/// one a person chose, and such seeds are few: a bot that searches them from its
-/// own first hand finds a 12-digit one in a tenth of a second, and then every
-/// hand and the stock. No threshold tells a chosen seed from a drawn one (an
-/// earlier one, 2^48, let `123456789123456789` pass), so every given seed is
-/// warned about; a lenient run (a bot author's own tests) is not.
-pub fn warn_given_seed(what: &str, seed: u64, policy: PolicyName) {
-    if policy == PolicyName::Competition {
+/// `referee play --sandbox --seed N`: warns once, on stderr and whatever `-q`
+/// says, that the match's deals follow from N alone. `--sandbox` is how a run
+/// says its bots are not trusted, and a seed a person chose is one a bot can
+/// search from its own first hand (a 12-digit one in a tenth of a second),
+/// then knowing every hand and the stock. No threshold tells a chosen seed
+/// from a drawn one (2^48 let `123456789123456789` pass), so every given seed
+/// is warned about there. Without `--sandbox` (a bot author's own runs and
+/// snapshot tests) nothing is said: unsandboxed bots can read far more than
+/// the seed. `tournament` and `sprt` never warn: they mix a secret into any
+/// seed (`tournament/seed_secret.rs`).
+pub fn warn_given_seed(seed: u64, sandboxed: bool) {
+    if sandboxed {
         eprintln!(
-            "referee: warning: {what} {seed} was given; a seed a person chose can be found \
-             from a bot's own hand; for a competition give no seed (the referee then \
-             draws 64 secret bits and prints them at the end)"
+            "referee: warning: --seed {seed}: every deal of this match follows from {seed} \
+             alone, and a bot that finds a seed a person chose from its own hand knows \
+             every hand; to play bots you do not trust, give no seed (64 bits are drawn \
+             and printed at the end) or play them with `referee tournament`, which mixes \
+             a secret into any seed"
         );
     }
 }

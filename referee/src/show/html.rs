@@ -33,9 +33,8 @@ const TEMPLATE: &str = include_str!("replay.html");
 /// The page's script and style: inlined in a page of its own, else shared.
 pub const SCRIPT: &str = include_str!("replay.js");
 pub const STYLE: &str = include_str!("replay.css");
-/// The shared files' names, beside the pages that use them.
-pub const SCRIPT_FILE: &str = "replay.js";
-pub const STYLE_FILE: &str = "replay.css";
+/// The shared files' names, beside the pages that use them (named in the layout).
+use crate::layout::tournament::{SCRIPT_FILE, STYLE_FILE};
 
 /// How a page is set in its surroundings.
 #[derive(Default)]

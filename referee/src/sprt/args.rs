@@ -10,7 +10,7 @@ use clap::Args;
 
 use super::gsprt::Hypotheses;
 use crate::config::BotSpec;
-use crate::settings::{fresh_seed, parse_bot, warn_given_seed, with_default, Merge, TableArgs};
+use crate::settings::{fresh_seed, parse_bot, with_default, Merge, TableArgs};
 use crate::tournament::args::table_spec;
 use crate::tournament::config::Entrant;
 use crate::tournament::format::Format;
@@ -70,10 +70,14 @@ pub struct SprtArgs {
     #[arg(long, value_name = "N")]
     pub jobs: Option<usize>,
 
-    /// Seed; every set's deal derives from it. Random if absent; kept in
-    /// --out (tournament.json, sprt.json).
+    /// Seed; every set's deal derives from it and a secret drawn at the
+    /// start (see --seed-secret), revealed with the verdict. Random if
+    /// absent; kept in --out (tournament.json, sprt.json).
     #[arg(long, value_name = "N")]
     pub seed: Option<u64>,
+
+    #[command(flatten)]
+    pub secret: crate::tournament::seed_secret::SecretArgs,
 
     /// Output directory. [default: schmier-out/sprt-SEED]
     #[arg(long, value_name = "DIR")]
@@ -152,13 +156,15 @@ impl SprtArgs {
                 out.display()
             );
         }
-        let table = table_spec(&table, &entrants, &out)?;
+        let secret = self.secret.choose(&out, self.resume, None, false)?;
+        let table = table_spec(&table, &entrants, &out, self.secret.file())?;
         Ok(SprtConfig {
             tournament: TournamentConfig {
                 entrants,
                 format: Format::RoundRobin,
                 sets: max_sets,
                 seed,
+                secret,
                 table,
                 out,
                 jobs,
@@ -218,14 +224,10 @@ impl SprtArgs {
         Ok(entrants)
     }
 
-    /// `--seed`, warned about under the competition policy (`--quiet` or
-    /// not), or a fresh one.
+    /// `--seed` (no warning: the seed secret keeps it from being enough), or
+    /// a fresh one.
     fn seed(&self) -> anyhow::Result<u64> {
-        let Some(seed) = self.seed else {
-            return fresh_seed();
-        };
-        warn_given_seed("--seed", seed, self.table.policy.name());
-        Ok(seed)
+        self.seed.map_or_else(fresh_seed, Ok)
     }
 
     /// The flags' hypotheses, else the folder's (`recorded`), else the defaults.

@@ -45,6 +45,11 @@ pub fn main(cfg: SprtConfig) -> anyhow::Result<ExitCode> {
             } else {
                 println!("{}", report.line());
                 println!(
+                    "seed {}, seed secret {}: every set's deal followed from both; `--seed {} \
+                     --seed-secret {}` deals them again",
+                    report.seed, report.seed_secret, report.seed, report.seed_secret
+                );
+                println!(
                     "files in {}/: sprt.json, sprt.html (the LLR chart), standings.json, games/",
                     dir.display()
                 );

@@ -7,7 +7,8 @@ use serde::Serialize;
 use super::args::SprtConfig;
 use super::gsprt::{Sequential, Verdict, MIN_SETS};
 
-pub const FORMAT: &str = "schmier-sprt/1";
+/// Version 2 added `seed_secret`, what every deal mixed with `seed`.
+pub const FORMAT: &str = "schmier-sprt/2";
 
 /// What the test measures, in words (also in the file).
 const MEASURE: &str =
@@ -20,6 +21,8 @@ pub struct Report {
     pub base: String,
     pub third: String,
     pub seed: u64,
+    /// The seed secret (`tournament/seed_secret.rs`), revealed with the verdict.
+    pub seed_secret: String,
     pub measure: &'static str,
     pub h0: f64,
     pub h1: f64,
@@ -66,6 +69,7 @@ impl Report {
             base: bot(1),
             third: bot(2),
             seed: t.seed,
+            seed_secret: t.secret.to_string(),
             measure: MEASURE,
             h0: h.h0,
             h1: h.h1,

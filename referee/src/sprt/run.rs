@@ -83,7 +83,7 @@ impl State {
 pub async fn run(cfg: &SprtConfig, cancel: &CancellationToken) -> anyhow::Result<Ended> {
     let t = &cfg.tournament;
     let dir = &t.out;
-    let schedule = matchups(3, &t.format, t.sets, t.seed);
+    let schedule = matchups(3, &t.format, t.sets, t.deal_seed());
     let manifest = Manifest {
         sprt: Some(cfg.hypotheses.record()),
         ..crate::tournament::run::manifest(t, &schedule)
@@ -268,6 +268,9 @@ fn finish(cfg: &SprtConfig, manifest: &Manifest, state: State) -> anyhow::Result
         .collect();
     let discarded = remove_games_after(dir, last)?;
     crate::tournament::finish(dir, manifest, &kept)?;
+    // The test is over: its deals may be known now (a later --resume with a
+    // larger --max-sets deals from this published secret; SECURITY.md).
+    crate::tournament::reveal(dir, manifest)?;
     let verdict = state
         .verdict
         .expect("play returns with a verdict or an error");
@@ -327,6 +330,7 @@ fn raise_max_sets(dir: &Path, manifest: &Manifest) -> anyhow::Result<()> {
     let same_test = Manifest {
         sets: manifest.sets,
         games: manifest.games,
+        revealed: false,
         ..old.clone()
     };
     if old.sets < manifest.sets && same_test == *manifest {

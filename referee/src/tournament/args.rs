@@ -18,8 +18,7 @@ use super::format::{Format, FormatName, Params, ROUNDS};
 use super::schedule::Shard;
 use crate::config::{BotSpec, Isolation, TableSpec};
 use crate::settings::{
-    choice_name, fresh_seed, sandbox_for, scratch_folder, warn_given_seed, with_default, Merge,
-    PolicyName, TableArgs,
+    choice_name, fresh_seed, sandbox_for, scratch_folder, with_default, Merge, TableArgs,
 };
 
 const FORMAT: FormatName = FormatName::RoundRobin;
@@ -61,10 +60,14 @@ pub struct TournamentArgs {
     #[arg(long, value_name = "N", help = with_default("Duplicate sets per matchup; a set is six games on one deal seed, the three entrants rotated through every arrangement of the team positions.", SETS))]
     pub sets: Option<u32>,
 
-    /// Tournament seed; every game's seed derives from it and the schedule.
-    /// Random, and printed, if absent.
+    /// Tournament seed; every game's seed derives from it, a secret drawn
+    /// at the start (see --seed-secret) and the schedule, so no bot can find
+    /// the deals from its hand whatever N is. Random if absent.
     #[arg(long, value_name = "N")]
     pub seed: Option<u64>,
+
+    #[command(flatten)]
+    pub secret: super::seed_secret::SecretArgs,
 
     /// Output directory. [default: schmier-out/tournament-SEED]
     #[arg(long, value_name = "DIR")]
@@ -149,7 +152,7 @@ impl TournamentArgs {
             bail!("--sets must be at least 1");
         }
         let quiet = table.output.quiet;
-        let seed = self.seed(file.seed, table.policy.name())?;
+        let seed = self.seed(file.seed)?;
         let jobs = self
             .jobs
             .or(file.jobs)
@@ -175,12 +178,15 @@ impl TournamentArgs {
         let page = self.page
             || file.page.unwrap_or(false)
             || (folder.is_some() && out.join(crate::layout::tournament::INDEX).is_file());
-        let spec = table_spec(&table, &entrants, &out)?;
+        let from = self.from.as_deref();
+        let secret = (self.secret).choose(&out, self.resume, from, shard.is_some())?;
+        let spec = table_spec(&table, &entrants, &out, self.secret.file())?;
         Ok(TournamentConfig {
             entrants,
             format,
             sets,
             seed,
+            secret,
             table: spec,
             out,
             jobs,
@@ -276,18 +282,12 @@ impl TournamentArgs {
     }
 
     /// The seed given (flag, then file), or 64 fresh random bits. A given one
-    /// is warned about in a competition, `--quiet` or not.
-    fn seed(&self, in_file: Option<u64>, policy: PolicyName) -> anyhow::Result<u64> {
-        let Some(seed) = self.seed.or(in_file) else {
-            return fresh_seed();
-        };
-        let what = if self.seed.is_some() {
-            "--seed"
-        } else {
-            "the file's seed"
-        };
-        warn_given_seed(what, seed, policy);
-        Ok(seed)
+    /// needs no warning: the seed secret keeps it from being enough.
+    fn seed(&self, in_file: Option<u64>) -> anyhow::Result<u64> {
+        match self.seed.or(in_file) {
+            Some(seed) => Ok(seed),
+            None => fresh_seed(),
+        }
     }
 
     fn shard(&self, file_shards: Option<u32>) -> anyhow::Result<Option<Shard>> {
@@ -320,6 +320,7 @@ pub(crate) fn table_spec(
     table: &TableArgs,
     entrants: &[Entrant],
     out: &Path,
+    secret_file: Option<&Path>,
 ) -> anyhow::Result<TableSpec> {
     let time = table.time.resolve(table.limits.max_line()?)?;
     let limits = table
@@ -333,6 +334,7 @@ pub(crate) fn table_spec(
         let bots = (entrants.iter()).map(|e| (format!("entrant {:?}", e.name), &e.bot));
         let mut hidden = vec![out];
         hidden.extend(scratch.as_deref());
+        hidden.extend(secret_file);
         Some(std::sync::Arc::new(sandbox_for(bots, &hidden, &env)?))
     } else {
         None

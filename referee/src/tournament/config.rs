@@ -21,7 +21,10 @@ pub struct TournamentConfig {
     pub entrants: Vec<Entrant>,
     pub format: Format,
     pub sets: u32,
+    /// The organiser's seed (`--seed`, or drawn).
     pub seed: u64,
+    /// Mixed into `seed` for every deal (`seed_secret.rs`).
+    pub secret: super::seed_secret::SeedSecret,
     /// What every table shares; the lineup is filled in per matchup.
     pub table: TableSpec,
     pub out: PathBuf,

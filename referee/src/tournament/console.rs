@@ -5,11 +5,14 @@ use std::path::PathBuf;
 
 use super::config::TournamentConfig;
 use super::events::{Event, Reporter, RoundPlan};
+use super::seed_secret::SeedSecret;
 use super::standings::Standings;
 
 pub struct Console {
     quiet: bool,
     out: PathBuf,
+    /// The organiser's seed, said with the secret at the end.
+    seed: u64,
     /// The command line that resumes this run, for the words on Ctrl-C.
     resume: String,
 }
@@ -19,11 +22,12 @@ impl Console {
         Console {
             quiet: cfg.quiet,
             out: cfg.out.clone(),
+            seed: cfg.seed,
             resume,
         }
     }
 
-    fn ended(&self, standings: &Standings, interrupted: bool) {
+    fn ended(&self, standings: &Standings, interrupted: bool, revealed: Option<&SeedSecret>) {
         if !interrupted {
             print!("{}", standings.table());
             println!(
@@ -31,6 +35,14 @@ impl Console {
                 standings.games,
                 self.out.display()
             );
+            // Said `--quiet` or not: it is what makes the results checkable.
+            if let Some(secret) = revealed {
+                let seed = self.seed;
+                println!(
+                    "seed {seed}, seed secret {secret}: every game's deal followed from both; \
+                     `--seed {seed} --seed-secret {secret}` deals them again"
+                );
+            }
             return;
         }
         if standings.games > 0 {
@@ -112,8 +124,9 @@ impl Reporter for Console {
             Event::Ended {
                 standings,
                 interrupted,
+                revealed,
                 ..
-            } => self.ended(standings, *interrupted),
+            } => self.ended(standings, *interrupted, *revealed),
             Event::RoundStarting(_) | Event::Oversubscribed { .. } | Event::Hint(_) => {
                 if !self.quiet {
                     self.chatter(event);

@@ -34,11 +34,20 @@ impl Manifest {
                 sides.theirs
             ));
         }
+        // Compared, never printed: a refused resume's message must not give
+        // away a secret still in use.
+        if self.seed_secret != other.seed_secret {
+            diffs.push(format!(
+                "the seed secret (--seed-secret): one {}, another {}",
+                sides.ours, sides.theirs
+            ));
+        }
         let mut a = serde_json::to_value(self).expect("manifests serialize");
         let mut b = serde_json::to_value(other).expect("manifests serialize");
         for v in [&mut a, &mut b] {
             if let Value::Object(o) = v {
                 o.remove("entrants");
+                o.remove("seed_secret");
                 // Follow from the format and entrants: named when those are.
                 o.remove("matchups");
                 o.remove("games");

@@ -88,6 +88,10 @@ pub enum Event<'a> {
         standings: &'a Standings,
         interrupted: bool,
         so_far: &'a BTreeMap<GameKey, GameOutcome>,
+        /// The seed secret, when this end is the tournament's and its
+        /// manifest now shows it (never a shard's, nor a round's with more
+        /// to come).
+        revealed: Option<&'a super::seed_secret::SeedSecret>,
     },
     /// The run failed after its directory was opened; the command says why.
     Failed {
@@ -169,6 +173,7 @@ mod tests {
         playing: Option<u64>,
         journaled: Vec<GameKey>,
         ended: Option<(u32, bool)>,
+        revealed: bool,
         wrong: Vec<String>,
     }
 
@@ -210,8 +215,12 @@ mod tests {
                 Event::Ended {
                     standings,
                     interrupted,
+                    revealed,
                     ..
-                } => s.ended = Some((standings.games, *interrupted)),
+                } => {
+                    s.ended = Some((standings.games, *interrupted));
+                    s.revealed = revealed.is_some();
+                }
                 _ => {}
             }
         }
@@ -262,5 +271,8 @@ mod tests {
         assert_eq!(told.len(), seen.journaled.len(), "each game told once");
         assert_eq!(told, journal.keys().copied().collect());
         assert_eq!(seen.ended, Some((journal.len() as u32, false)));
+        assert!(seen.revealed, "a whole tournament's end reveals its secret");
+        let m = crate::tournament::manifest::Manifest::read(&out).unwrap();
+        assert_eq!((m.revealed, m.seed_secret), (true, Some(cfg.secret)));
     }
 }

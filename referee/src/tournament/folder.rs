@@ -99,9 +99,9 @@ pub fn table_args(m: &Manifest, scale: Option<f64>) -> TableArgs {
                 .map(|m| m as f64 / 1000.0),
             max_line_bytes: Some(tc.max_line_bytes),
             stderr_cap: limits.map(|l| l.stderr_cap_bytes),
-            // Not recorded: the default (frozen when sandboxed, where the
-            // host can) applies again.
-            freeze_waiting: None,
+            // As played: frozen or not, whatever the host of the resume
+            // could do by default.
+            freeze_waiting: limits.map(|l| l.frozen_while_waiting),
         },
         output: Default::default(),
     }
@@ -199,6 +199,8 @@ mod tests {
             let first = manifest(&config(&args).unwrap());
             std::fs::create_dir_all(&out).unwrap();
             std::fs::write(dir.path().join("t/tournament.json"), first.bytes()).unwrap();
+            let secret = first.seed_secret.expect("a new tournament draws a secret");
+            crate::tournament::seed_secret::store(&dir.path().join("t"), &secret).unwrap();
             let mut resume = vec!["--resume", "--out", &out];
             // A time scale given again applies to nothing the folder gives.
             if flags.contains(&"--time-scale") {

@@ -147,8 +147,8 @@ fn is_last(bytes: &[u8], end: Option<usize>) -> bool {
 }
 
 /// After a run into the new folder `dir` failed before any game was journaled:
-/// removes what it made — the manifest, the empty journal, empty logs and the
-/// empty folders — so the folder does not hold a tournament a corrected rerun
+/// removes what it made — the manifest, its seed secret, the empty journal,
+/// empty logs and the empty folders — so the folder does not hold a tournament a corrected rerun
 /// would have to match. Anything else (a game's transcript, a log with content,
 /// a stranger's file) stays, and with it the folders that hold it.
 pub fn discard_unplayed(dir: &Path) {
@@ -158,6 +158,7 @@ pub fn discard_unplayed(dir: &Path) {
     }
     let _ = std::fs::remove_file(journal);
     let _ = std::fs::remove_file(dir.join(MANIFEST));
+    let _ = std::fs::remove_file(dir.join(crate::layout::tournament::SEED_SECRET));
     remove_empty(dir);
 }
 

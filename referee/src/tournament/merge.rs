@@ -36,9 +36,30 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> anyhow::Result<Standings> {
         super::copy_game(games.source[key], out, &o.transcript)?;
     }
     let manifest = &shards.manifest;
+    // The secret the shards dealt from (the same in each, as checked), kept
+    // as an unsharded run keeps it.
+    if let Some(secret) = &manifest.seed_secret {
+        super::seed_secret::store(out, secret)?;
+    }
     let manifest_path = out.join(crate::layout::tournament::MANIFEST);
     crate::safe_create::write_atomic(&manifest_path, &manifest.bytes())?;
-    super::finish(out, manifest, &games.outcomes)
+    let standings = super::finish(out, manifest, &games.outcomes)?;
+    if over(manifest, &games.outcomes) {
+        super::reveal(out, manifest)?;
+    }
+    Ok(standings)
+}
+
+/// Whether the merged games end the tournament: always for a format played
+/// in one go; for knockout and Swiss, when no round follows the last merged.
+fn over(manifest: &Manifest, outcomes: &BTreeMap<GameKey, GameOutcome>) -> bool {
+    if !manifest.format.by_rounds() {
+        return true;
+    }
+    let last = outcomes.keys().map(|k| k.round).max().unwrap_or(1);
+    let results: Vec<GameResult> = outcomes.values().map(|o| o.result()).collect();
+    let (n, m) = (manifest.entrants.len(), manifest);
+    round(n, &m.format, m.sets, m.deal_seed(), last + 1, &results).is_none()
 }
 
 /// The shard directories of one tournament, every one of them present once.
@@ -195,7 +216,7 @@ impl Schedule {
         let (n, format) = (manifest.entrants.len(), &manifest.format);
         if !format.by_rounds() {
             return Ok(Schedule {
-                last: matchups(n, format, manifest.sets, manifest.seed),
+                last: matchups(n, format, manifest.sets, manifest.deal_seed()),
                 earlier: Vec::new(),
             });
         }
@@ -210,8 +231,8 @@ impl Schedule {
                 .filter(|o| o.round < r)
                 .map(|o| o.result())
                 .collect();
-            let ms =
-                round(n, format, manifest.sets, manifest.seed, r, &before).with_context(|| {
+            let ms = round(n, format, manifest.sets, manifest.deal_seed(), r, &before)
+                .with_context(|| {
                     format!("failed to merge: the tournament was over before round {r}")
                 })?;
             if r < last_round {

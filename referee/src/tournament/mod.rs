@@ -14,6 +14,8 @@
 //! - `outcome.rs`: the figures kept of a finished game, read from its transcript.
 //! - `journal.rs`: `journal.jsonl`, appended and fsynced per game; `--resume`.
 //! - `manifest.rs`: `tournament.json`, what the tournament in a directory is.
+//! - `seed_secret.rs`: the secret mixed into `--seed` so no bot can find the
+//!   deals from its hand; where a run's secret comes from, where it is kept.
 //! - `standings.rs`: standings, intervals and ratings and how they rank;
 //!   `standings_render.rs`: them as JSON, CSV and a console table.
 //! - `startcheck.rs`: every entrant started once, before the first game.
@@ -60,6 +62,7 @@ mod properties;
 pub mod rating;
 pub(crate) mod run;
 pub mod schedule;
+pub mod seed_secret;
 pub mod standings;
 mod standings_render;
 pub(crate) mod startcheck;
@@ -103,6 +106,17 @@ fn copy_game(from: &Path, to: &Path, transcript: &str) -> anyhow::Result<()> {
         write_atomic(&dst, &bytes)?;
     }
     Ok(())
+}
+
+/// A tournament over: its manifest rewritten to show the seed secret, so
+/// that anyone can deal its games again (`seed_secret.rs`).
+pub(crate) fn reveal(dir: &Path, manifest: &manifest::Manifest) -> anyhow::Result<()> {
+    let revealed = manifest::Manifest {
+        revealed: true,
+        ..manifest.clone()
+    };
+    let path = dir.join(crate::layout::tournament::MANIFEST);
+    Ok(write_atomic(&path, &revealed.bytes())?)
 }
 
 /// The end of a complete tournament (or merge): the journal in schedule order,

@@ -59,6 +59,10 @@ pub(crate) fn prepare(
     }
     std::fs::create_dir_all(crate::layout::tournament::games(dir))
         .with_context(|| format!("failed to create {}", dir.display()))?;
+    // The secret first: no manifest is ever without it.
+    if let Some(secret) = &manifest.seed_secret {
+        super::seed_secret::store(dir, secret)?;
+    }
     Ok(crate::safe_create::write_atomic(
         &dir.join(MANIFEST),
         &manifest.bytes(),

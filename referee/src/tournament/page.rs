@@ -72,7 +72,7 @@ impl LivePage {
             true => None,
             false => {
                 let m = manifest;
-                let all = format::matchups(m.entrants.len(), &m.format, m.sets, m.seed);
+                let all = format::matchups(m.entrants.len(), &m.format, m.sets, m.deal_seed());
                 Some(
                     all.iter()
                         .filter(|m| holds(m))
@@ -521,7 +521,7 @@ fn round(
     // only its own, so there they come from the schedule (the rounds before
     // are complete in a shard's folder).
     let all = match m.shard {
-        Some(_) => format::round(n, &m.format, m.sets, m.seed, r, &before)
+        Some(_) => format::round(n, &m.format, m.sets, m.deal_seed(), r, &before)
             .map(|ms| ms.iter().map(|m| m.entrants).collect()),
         None => None,
     };

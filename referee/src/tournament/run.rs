@@ -57,6 +57,8 @@ pub fn manifest(cfg: &TournamentConfig, schedule: &[Matchup]) -> Manifest {
         matchups: schedule.len() as u32,
         games: schedule.iter().map(|m| m.games()).sum(),
         shard: cfg.shard,
+        seed_secret: Some(cfg.secret),
+        revealed: false,
     }
 }
 
@@ -67,7 +69,7 @@ pub async fn run(
     cancel: &CancellationToken,
     reporter: Arc<dyn Reporter>,
 ) -> anyhow::Result<Ended> {
-    let one_round = matchups(cfg.entrants.len(), &cfg.format, cfg.sets, cfg.seed);
+    let one_round = matchups(cfg.entrants.len(), &cfg.format, cfg.sets, cfg.deal_seed());
     let manifest = manifest(cfg, &one_round);
     let Some((journal, outcomes)) = open(cfg, &manifest, cancel, &*reporter).await? else {
         let none = BTreeMap::new();
@@ -76,6 +78,7 @@ pub async fn run(
             standings: &standings,
             interrupted: true,
             so_far: &none,
+            revealed: None,
         });
         return Ok(Ended::Interrupted(standings));
     };
@@ -89,6 +92,7 @@ pub async fn run(
         reporter: &reporter,
         journal,
         outcomes,
+        revealed: false,
     };
     let ended = run.rounds(&manifest, &one_round).await;
     let so_far = &run.outcomes;
@@ -97,11 +101,13 @@ pub async fn run(
             standings,
             interrupted: false,
             so_far,
+            revealed: run.revealed.then_some(&cfg.secret),
         }),
         Ok(Ended::Interrupted(standings)) => reporter.report(&Event::Ended {
             standings,
             interrupted: true,
             so_far,
+            revealed: None,
         }),
         Err(_) => reporter.report(&Event::Failed { so_far }),
     }
@@ -142,12 +148,14 @@ async fn open(
 }
 
 /// After the last round: every journaled game is in the schedule, and the
-/// standings are written (those of an interrupted run are superseded).
+/// standings are written (those of an interrupted run are superseded); if
+/// the tournament is over (`reveal`), its manifest now shows the seed secret.
 fn complete(
     dir: &Path,
     manifest: &Manifest,
     known: &BTreeSet<GameKey>,
     outcomes: &BTreeMap<GameKey, GameOutcome>,
+    reveal: bool,
 ) -> anyhow::Result<Standings> {
     if let Some(stray) = outcomes.keys().find(|k| !known.contains(k)) {
         bail!(
@@ -159,6 +167,9 @@ fn complete(
         );
     }
     let standings = super::finish(dir, manifest, outcomes)?;
+    if reveal {
+        super::reveal(dir, manifest)?;
+    }
     let partial = dir.join(PARTIAL_STANDINGS);
     match std::fs::remove_file(&partial) {
         Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
@@ -208,6 +219,8 @@ struct Coordinator<'a> {
     reporter: &'a Arc<dyn Reporter>,
     journal: Journal,
     outcomes: BTreeMap<GameKey, GameOutcome>,
+    /// Set when the run ended the tournament and revealed its seed secret.
+    revealed: bool,
 }
 
 impl Coordinator<'_> {
@@ -226,6 +239,9 @@ impl Coordinator<'_> {
         let by_rounds = cfg.format.by_rounds();
         let mut known: BTreeSet<GameKey> = BTreeSet::new();
         let mut r = u32::from(by_rounds);
+        // Whether the tournament is over when the loop ends (not only this
+        // run's --round).
+        let mut over = true;
         loop {
             let ms = match by_rounds {
                 true => match self.next_round(r)? {
@@ -265,11 +281,26 @@ impl Coordinator<'_> {
                     .report(&Event::RoundFinished { round, description });
             }
             if !by_rounds || cfg.round == Some(r) {
+                over = !by_rounds || self.decided_after(r);
                 break;
             }
             r += 1;
         }
-        complete(&cfg.out, manifest, &known, &self.outcomes).map(Ended::Complete)
+        // A shard's end is not the tournament's: the others still deal.
+        self.revealed = over && cfg.shard.is_none();
+        let (dir, outcomes) = (&cfg.out, &self.outcomes);
+        complete(dir, manifest, &known, outcomes, self.revealed).map(Ended::Complete)
+    }
+
+    /// Whether a format played by rounds has no round after `r`.
+    fn decided_after(&self, r: u32) -> bool {
+        let cfg = self.cfg;
+        let results: Vec<GameResult> = (self.outcomes.values())
+            .filter(|o| o.round <= r)
+            .map(|o| o.result())
+            .collect();
+        let (n, seed) = (cfg.entrants.len(), cfg.deal_seed());
+        round(n, &cfg.format, cfg.sets, seed, r + 1, &results).is_none()
     }
 
     /// Round `r` of a format played by rounds, from the results before it;
@@ -281,7 +312,7 @@ impl Coordinator<'_> {
             .map(|o| o.result())
             .collect();
         let n = cfg.entrants.len();
-        if let Some(ms) = round(n, &cfg.format, cfg.sets, cfg.seed, r, &before) {
+        if let Some(ms) = round(n, &cfg.format, cfg.sets, cfg.deal_seed(), r, &before) {
             return Ok(Some(ms));
         }
         if let Some(want) = cfg.round.filter(|&want| want >= r) {
