@@ -16,9 +16,9 @@ use super::schedule::Shard;
 use crate::config::{BotSpec, Isolation, TableSpec};
 use crate::settings::suggest;
 use crate::settings::{
-    choice_name, fresh_seed, parse_bot, sandbox_for, scratch_folder, warn_given_seed, with_default,
-    ChannelArgs, IsolationArgs, LimitArgs, Merge, OutputArgs, PolicyArgs, PolicyName, RulesArgs,
-    TableArgs, TimeArgs,
+    choice_name, fresh_seed, parse_bot, sandbox_for, warn_given_seed, with_default, ChannelArgs,
+    IsolationArgs, LimitArgs, Merge, OutputArgs, PolicyArgs, PolicyName, RulesArgs, TableArgs,
+    TimeArgs,
 };
 
 const FORMAT: FormatName = FormatName::RoundRobin;
@@ -463,14 +463,17 @@ pub(crate) fn table_spec(
         .limits
         .resolve(time.clock, table.isolation.sandbox())?;
     let env = table.isolation.env()?;
-    let scratch = (table.isolation.scratch.as_deref())
-        .map(|s| scratch_folder(s, &[out]))
-        .transpose()?;
+    let scratch = table.isolation.scratch_folder(&[out])?;
     let sandbox = if table.isolation.sandbox() {
         let bots = (entrants.iter()).map(|e| (format!("entrant {:?}", e.name), &e.bot));
         let mut hidden = vec![out];
         hidden.extend(scratch.as_deref());
-        Some(std::sync::Arc::new(sandbox_for(bots, &hidden, &env)?))
+        Some(std::sync::Arc::new(sandbox_for(
+            bots,
+            &hidden,
+            &env,
+            table.isolation.scratch_bytes()?,
+        )?))
     } else {
         None
     };
