@@ -448,6 +448,49 @@ fn spams_stale_replies_and_draws_one_fault_per_request_at_most() {
     );
 }
 
+/// Twenty stale lines of 60 KB before every reply (issue 27): each request
+/// draws its one `stale` fault and nothing else; the right reply after the spam
+/// is still taken every time (no timeout, no other fault), and the game is the
+/// one the same bot plays without the spam.
+#[test]
+fn spams_60_kb_stale_lines_and_every_right_reply_is_still_taken() {
+    let lenient = ["--policy", "lenient"];
+    let (done, faults) = hostile("stale-spam PAD=60000 LINES=20", &lenient);
+    let (honest, _) = hostile("instant", &lenient);
+    let asked: Vec<u64> = std::fs::read_to_string(done.dir.join("timings/game-0001.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .filter(|t| t["seat"] == 1)
+        .map(|t| t["request"].as_u64().unwrap())
+        .collect();
+    let stale: Vec<u64> = faults
+        .iter()
+        .map(|f| {
+            assert_eq!(
+                (&f["fault"], &f["replaced"]),
+                (&"stale".into(), &false.into()),
+                "{f}"
+            );
+            f["request"].as_u64().unwrap()
+        })
+        .collect();
+    assert_eq!(
+        stale, asked,
+        "one stale fault for each request of seat 1, no other"
+    );
+    let plays = |d: &Done| -> Vec<serde_json::Value> {
+        (d.lines(1).into_iter())
+            .filter(|l| l["type"] != "fault" && l["type"] != "header")
+            .collect()
+    };
+    assert_eq!(
+        plays(&done),
+        plays(&honest),
+        "every decision is the bot's own reply"
+    );
+}
+
 #[test]
 fn replies_before_being_asked() {
     let (_, faults) = hostile("preempt", &[]);

@@ -58,7 +58,9 @@ const READ_BYTES: usize = 64 * 1024;
 const SHARE_LINE: usize = 16 * 1024;
 
 /// Reads `src` until end of file, sending each line to `tx`. Memory stays bounded
-/// by `max_line` plus one read buffer plus the channel whatever the bot writes, and
+/// by `max_line` plus one read buffer plus the channel whatever the bot writes
+/// (a line the channel holds as a slice keeps its read buffer, of at most
+/// `max_line` plus 128 KiB, alive until the table drops it), and
 /// reading never stops for long: when the channel is full (a bot printing hundreds
 /// of lines nobody asked for), further lines are dropped, not waited on (nor
 /// copied), so the bot never blocks on a full pipe for good. Only end of file is
