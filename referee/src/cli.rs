@@ -9,7 +9,7 @@ use clap::{Args, Parser, Subcommand};
 
 use crate::config::{BotSpec, Isolation, Output, PlayConfig, TableSpec};
 use crate::settings::{
-    fresh_seed, parse_bot, sandbox_for, scratch_folder, warn_given_seed, DeliveryName, TableArgs,
+    fresh_seed, parse_bot, sandbox_for, warn_given_seed, DeliveryName, TableArgs,
 };
 
 #[derive(Parser, Debug)]
@@ -481,9 +481,7 @@ impl PlayArgs {
         let env = self.table.isolation.env()?;
         // Where transcripts, timings and logs go: never shown to a bot.
         let out_dir = output.folder();
-        let scratch = (self.table.isolation.scratch.as_deref())
-            .map(|s| scratch_folder(s, &[&out_dir, &output.stderr_dir()]))
-            .transpose()?;
+        let scratch = (self.table.isolation).scratch_folder(&[&out_dir, &output.stderr_dir()])?;
         let sandbox = if self.table.isolation.sandbox() {
             let bots =
                 (lineup.iter().enumerate()).map(|(seat, spec)| (format!("seat {seat}"), spec));
@@ -491,7 +489,7 @@ impl PlayArgs {
             let stderr_dir = output.stderr_dir();
             hidden.push(&stderr_dir);
             hidden.extend(scratch.as_deref());
-            let sandbox = sandbox_for(bots, &hidden, &env)?;
+            let sandbox = sandbox_for(bots, &hidden, &env, self.table.isolation.scratch_bytes()?)?;
             Some(std::sync::Arc::new(sandbox))
         } else {
             None

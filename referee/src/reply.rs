@@ -25,8 +25,9 @@ pub enum Reply {
 /// a parse of each (a 60 KB stale line is read at the bot's cost of a copy):
 /// a line that opens as a reply naming another request (`{"type":"reply",
 /// "id":N`, JSON spaces allowed) is that request's, unread past its id; and once
-/// the request has had a stale reply, a line that does not name its id as
-/// `"id":ID` anywhere is taken for one more stale reply, unread.
+/// the request has had a stale reply, such a line is not even checked for UTF-8
+/// (its opening is all that is read of it), and a line that does not name the
+/// request's id as `"id":ID` anywhere is taken for one more stale reply, unread.
 pub fn read_reply(
     bytes: &[u8],
     id: u64,
@@ -34,8 +35,13 @@ pub fn read_reply(
     game: &Game,
     after_stale: bool,
 ) -> Reply {
-    if after_stale && !names_id(bytes, id) {
-        return Reply::Unread;
+    if after_stale {
+        if let Some(other) = opening_id(bytes).filter(|&other| other != id) {
+            return Reply::Other(other);
+        }
+        if !names_id(bytes, id) {
+            return Reply::Unread;
+        }
     }
     // Checked first (a pass far cheaper than a parse): invalid UTF-8 is
     // `malformed` whatever the line opens with.
@@ -222,6 +228,30 @@ mod tests {
                 5,
                 true
             ),
+            "other 15"
+        );
+    }
+
+    /// After a stale reply, a line that opens as another request's reply is
+    /// known by its opening alone: named (so a late reply among the spam is
+    /// still told apart), neither searched for the pending id nor checked for
+    /// UTF-8, however long; before it, invalid UTF-8 is `malformed` as ever.
+    #[test]
+    fn after_a_stale_reply_a_line_opening_with_another_id_is_read_no_further() {
+        let (game, _) = Game::new(5, RulesConfig::default());
+        let decision = Decision::Bid;
+        let mut line = br#"{"type":"reply","id":12,"pad":""#.to_vec();
+        line.extend(std::iter::repeat_n(0xff, 60_000));
+        line.extend(br#"","id":5}"#);
+        let read = |after_stale| match read_reply(&line, 5, decision, &game, after_stale) {
+            Reply::Other(n) => format!("other {n}"),
+            Reply::Fault(f) => format!("{:?}", f.kind),
+            _ => "something else".into(),
+        };
+        assert_eq!(read(true), "other 12");
+        assert_eq!(read(false), "Malformed");
+        assert_eq!(
+            self::read(r#"{"type":"reply","id":15,"action":"pass"}"#, 5, true),
             "other 15"
         );
     }

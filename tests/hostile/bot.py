@@ -56,6 +56,27 @@ def hang():
         time.sleep(3600)
 
 
+def fill_scratch(game):
+    """Writes 1 MiB files to $SCHMIER_SCRATCH until a write fails (or MB
+    megabytes, 100 by default), and says on stderr how far it got and how it
+    stopped: `FILL game G wrote N ERRNO` (`ok` if nothing stopped it)."""
+    import errno
+    scratch = os.environ["SCHMIER_SCRATCH"]
+    chunk, wrote, how = b"s" * (1 << 20), 0, "ok"
+    for i in range(int(SETTINGS.get("MB", "100"))):
+        try:
+            with open(os.path.join(scratch, f"fill-{game}-{i}"), "wb") as f:
+                f.write(chunk)
+                f.flush()
+                os.fsync(f.fileno())
+            wrote += len(chunk)
+        except OSError as e:
+            how = errno.errorcode.get(e.errno, str(e.errno))
+            break
+    sys.stderr.write(f"FILL game {game} wrote {wrote} {how}\n")
+    sys.stderr.flush()
+
+
 def main():
     if MODE == "exit-at-start":
         sys.exit(3)
@@ -82,6 +103,8 @@ def main():
         kind = msg.get("type")
         if kind == "game_start":
             games += 1
+            if MODE == "fill-scratch":
+                fill_scratch(games)
         if kind == "hello":
             if MODE == "wrong-protocol":
                 send({"type": "hello", "name": "old", "protocol": "schmier/0"})

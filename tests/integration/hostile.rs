@@ -448,6 +448,50 @@ fn spams_stale_replies_and_draws_one_fault_per_request_at_most() {
     );
 }
 
+/// Twenty stale lines of 60 KB before every reply (issue 27): each request
+/// draws its one `stale` fault and nothing else; the right reply after the spam
+/// is still taken every time (no timeout, no other fault), and the game is the
+/// one the same bot plays without the spam.
+#[test]
+fn spams_60_kb_stale_lines_and_every_right_reply_is_still_taken() {
+    let lenient = ["--policy", "lenient"];
+    let (done, faults) = hostile("stale-spam PAD=60000 LINES=20", &lenient);
+    let (honest, _) = hostile("instant", &lenient);
+    let asked: Vec<u64> = std::fs::read_to_string(done.dir.join("timings/game-0001.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .filter(|t| t["seat"] == 1)
+        .map(|t| t["request"].as_u64().unwrap())
+        .collect();
+    let stale: Vec<u64> = faults
+        .iter()
+        .map(|f| {
+            assert_eq!(
+                (&f["fault"], &f["replaced"]),
+                (&"stale".into(), &false.into()),
+                "{f}"
+            );
+            f["request"].as_u64().unwrap()
+        })
+        .collect();
+    assert_eq!(
+        stale, asked,
+        "one stale fault for each request of seat 1, no other"
+    );
+    let plays = |d: &Done| -> Vec<serde_json::Value> {
+        (d.lines(1).into_iter())
+            // The result differs in its fault count only.
+            .filter(|l| !["fault", "header", "result"].contains(&l["type"].as_str().unwrap()))
+            .collect()
+    };
+    assert_eq!(
+        plays(&done),
+        plays(&honest),
+        "every decision is the bot's own reply"
+    );
+}
+
 #[test]
 fn replies_before_being_asked() {
     let (_, faults) = hostile("preempt", &[]);
@@ -526,4 +570,126 @@ fn a_crashed_bot_is_restarted_for_the_next_game() {
         );
     }
     assert!(done.dir.join("stderr/player1.restart1.log").exists());
+}
+
+/// A filesystem of 64 MiB of the test's own (a tmpfs the test mounts, as
+/// root), unmounted when dropped: a small disk a bot can fill.
+struct SmallDisk(tempfile::TempDir);
+
+impl SmallDisk {
+    /// `None` (the caller skips) where the test is not root.
+    fn mount() -> Option<SmallDisk> {
+        if !nix::unistd::geteuid().is_root() {
+            return None;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let mounted = std::process::Command::new("mount")
+            .args(["-t", "tmpfs", "-o", "size=64m,mode=0755", "tmpfs"])
+            .arg(dir.path())
+            .status()
+            .unwrap();
+        assert!(
+            mounted.success(),
+            "mount a tmpfs at {}",
+            dir.path().display()
+        );
+        Some(SmallDisk(dir))
+    }
+
+    fn path(&self) -> &std::path::Path {
+        self.0.path()
+    }
+}
+
+impl Drop for SmallDisk {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("umount")
+            .arg(self.0.path())
+            .status();
+    }
+}
+
+/// Three games of a match on `disk`, transcripts and `--scratch` both on it,
+/// with `tests/hostile/bot.py fill-scratch` in seat 1 (it fills its scratch
+/// at every game's start): the referee's output, and what is left of the
+/// bot's scratch folder on the disk, in bytes.
+fn fill_scratch_on(disk: &SmallDisk, extra: &[&str]) -> (std::process::Output, u64) {
+    let token = tag("fill-scratch");
+    let scratch = disk.path().join("scratch");
+    let output = crate::support::referee()
+        .args(["play", "--seed", "17", "--games", "3"])
+        .args(["--team", "inproc:heuristic", "--team", "inproc:random"])
+        .args(["--team", "inproc:random", "--decision-ms", NEVER_REACHED_MS])
+        .args(["--startup-ms", "20000", "--seat"])
+        .arg(format!(
+            "1=python3 tests/hostile/bot.py fill-scratch --tag {token}"
+        ))
+        .arg("--scratch")
+        .arg(&scratch)
+        .arg("--transcript")
+        .arg(disk.path().join("out"))
+        .args(extra)
+        .output()
+        .unwrap();
+    assert!(
+        processes_with(&token).is_empty(),
+        "the bot outlived the referee"
+    );
+    let left = std::fs::read_dir(scratch.join("player1"))
+        .map(|files| files.map(|f| f.unwrap().metadata().unwrap().len()).sum())
+        .unwrap_or(0);
+    (output, left)
+}
+
+/// Issue 27: a bot that fills its `--scratch` filled the filesystem the
+/// transcripts are written to, and every game of the match was lost. Sandboxed,
+/// its `/scratch` is a tmpfs of `--scratch-mb` of its own: the bot meets
+/// `ENOSPC` there, the shared 64 MiB disk keeps its room, and all three
+/// transcripts are written whole. Unsandboxed the same bot is bounded only by
+/// that disk (which shows the disk is small enough to fill).
+#[test]
+fn fills_its_scratch_and_every_transcript_is_kept_in_the_sandbox() {
+    let (Some(open_disk), Some(boxed_disk)) = (SmallDisk::mount(), SmallDisk::mount()) else {
+        crate::support::skip("mounting a 64 MiB tmpfs needs root");
+        return;
+    };
+    let (_, open_left) = fill_scratch_on(&open_disk, &[]);
+    assert!(
+        open_left > 32 << 20,
+        "unsandboxed the bot wrote only {open_left} bytes to the shared disk"
+    );
+    let (boxed, boxed_left) = fill_scratch_on(&boxed_disk, &["--sandbox", "--scratch-mb", "16"]);
+    let err = String::from_utf8_lossy(&boxed.stderr);
+    assert!(boxed.status.success(), "{err}");
+    assert_eq!(
+        boxed_left, 0,
+        "nothing the sandboxed bot wrote reached the disk"
+    );
+    let out = boxed_disk.path().join("out");
+    for game in 1..=3 {
+        let transcript = out.join(format!("game-{game:04}.jsonl"));
+        let v = verify(&[&transcript]);
+        assert!(
+            v.status.success(),
+            "game {game}: {}{}",
+            String::from_utf8_lossy(&v.stdout),
+            String::from_utf8_lossy(&v.stderr)
+        );
+    }
+    // What the bot met, from its log: ENOSPC within its own 16 MiB in game 1,
+    // and at once in the games after (its process, and scratch, are kept for
+    // the match).
+    let log = std::fs::read_to_string(out.join("stderr/player1.log")).unwrap();
+    let fills: Vec<(u64, String)> = log
+        .lines()
+        .filter_map(|l| l.strip_prefix("FILL game "))
+        .map(|l| {
+            let w: Vec<&str> = l.split(' ').collect();
+            (w[2].parse().unwrap(), w[3].to_owned())
+        })
+        .collect();
+    assert_eq!(fills.len(), 3, "{log}");
+    assert!(fills.iter().all(|(_, how)| how == "ENOSPC"), "{fills:?}");
+    assert!((8 << 20..=16 << 20).contains(&fills[0].0), "{fills:?}");
+    assert!(fills[1..].iter().all(|(wrote, _)| *wrote == 0), "{fills:?}");
 }

@@ -181,7 +181,9 @@ mod tests {
         let mut seen = Vec::new();
         loop {
             match channel.next_line(guard()).await.expect("within the guard") {
-                Incoming::Line { bytes, .. } => seen.push(String::from_utf8(bytes).unwrap()),
+                Incoming::Line { bytes, .. } => {
+                    seen.push(String::from_utf8(bytes.to_vec()).unwrap())
+                }
                 Incoming::Eof { .. } => break,
                 other => panic!("unexpected {other:?}"),
             }

@@ -5,9 +5,15 @@
 //! is a fault to report, not a stream error that ends reading), an oversized line
 //! reported *and skipped* while reading goes on, and the arrival instant of each
 //! newline for the clock.
+//!
+//! What a line costs the referee is one read from the pipe and one search for
+//! its newline: the bytes are read into one buffer, and a long line (a 60 KB
+//! stale reply) is handed over as a slice of that buffer, never copied; only
+//! short lines are copied out, so that none of them keeps a whole buffer alive.
 
 use std::time::Duration;
 
+use bytes::{Bytes, BytesMut};
 use tokio::io::AsyncReadExt;
 use tokio::sync::mpsc;
 use tokio::time::Instant;
@@ -18,7 +24,7 @@ use super::pipe::Source;
 #[derive(Debug)]
 pub enum Incoming {
     /// A complete line, without its `\n` (and without a trailing `\r`).
-    Line { bytes: Vec<u8>, at: Instant },
+    Line { bytes: Bytes, at: Instant },
     /// A line longer than the cap, reported as soon as the cap is passed (not when
     /// the line ends: it may never end). `len` is how much had arrived by then; the
     /// rest of the line up to its newline is dropped without further reports.
@@ -43,19 +49,28 @@ pub const READ_PAUSE: Duration = Duration::from_millis(10);
 pub const IDLE_READS: u32 = 16;
 /// The shortest line that counts as progress: a minimal reply is 35 bytes.
 const USEFUL_LINE: usize = 32;
+/// Room for one read: a pipe's default capacity.
+const READ_BYTES: usize = 64 * 1024;
+/// Lines shorter than this are copied out of the read buffer (a reply is about
+/// 50 bytes); longer ones are handed over as a slice of it. A slice keeps its
+/// buffer alive until the table drops it, so each buffer a line keeps alive
+/// holds at least this much of the line.
+const SHARE_LINE: usize = 16 * 1024;
 
 /// Reads `src` until end of file, sending each line to `tx`. Memory stays bounded
-/// by `max_line` plus one read buffer plus the channel whatever the bot writes, and
+/// by `max_line` plus one read buffer plus the channel whatever the bot writes
+/// (a line the channel holds as a slice keeps its read buffer, of at most
+/// `max_line` plus 128 KiB, alive until the table drops it), and
 /// reading never stops for long: when the channel is full (a bot printing hundreds
 /// of lines nobody asked for), further lines are dropped, not waited on (nor
 /// copied), so the bot never blocks on a full pipe for good. Only end of file is
 /// always delivered.
 pub async fn read_lines<R: Source>(mut src: R, max_line: usize, tx: mpsc::Sender<Incoming>) {
     let mut splitter = Splitter::new(max_line);
-    let mut buf = vec![0u8; 64 * 1024];
     let mut window = (Instant::now(), 0u32);
     loop {
-        let n = match src.read(&mut buf).await {
+        splitter.make_room();
+        let n = match src.read_buf(&mut splitter.buf).await {
             Ok(0) => {
                 let at = Instant::now();
                 if let Some(bytes) = splitter.rest() {
@@ -63,6 +78,10 @@ pub async fn read_lines<R: Source>(mut src: R, max_line: usize, tx: mpsc::Sender
                     let _ = tx.send(Incoming::Line { bytes, at }).await;
                 }
                 let _ = tx.send(Incoming::Eof { at }).await;
+                tracing::trace!(
+                    "stdout ended; {} bytes of short lines copied",
+                    splitter.copied
+                );
                 return;
             }
             Ok(n) => n,
@@ -78,7 +97,7 @@ pub async fn read_lines<R: Source>(mut src: R, max_line: usize, tx: mpsc::Sender
             }
         };
         let at = Instant::now();
-        let Some(useful) = splitter.split(&buf[..n], at, &tx) else {
+        let Some(useful) = splitter.split(n, at, &tx) else {
             return;
         };
         if at.duration_since(window.0) >= READ_PAUSE {
@@ -95,72 +114,99 @@ pub async fn read_lines<R: Source>(mut src: R, max_line: usize, tx: mpsc::Sender
     }
 }
 
-/// The line being assembled across reads.
+/// The read buffer: the line being assembled across reads at its front, each
+/// read appended after it.
 struct Splitter {
     max_line: usize,
-    line: Vec<u8>,
+    buf: BytesMut,
     /// True while dropping the rest of an oversized line, or of one nobody
     /// has room for.
     skipping: bool,
+    /// Bytes copied out of the read buffer into lines (short lines only).
+    copied: u64,
 }
 
 impl Splitter {
     fn new(max_line: usize) -> Splitter {
         Splitter {
             max_line,
-            line: Vec::with_capacity(256),
+            buf: BytesMut::with_capacity(READ_BYTES),
             skipping: false,
+            copied: 0,
+        }
+    }
+
+    /// Room for one more read after the line being assembled: the buffer's
+    /// own space back once the table has dropped every line taken from it,
+    /// else a new buffer (the line so far moved into it).
+    fn make_room(&mut self) {
+        if self.buf.capacity() - self.buf.len() < READ_BYTES / 2 {
+            self.buf.reserve(READ_BYTES);
         }
     }
 
     /// What is left at end of file, as a last line.
-    fn rest(&mut self) -> Option<Vec<u8>> {
-        (!self.skipping && !self.line.is_empty()).then(|| std::mem::take(&mut self.line))
+    fn rest(&mut self) -> Option<Bytes> {
+        (!self.skipping && !self.buf.is_empty()).then(|| self.buf.split().freeze())
     }
 
-    /// Splits one read's bytes, handing complete lines to `tx`: `None` once
-    /// nobody listens, else whether a line of a reply's size was handed over.
-    fn split(
-        &mut self,
-        mut chunk: &[u8],
-        at: Instant,
-        tx: &mpsc::Sender<Incoming>,
-    ) -> Option<bool> {
+    /// Splits what the last read appended (its last `n` bytes), handing
+    /// complete lines to `tx`: `None` once nobody listens, else whether a line
+    /// of a reply's size was handed over.
+    fn split(&mut self, n: usize, at: Instant, tx: &mpsc::Sender<Incoming>) -> Option<bool> {
         let mut useful = false;
-        while !chunk.is_empty() {
-            let newline = memchr::memchr(b'\n', chunk);
-            let part = &chunk[..newline.unwrap_or(chunk.len())];
-            if !self.skipping && self.line.is_empty() && tx.capacity() == 0 {
-                // Nobody has room for it: dropped without being copied.
-                self.skipping = true;
-                dropped_a_line();
-            }
-            if !self.skipping && self.line.len() + part.len() > self.max_line {
-                self.skipping = true;
-                let len = self.line.len() + part.len();
-                self.line.clear();
-                self.line.shrink_to(256);
-                if !deliver(tx, Incoming::Oversized { len, at }) {
-                    return None;
-                }
-            } else if !self.skipping {
-                self.line.extend_from_slice(part);
-            }
-            let Some(nl) = newline else { break };
-            chunk = &chunk[nl + 1..];
+        // Only the new bytes are searched: what precedes them holds no newline.
+        let mut from = self.buf.len() - n;
+        while let Some(i) = memchr::memchr(b'\n', &self.buf[from..]) {
+            let line = self.buf.split_to(from + i + 1);
+            from = 0;
             if std::mem::take(&mut self.skipping) {
                 continue;
             }
-            if self.line.last() == Some(&b'\r') {
-                self.line.pop();
+            let len = line.len() - 1;
+            if len > self.max_line {
+                if !deliver(tx, Incoming::Oversized { len, at }) {
+                    return None;
+                }
+                continue;
             }
-            useful |= self.line.len() >= USEFUL_LINE;
-            let bytes = std::mem::take(&mut self.line);
+            if tx.capacity() == 0 {
+                // Nobody has room for it: dropped without being copied.
+                dropped_a_line();
+                continue;
+            }
+            let bytes = self.line(line);
+            useful |= bytes.len() >= USEFUL_LINE;
             if !deliver(tx, Incoming::Line { bytes, at }) {
                 return None;
             }
         }
+        if self.skipping {
+            self.buf.clear();
+        } else if self.buf.len() > self.max_line {
+            // Reported now: the line may never end.
+            let len = self.buf.len();
+            self.skipping = true;
+            self.buf.clear();
+            if !deliver(tx, Incoming::Oversized { len, at }) {
+                return None;
+            }
+        }
         Some(useful)
+    }
+
+    /// A line taken from the buffer with its `\n`, as it is handed over:
+    /// without the `\n` and a `\r` before it; copied only if short.
+    fn line(&mut self, mut line: BytesMut) -> Bytes {
+        line.truncate(line.len() - 1);
+        if line.last() == Some(&b'\r') {
+            line.truncate(line.len() - 1);
+        }
+        if line.len() >= SHARE_LINE {
+            return line.freeze();
+        }
+        self.copied += line.len() as u64;
+        Bytes::copy_from_slice(&line)
     }
 }
 
@@ -260,6 +306,39 @@ mod tests {
         let got = collect(&big, 1000).await;
         // The first read returns one 64 KiB buffer, which already passes the cap.
         assert_eq!(got, ["oversized 65536", "eof"]);
+    }
+
+    /// A 60 KB line (a long stale reply) is handed over as a slice of the read
+    /// buffer, never copied; a short one is copied out (so that it keeps no
+    /// buffer alive). Counted, not timed.
+    #[test]
+    fn a_long_line_is_handed_over_without_a_copy() {
+        let (tx, mut rx) = mpsc::channel(8);
+        let mut splitter = Splitter::new(64 * 1024);
+        let long = format!(
+            "{{\"type\":\"reply\",\"id\":9,\"pad\":\"{}\"}}",
+            "p".repeat(60_000)
+        );
+        let short = r#"{"type":"reply","id":3,"action":"pass"}"#;
+        // As two reads would bring them: the long line split across both.
+        let all = format!("{long}\n{short}\n");
+        for chunk in [&all.as_bytes()[..40_000], &all.as_bytes()[40_000..]] {
+            splitter.make_room();
+            splitter.buf.extend_from_slice(chunk);
+            assert!(splitter.split(chunk.len(), Instant::now(), &tx).is_some());
+        }
+        let mut got = Vec::new();
+        while let Ok(Incoming::Line { bytes, .. }) = rx.try_recv() {
+            got.push(bytes);
+        }
+        assert_eq!(got.len(), 2);
+        assert_eq!(&got[0][..], long.as_bytes());
+        assert_eq!(&got[1][..], short.as_bytes());
+        assert_eq!(
+            splitter.copied,
+            short.len() as u64,
+            "only the short line was copied"
+        );
     }
 
     /// A duplex pipe that counts its reads and pauses.

@@ -350,7 +350,7 @@ mod tests {
                 .next_line(Some(Instant::now() + Duration::from_secs(30)))
                 .await
             {
-                Some(Incoming::Line { bytes, .. }) => assert_eq!(bytes, b"ping"),
+                Some(Incoming::Line { bytes, .. }) => assert_eq!(&bytes[..], b"ping"),
                 other => panic!("the bot died with the thread that started it: {other:?}"),
             }
             channel.close_writer();

@@ -25,7 +25,8 @@
 //! nothing reachable), IPC, UTS and mount namespaces; the system view
 //! (`view.rs`: the parts of `/usr` programs need, `/etc`, the `/bin`, `/lib*`
 //! links) read-only, every page of it held in memory (`resident.rs`); its own
-//! directory read-only; its scratch at [`SCRATCH_INSIDE`]; on half of the CPUs,
+//! directory read-only; with `--scratch`, a tmpfs of `--scratch-mb` of its own at
+//! [`SCRATCH_INSIDE`] (bounded per bot, never the host folder); on half of the CPUs,
 //! its partner on the other half;
 //! a private empty `/tmp` and `/dev/shm` (its writable scratch, tmpfs of
 //! [`TMPFS_BYTES`] each, so that no bot takes the host's memory through them);
@@ -203,6 +204,8 @@ pub struct Sandbox {
     _resident: Resident,
     /// The bot uids handed out, and the uid of each scratch directory.
     uids: Mutex<(BTreeSet<u32>, BTreeMap<PathBuf, u32>)>,
+    /// The size of each bot's `/scratch` tmpfs (`--scratch-mb`).
+    scratch_bytes: u64,
 }
 
 impl Sandbox {
@@ -228,6 +231,7 @@ impl Sandbox {
             referee,
             masks: ProcMasks::create()?,
             uids: Mutex::new((BTreeSet::new(), BTreeMap::new())),
+            scratch_bytes: TMPFS_BYTES,
         };
         if sandbox.root {
             readable_by_others(sandbox.masks.dir()).map_err(|reason| {
@@ -239,6 +243,13 @@ impl Sandbox {
         }
         sandbox.probe()?;
         Ok(sandbox)
+    }
+
+    /// Each bot's `/scratch` a tmpfs of `bytes` (`--scratch-mb`; else
+    /// [`TMPFS_BYTES`]).
+    pub fn with_scratch_bytes(mut self, bytes: u64) -> Sandbox {
+        self.scratch_bytes = bytes;
+        self
     }
 
     /// Refuses a bot whose directory would show more than the bot's own files.
@@ -354,7 +365,8 @@ impl Sandbox {
 
     /// A private `/dev`, `/tmp` and `/dev/shm`; the bot's directory and program
     /// read-only, with the referee's outputs and the other bots' directories
-    /// inside it hidden; its scratch read-write, at [`SCRATCH_INSIDE`].
+    /// inside it hidden; with `--scratch`, a private tmpfs of its own at
+    /// [`SCRATCH_INSIDE`].
     fn show_bot(&self, a: &mut Args, launch: &Launch) {
         let size = TMPFS_BYTES.to_string();
         a.add(&[
@@ -392,10 +404,12 @@ impl Sandbox {
                 a.add(&[&"--ro-bind", &"/dev/null", &h]);
             }
         }
-        // Its own scratch, read-write, over the tmpfs that hides every bot's
-        // scratch (the scratch folder is among `outputs`).
-        if let Some(scratch) = &launch.scratch {
-            a.add(&[&"--bind", scratch, &SCRATCH_INSIDE]);
+        // Its own scratch: a tmpfs bounded on its own, never the host folder,
+        // which shares a filesystem the bot could fill with the transcripts'
+        // (issue 27). The host folder stays hidden among `outputs`.
+        if launch.scratch.is_some() {
+            let size = self.scratch_bytes.to_string();
+            a.add(&[&"--size", &size, &"--tmpfs", &SCRATCH_INSIDE]);
         }
     }
 

@@ -328,7 +328,7 @@ impl Conversation {
     async fn read(&mut self, deadline: Instant, expected: &str) -> Result<Vec<u8>, Failure> {
         let bot = self.bot.as_mut().expect("a running bot");
         match bot.next_line(Some(deadline)).await {
-            Some(Incoming::Line { bytes, .. }) => Ok(bytes),
+            Some(Incoming::Line { bytes, .. }) => Ok(bytes.to_vec()),
             None => {
                 self.stop().await;
                 Err(Failure::new("no answer in time", None, expected))

@@ -16,6 +16,9 @@ pub const MAX_LINE_BYTES: usize = 64 * 1024;
 /// The shortest line cap: a hello or a bid must fit.
 const MIN_LINE_BYTES: usize = 1024;
 pub const STDERR_CAP: u64 = 1 << 20;
+/// The default size of a sandboxed bot's `/scratch` (`--scratch-mb`), in MiB:
+/// that of its `/tmp`.
+pub const SCRATCH_MB: u64 = crate::bot::TMPFS_BYTES >> 20;
 
 #[derive(Args, Clone, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -47,13 +50,20 @@ pub struct IsolationArgs {
 
     /// A folder in which each bot process gets a writable directory of its own
     /// (`play`: DIR/player<N>, N its lineup slot; `tournament`:
-    /// DIR/rRR-mMMMM/player<N>), named in its environment as SCHMIER_SCRATCH.
-    /// Sandboxed, a bot sees only its own (read-write, at /scratch); kept after the run; not
-    /// inside the output folder. It must be empty (or missing) at the start.
-    /// Without it a sandboxed bot's only writable place is its private /tmp (64
-    /// MiB).
+    /// DIR/rRR-mMMMM/player<N>), named in its environment as SCHMIER_SCRATCH;
+    /// not inside the output folder, and empty (or missing) at the start.
+    /// Unsandboxed, the bots write to those directories, kept after the run, and
+    /// nothing bounds them but DIR's filesystem: a bot that fills it fills the
+    /// transcripts' disk if they share one (the referee warns; give DIR a
+    /// filesystem of its own). Sandboxed, each bot's /scratch is a private tmpfs
+    /// of --scratch-mb instead (ENOSPC when full), in memory and gone with the
+    /// process: nothing reaches DIR. Without it a sandboxed bot's only writable
+    /// places are its private /tmp and /dev/shm (64 MiB each).
     #[arg(long, value_name = "DIR")]
     pub scratch: Option<PathBuf>,
+
+    #[arg(long, value_name = "MIB", help = with_default("The size of each sandboxed bot process's /scratch (with --scratch), in MiB: a tmpfs of its own, so a bot that fills it gets ENOSPC there and no other bot, nor the transcripts, is short of space. In memory, charged to the bot's memory cgroup where it has one. Has no effect without --sandbox.", SCRATCH_MB))]
+    pub scratch_mb: Option<u64>,
 }
 
 impl Merge for IsolationArgs {
@@ -64,6 +74,7 @@ impl Merge for IsolationArgs {
             // The file's first: a flag's value of the same key comes later and wins.
             bot_env: lower.bot_env.into_iter().chain(self.bot_env).collect(),
             scratch: self.scratch.or(lower.scratch),
+            scratch_mb: self.scratch_mb.or(lower.scratch_mb),
         }
     }
 }
@@ -71,6 +82,19 @@ impl Merge for IsolationArgs {
 impl IsolationArgs {
     pub fn sandbox(&self) -> bool {
         switch(self.sandbox, self.no_sandbox).unwrap_or(false)
+    }
+
+    /// The size of a sandboxed bot's `/scratch` in bytes (`--scratch-mb`): at
+    /// least 1 MiB, and one a tmpfs can be given.
+    pub fn scratch_bytes(&self) -> anyhow::Result<u64> {
+        match self.scratch_mb.unwrap_or(SCRATCH_MB) {
+            0 => bail!(
+                "--scratch-mb 0 would give every bot a /scratch it cannot write to: give at \
+                 least 1, or leave out --scratch for no scratch at all"
+            ),
+            mb if mb > u64::MAX >> 21 => bail!("--scratch-mb {mb}: more than a tmpfs can hold"),
+            mb => Ok(mb << 20),
+        }
     }
 
     /// Every bot's environment (see [`Isolation::env`]).
@@ -302,9 +326,34 @@ pub fn cpu_millicores(cores: f64) -> anyhow::Result<u64> {
     Ok(millicores)
 }
 
+impl IsolationArgs {
+    /// `--scratch DIR` checked (see [`scratch_folder`]), if given; unsandboxed,
+    /// with the warning that nothing bounds it.
+    pub fn scratch_folder(&self, outputs: &[&Path]) -> anyhow::Result<Option<PathBuf>> {
+        let Some(dir) = self.scratch.as_deref() else {
+            return Ok(None);
+        };
+        let bytes = self.scratch_bytes()?;
+        let scratch = scratch_folder(dir, outputs)?;
+        if self.sandbox() {
+            return Ok(Some(scratch));
+        }
+        warn_unbounded(&scratch, outputs);
+        if self.scratch_mb.is_some() {
+            eprintln!(
+                "referee: warning: --scratch-mb {}: bounds a bot's /scratch only under \
+                 --sandbox; without it the bots write to {} unbounded",
+                bytes >> 20,
+                scratch.display()
+            );
+        }
+        Ok(Some(scratch))
+    }
+}
+
 /// `--scratch DIR`, created if missing, made absolute; never where the outputs
 /// go, nor holding them, and empty.
-pub fn scratch_folder(dir: &Path, outputs: &[&Path]) -> anyhow::Result<PathBuf> {
+fn scratch_folder(dir: &Path, outputs: &[&Path]) -> anyhow::Result<PathBuf> {
     std::fs::create_dir_all(dir)
         .and_then(|()| std::fs::canonicalize(dir))
         .map_err(|e| anyhow::anyhow!("--scratch {}: failed to create it: {e}", dir.display()))
@@ -336,13 +385,13 @@ pub fn scratch_folder(dir: &Path, outputs: &[&Path]) -> anyhow::Result<PathBuf> 
                     dir.display()
                 );
             }
-            warn_unbounded(&scratch, outputs);
             Ok(scratch)
         })
 }
 
-/// No per-bot bound exists for a scratch folder (it is the operator's, on the
-/// operator's filesystem, unlike the sandbox's tmpfs `/tmp`), so the referee says
+/// No per-bot bound exists for an unsandboxed scratch folder (it is the
+/// operator's, on the operator's filesystem, unlike the sandbox's tmpfs
+/// `/scratch`), so the referee says
 /// so rather than imply one: louder when a bot filling it would fill the disk the
 /// transcripts are written to.
 fn warn_unbounded(scratch: &Path, outputs: &[&Path]) {
@@ -383,11 +432,13 @@ fn warn_unbounded(scratch: &Path, outputs: &[&Path]) {
 /// Checks that the host can sandbox and that every bot of `bots` (each named as
 /// errors should name it: "seat 2", "entrant \"mine\"") can be: fails closed,
 /// before anything is started or written. `outputs` are where transcripts,
-/// timings and logs go, never shown to a bot; `env` is the run's bot environment.
+/// timings and logs go, never shown to a bot; `env` is the run's bot environment;
+/// `scratch_bytes` the size of each bot's `/scratch` (`--scratch-mb`).
 pub fn sandbox_for<'a>(
     bots: impl IntoIterator<Item = (String, &'a BotSpec)>,
     outputs: &[&Path],
     env: &[(String, String)],
+    scratch_bytes: u64,
 ) -> anyhow::Result<Sandbox> {
     let cwd = std::env::current_dir().context("failed to read the working directory")?;
     // In-process bots (tests, benchmarks) are the referee's own code: no process.
@@ -403,7 +454,8 @@ pub fn sandbox_for<'a>(
     let sandbox = Sandbox::prepare(
         outputs.iter().map(|p| cwd.join(p)).collect(),
         launches.iter().map(|(_, l)| l.dir.clone()).collect(),
-    )?;
+    )?
+    .with_scratch_bytes(scratch_bytes);
     for (who, launch) in &launches {
         sandbox
             .check(launch)

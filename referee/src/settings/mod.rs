@@ -35,8 +35,8 @@ mod time;
 
 pub use bots::{fresh_seed, parse_bot, unknown_builtin, warn_given_seed};
 pub use isolation::{
-    cpu_millicores, parse_env, sandbox_for, scratch_folder, IsolationArgs, LimitArgs,
-    MAX_LINE_BYTES, STDERR_CAP,
+    cpu_millicores, parse_env, sandbox_for, IsolationArgs, LimitArgs, MAX_LINE_BYTES, SCRATCH_MB,
+    STDERR_CAP,
 };
 pub use output::OutputArgs;
 pub use policy::{PolicyArgs, PolicyName, RulesArgs};

@@ -18,7 +18,7 @@ use super::format::{Format, FormatName, Params, ROUNDS};
 use super::schedule::Shard;
 use crate::config::{BotSpec, Isolation, TableSpec};
 use crate::settings::{
-    choice_name, fresh_seed, sandbox_for, scratch_folder, with_default, Merge, TableArgs,
+    choice_name, fresh_seed, sandbox_for, with_default, Merge, TableArgs,
 };
 
 const FORMAT: FormatName = FormatName::RoundRobin;
@@ -327,15 +327,18 @@ pub(crate) fn table_spec(
         .limits
         .resolve(time.clock, table.isolation.sandbox())?;
     let env = table.isolation.env()?;
-    let scratch = (table.isolation.scratch.as_deref())
-        .map(|s| scratch_folder(s, &[out]))
-        .transpose()?;
+    let scratch = table.isolation.scratch_folder(&[out])?;
     let sandbox = if table.isolation.sandbox() {
         let bots = (entrants.iter()).map(|e| (format!("entrant {:?}", e.name), &e.bot));
         let mut hidden = vec![out];
         hidden.extend(scratch.as_deref());
         hidden.extend(secret_file);
-        Some(std::sync::Arc::new(sandbox_for(bots, &hidden, &env)?))
+        Some(std::sync::Arc::new(sandbox_for(
+            bots,
+            &hidden,
+            &env,
+            table.isolation.scratch_bytes()?,
+        )?))
     } else {
         None
     };
