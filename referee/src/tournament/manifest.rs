@@ -146,10 +146,10 @@ mod tests {
         let argv = ["t", "--seed", "7", "--fill", "inproc:random"]
             .into_iter()
             .chain(["--entrant", "a=inproc:heuristic", "--out", "unused"]);
-        let matches = super::super::config::TournamentArgs::augment_args(clap::Command::new("t"))
+        let matches = super::super::args::TournamentArgs::augment_args(clap::Command::new("t"))
             .try_get_matches_from(argv)
             .unwrap();
-        let cfg = super::super::config::TournamentArgs::from_arg_matches(&matches)
+        let cfg = super::super::args::TournamentArgs::from_arg_matches(&matches)
             .unwrap()
             .validate()
             .unwrap();
