@@ -10,6 +10,8 @@
 //! - [`rules`]: the pure rules engine — state machine, legal actions, events, the
 //!   per-seat view.
 //! - [`wire`]: the JSON messages of protocol `schmier/1` (see PROTOCOL.md).
+//! - [`worlds`]: world sampling — full games consistent with one seat's view,
+//!   uniform over the hidden cards, for search bots.
 
 pub mod card;
 pub mod cardset;
@@ -21,6 +23,7 @@ mod schema;
 pub mod seat;
 pub mod shuffle;
 pub mod wire;
+pub mod worlds;
 
 pub use card::{Card, ParseCardError, Rank, Suit};
 pub use cardset::CardSet;
