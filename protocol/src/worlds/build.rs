@@ -47,7 +47,7 @@ pub(super) fn complete<R: Draw + ?Sized>(
             Some(own) if s == me => (own.discarded, own.drawn),
             _ => (
                 placement.discards[s.index()],
-                dealt[s.index()].pick_many(k, |len| rng.below(len)),
+                choose(dealt[s.index()], k, rng),
             ),
         };
         hidden.exchanges[s.index()] = Some((discarded, drawn));
@@ -64,7 +64,13 @@ pub(super) fn complete<R: Draw + ?Sized>(
             _ => {
                 let discard = placement.dealer_discard;
                 let all = dealt[d].union(discard);
-                (discard, all.pick_many(seen.pickup, |len| rng.below(len)))
+                // The six dealt cards are the fewer to choose, mostly.
+                let pickup = if seen.pickup > 6 {
+                    all.difference(all.pick_many(6, |len| rng.below(len)))
+                } else {
+                    all.pick_many(seen.pickup, |len| rng.below(len))
+                };
+                (discard, pickup)
             }
         };
         dealt[d] = dealt[d].union(discard).difference(pickup);
@@ -80,6 +86,48 @@ pub(super) fn complete<R: Draw + ?Sized>(
     }
     debug_assert_eq!(top, STOCK_SIZE);
     Built { hidden, dealt }
+}
+
+/// `SUBSETS_OF_SIX[k]`: the `k`-bit masks of six bits, `k` in 0..=3.
+const SUBSETS_OF_SIX: [&[u8]; 4] = {
+    const fn with_bits(k: u32) -> [u8; 20] {
+        let mut out = [0u8; 20];
+        let (mut m, mut n) = (0u8, 0);
+        while m < 64 {
+            if m.count_ones() == k {
+                out[n] = m;
+                n += 1;
+            }
+            m += 1;
+        }
+        out
+    }
+    const ZERO: [u8; 20] = with_bits(0);
+    const ONE: [u8; 20] = with_bits(1);
+    const TWO: [u8; 20] = with_bits(2);
+    const THREE: [u8; 20] = with_bits(3);
+    [
+        ZERO.split_at(1).0,
+        ONE.split_at(6).0,
+        TWO.split_at(15).0,
+        THREE.split_at(20).0,
+    ]
+};
+
+/// A uniform `k`-subset of `cards`: one draw when `cards` has six (an
+/// exchanger's hand after the exchange) and `k` is at most three.
+fn choose<R: Draw + ?Sized>(cards: CardSet, k: u32, rng: &mut R) -> CardSet {
+    if cards.len() != 6 || k > 3 {
+        return cards.pick_many(k, |len| rng.below(len));
+    }
+    let masks = SUBSETS_OF_SIX[k as usize];
+    let mask = masks[rng.below(masks.len() as u32) as usize];
+    cards
+        .iter()
+        .enumerate()
+        .filter(|&(i, _)| mask & (1 << i) != 0)
+        .map(|(_, c)| c)
+        .collect()
 }
 
 /// The seed of the deals after this one: unknown to everybody, so drawn.

@@ -102,6 +102,10 @@ impl Placement {
 pub(super) struct Plan {
     /// The unseen cards of each class.
     classes: Vec<CardSet>,
+    /// The same cards in one array, class by class: class `k` is
+    /// `cards[class_start[k]..class_start[k + 1]]`.
+    cards: [Card; Card::COUNT],
+    class_start: [usize; MAX_CLASSES + 1],
     groups: Vec<Group>,
     free: Vec<(Place, u32)>,
     nodes: Vec<Node>,
@@ -137,7 +141,20 @@ impl Plan {
             }
         }
         assert!(groups.len() <= MAX_GROUPS, "at most {MAX_GROUPS} groups");
+        assert!(classes.len() <= MAX_CLASSES);
+        let mut cards = [Card::JOKER; Card::COUNT];
+        let mut class_start = [0; MAX_CLASSES + 1];
+        let mut n = 0;
+        for (k, class) in classes.iter().enumerate() {
+            for c in *class {
+                cards[n] = c;
+                n += 1;
+            }
+            class_start[k + 1] = n;
+        }
         let mut plan = Plan {
+            cards,
+            class_start,
             classes,
             groups,
             free,
@@ -161,27 +178,49 @@ impl Plan {
         plan
     }
 
-    /// Draws one placement (uniform among the consistent ones).
+    /// Draws one placement (uniform among the consistent ones): the counts
+    /// along one path of the tables, then partial Fisher-Yates shuffles of
+    /// each class's cards into the groups and of each group's into its places.
     pub fn draw<R: Draw + ?Sized>(&self, rng: &mut R) -> Placement {
-        let mut pools = [CardSet::EMPTY; MAX_CLASSES];
-        pools[..self.classes.len()].copy_from_slice(&self.classes);
-        let mut out = Placement::EMPTY;
+        let mut counts = [[0u8; MAX_CLASSES]; MAX_GROUPS];
         let mut node = self.root;
-        for group in &self.groups {
+        for c in counts.iter_mut().take(self.groups.len()) {
             let choice = self.pick(node, rng);
-            let mut cards = CardSet::EMPTY;
-            for (pool, &n) in pools.iter_mut().zip(&choice.counts) {
-                if n > 0 {
-                    let got = pool.pick_many(u32::from(n), |len| rng.below(len));
-                    cards = cards.union(got);
-                    *pool = pool.difference(got);
-                }
-            }
-            spread(cards, &group.places, rng, &mut out);
+            *c = choice.counts;
             node = choice.next;
         }
-        let free = pools.iter().fold(CardSet::EMPTY, |a, &p| a.union(p));
-        spread(free, &self.free, rng, &mut out);
+        let mut cards = self.cards;
+        let mut taken = [CardSet::EMPTY; MAX_GROUPS];
+        let mut free = [Card::JOKER; Card::COUNT];
+        let mut n_free = 0;
+        for k in 0..self.classes.len() {
+            let (start, end) = (self.class_start[k], self.class_start[k + 1]);
+            let mut pos = start;
+            for (set, c) in taken.iter_mut().zip(&counts).take(self.groups.len()) {
+                for _ in 0..c[k] {
+                    let j = pos + rng.below((end - pos) as u32) as usize;
+                    cards.swap(pos, j);
+                    set.insert(cards[pos]);
+                    pos += 1;
+                }
+            }
+            free[n_free..n_free + end - pos].copy_from_slice(&cards[pos..end]);
+            n_free += end - pos;
+        }
+        let mut out = Placement::EMPTY;
+        for (group, &set) in self.groups.iter().zip(&taken) {
+            if let [(place, _)] = group.places[..] {
+                out.put(place, set);
+            } else {
+                let mut buf = [Card::JOKER; Card::COUNT];
+                let n = set.len() as usize;
+                for (slot, c) in buf.iter_mut().zip(set) {
+                    *slot = c;
+                }
+                spread(&mut buf[..n], &group.places, rng, &mut out);
+            }
+        }
+        spread(&mut free[..n_free], &self.free, rng, &mut out);
         out
     }
 
@@ -210,28 +249,39 @@ pub(super) fn unit<R: Draw + ?Sized>(rng: &mut R) -> f64 {
     (hi * (1u64 << 27) as f64 + lo) / (1u64 << 53) as f64
 }
 
-/// Splits `cards` uniformly among `places` (their sizes add up to its size).
+/// Splits `cards` uniformly among `places` (their sizes add up to its
+/// length) by a partial Fisher-Yates shuffle: each place takes the next cards
+/// drawn (the stock in the order drawn), the last place what is left.
 fn spread<R: Draw + ?Sized>(
-    mut cards: CardSet,
+    cards: &mut [Card],
     places: &[(Place, u32)],
     rng: &mut R,
     out: &mut Placement,
 ) {
+    let len = cards.len();
+    let mut pos = 0;
     for (i, &(place, n)) in places.iter().enumerate() {
-        if place == Place::Stock {
-            for slot in &mut out.stock[..n as usize] {
-                let c = cards.pick(|len| rng.below(len)).expect("enough cards");
-                cards.remove(c);
-                *slot = c;
+        let n = n as usize;
+        if place != Place::Stock && i + 1 == places.len() {
+            debug_assert_eq!(len - pos, n);
+            out.put(place, cards[pos..].iter().copied().collect());
+            return;
+        }
+        let mut set = CardSet::EMPTY;
+        for step in 0..n {
+            let j = pos + rng.below((len - pos) as u32) as usize;
+            cards.swap(pos, j);
+            if place == Place::Stock {
+                out.stock[step] = cards[pos];
+            } else {
+                set.insert(cards[pos]);
             }
-            out.stock_len = n as usize;
-        } else if i + 1 == places.len() {
-            debug_assert_eq!(cards.len(), n);
-            out.put(place, cards);
+            pos += 1;
+        }
+        if place == Place::Stock {
+            out.stock_len = n;
         } else {
-            let got = cards.pick_many(n, |len| rng.below(len));
-            cards = cards.difference(got);
-            out.put(place, got);
+            out.put(place, set);
         }
     }
 }
