@@ -79,7 +79,7 @@ pub(super) struct Placement {
 }
 
 impl Placement {
-    const EMPTY: Placement = Placement {
+    pub(super) const EMPTY: Placement = Placement {
         hands: [CardSet::EMPTY; 6],
         discards: [CardSet::EMPTY; 6],
         dealer_discard: CardSet::EMPTY,
@@ -87,7 +87,7 @@ impl Placement {
         stock_len: 0,
     };
 
-    fn put(&mut self, place: Place, cards: CardSet) {
+    pub(super) fn put(&mut self, place: Place, cards: CardSet) {
         match place {
             Place::Hand(s) => self.hands[s.index()] = cards,
             Place::Discard(s) => self.discards[s.index()] = cards,
