@@ -462,11 +462,9 @@ fn plans_draw_uniformly_on_synthetic_constraints() {
     assert!(tested >= 10);
 }
 
-/// A dealer who held more than six trumps kept six and discarded trumps
-/// (RULES.md §16): worlds must include such discards when the play shows
-/// the dealer may have held them, and each is consistent.
-#[test]
-fn a_dealer_may_have_discarded_trumps() {
+/// Dealer 0 holds six hearts and picks up two more after the others draw
+/// fifteen non-trumps from the stock.
+fn eight_trump_deal() -> Game {
     // Dealer 0; trump hearts. Seats 1-5 exchange 3 each (15 cards), so the
     // dealer picks up 2: its 6 + 2 are 8 hearts, and it must discard 2 of them.
     let h = |r: &str| -> Card { r.parse().unwrap() };
@@ -491,14 +489,22 @@ fn a_dealer_may_have_discarded_trumps() {
     for (i, &c) in others.iter().enumerate() {
         hands[1 + i % 5].insert(c);
     }
-    let mut game = Game::from_deal(
+    Game::from_deal(
         1,
         RulesConfig::default(),
         Seat::new(0),
         hands,
         stock.try_into().unwrap(),
         &mut Vec::new(),
-    );
+    )
+}
+
+/// A dealer who held more than six trumps kept six and discarded trumps
+/// (RULES.md §16): worlds must include such discards when the play shows
+/// the dealer may have held them, and each is consistent.
+#[test]
+fn a_dealer_may_have_discarded_trumps() {
+    let mut game = eight_trump_deal();
     let mut rng = SeededRng::new(1, 1);
     let mut out = Vec::new();
     // Seat 1 bids 3, the rest pass; trump hearts; everyone discards three
