@@ -3,15 +3,18 @@
 //! - `stdio.rs`: speaks protocol `schmier/1` on stdin/stdout for any [`Strategy`].
 //! - `random.rs`: picks uniformly among the legal actions (deterministically).
 //! - `heuristic.rs`: bids on trump strength, keeps trumps, plays to win points.
+//! - `policy.rs`: both bots as playout policies over a `Game` (search bots).
 //!
 //! A strategy sees only the request (its legal actions and the seat's view), so it
 //! keeps no state between decisions.
 
 mod heuristic;
+mod policy;
 mod random;
 mod stdio;
 
 pub use heuristic::Heuristic;
+pub use policy::{playout_named, policy_by_name, HeuristicPolicy, POLICY_NAMES};
 pub use random::RandomBot;
 pub use stdio::{respond, run, Step};
 
