@@ -15,6 +15,7 @@ fn main() -> ExitCode {
         .init();
     let result = match cli.command() {
         Command::Bot { name } => referee::builtin::run(&name).map(|()| ExitCode::SUCCESS),
+        Command::Connect(args) => referee::remote::connect::main(&args),
         Command::Verify { files } => referee::audit::run(&files),
         Command::Play(args) => args.validate().and_then(play),
         Command::Bench(args) => args.validate().and_then(|cfg| bench(&cfg, args.json)),
@@ -42,7 +43,7 @@ fn main() -> ExitCode {
     })
 }
 
-fn play(cfg: PlayConfig) -> anyhow::Result<ExitCode> {
+fn play(mut cfg: PlayConfig) -> anyhow::Result<ExitCode> {
     use referee::play::Ended;
     // One run per folder (`lock.rs`), held until the last file is written.
     let _lock = referee::lock::hold(
@@ -50,6 +51,14 @@ fn play(cfg: PlayConfig) -> anyhow::Result<ExitCode> {
         &cfg.output.folder(),
         &cfg.output.lock(),
     )?;
+    let hub = match &cfg.remote {
+        Some(spec) => Some(referee::remote::announce::serve(
+            spec,
+            &cfg.output.tokens_dir(),
+        )?),
+        None => None,
+    };
+    cfg.table.isolation.remote.clone_from(&hub);
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
@@ -60,6 +69,9 @@ fn play(cfg: PlayConfig) -> anyhow::Result<ExitCode> {
         referee::shutdown::cancel_on_signals(cancel.clone());
         referee::play::run(&cfg, &cancel, console.clone()).await
     });
+    if let Some(hub) = &hub {
+        hub.close();
+    }
     let ended = ended.inspect_err(|_| console.reveal_seed())?;
     Ok(match ended {
         Ended::Interrupted(_) => {

@@ -25,6 +25,12 @@ use std::path::{Path, PathBuf};
 /// Creates `path` as a new, empty regular file, replacing a leftover file or
 /// symlink of that name without following it.
 pub fn create_new(path: &Path) -> std::io::Result<File> {
+    create_new_mode(path, 0o666)
+}
+
+/// [`create_new`] with the permission bits `mode` (before the umask) from the
+/// first instant: a secret is never readable by others, not even as a partial.
+fn create_new_mode(path: &Path, mode: u32) -> std::io::Result<File> {
     match std::fs::symlink_metadata(path) {
         Ok(meta) if !meta.is_dir() => std::fs::remove_file(path)?,
         _ => {}
@@ -32,6 +38,7 @@ pub fn create_new(path: &Path) -> std::io::Result<File> {
     OpenOptions::new()
         .write(true)
         .create_new(true)
+        .mode(mode)
         .custom_flags(nix::libc::O_NOFOLLOW)
         .open(path)
 }
@@ -63,8 +70,17 @@ pub struct AtomicFile {
 
 impl AtomicFile {
     pub fn create(path: &Path) -> Result<AtomicFile, WriteError> {
+        AtomicFile::create_mode(path, 0o666)
+    }
+
+    /// An atomic file only its owner may read or write (mode 0600): a secret.
+    pub fn create_private(path: &Path) -> Result<AtomicFile, WriteError> {
+        AtomicFile::create_mode(path, 0o600)
+    }
+
+    fn create_mode(path: &Path, mode: u32) -> Result<AtomicFile, WriteError> {
         let partial = crate::layout::partial(path);
-        let file = create_new(&partial).map_err(|source| WriteError {
+        let file = create_new_mode(&partial, mode).map_err(|source| WriteError {
             path: partial.clone(),
             action: "create",
             error: source,

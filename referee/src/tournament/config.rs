@@ -486,6 +486,7 @@ pub(crate) fn table_spec(
             env,
             sandbox,
             scratch,
+            remote: None,
         },
         stderr_cap: table.limits.stderr_cap(),
         pace: table.channel.pace(),
