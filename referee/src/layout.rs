@@ -205,10 +205,14 @@ pub enum Kind {
     Lock,
 }
 
-/// Whether `dir` holds anything but a run's lock file: a folder in use by
-/// nothing else is empty, whether or not this run holds its lock already.
+/// Whether `dir` holds anything but a run's lock file and its remote seat
+/// tokens: a folder in use by nothing else is empty, whether or not this run
+/// holds its lock already (and has written its tokens).
 pub fn holds_anything(dir: &Path) -> bool {
-    std::fs::read_dir(dir).is_ok_and(|d| d.flatten().any(|e| e.file_name() != LOCK))
+    std::fs::read_dir(dir).is_ok_and(|d| {
+        d.flatten()
+            .any(|e| e.file_name() != LOCK && e.file_name() != TOKENS)
+    })
 }
 
 /// Is `name` a play transcript's file name (`game-NNNN.jsonl`)?
@@ -374,6 +378,7 @@ pub mod tournament {
             [PAGES, name] => is_page_name(name).then_some(Kind::Page),
             [SPRT_REPORT] | [SPRT_PAGE] => Some(Kind::SprtReport),
             [super::LOCK] => Some(Kind::Lock),
+            [super::TOKENS, name] => name.ends_with(".token").then_some(Kind::Token),
             [GAMES, name] => is_game_name(name).then_some(Kind::Transcript),
             [GAMES, super::TIMINGS, name] => is_game_name(name).then_some(Kind::Timings),
             [STDERR, table, log] => {

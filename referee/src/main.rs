@@ -102,7 +102,7 @@ fn check_bot(
     })
 }
 
-fn tournament(cfg: referee::tournament::TournamentConfig) -> anyhow::Result<ExitCode> {
+fn tournament(mut cfg: referee::tournament::TournamentConfig) -> anyhow::Result<ExitCode> {
     use referee::tournament::events::{Reporter, Reporters};
     use referee::tournament::{Console, Ended, Progress};
     // The coordinator's runtime: each table runs on a thread of its own
@@ -118,6 +118,14 @@ fn tournament(cfg: referee::tournament::TournamentConfig) -> anyhow::Result<Exit
         &cfg.out.join(referee::layout::LOCK),
     )?;
     let fresh = !referee::layout::holds_anything(&cfg.out);
+    let hub = match &cfg.remote {
+        Some(spec) => {
+            let tokens = cfg.out.join(referee::layout::TOKENS);
+            Some(referee::remote::announce::serve(spec, &tokens)?)
+        }
+        None => None,
+    };
+    cfg.table.isolation.remote.clone_from(&hub);
     let mut reporters: Vec<Box<dyn Reporter>> = vec![
         Box::new(Console::new(&cfg, resume_command(&cfg))),
         Box::new(Progress::new(&cfg)),
@@ -131,6 +139,9 @@ fn tournament(cfg: referee::tournament::TournamentConfig) -> anyhow::Result<Exit
         referee::shutdown::cancel_on_signals(cancel.clone());
         referee::tournament::run(&cfg, &cancel, reporter).await
     });
+    if let Some(hub) = &hub {
+        hub.close();
+    }
     if ended.is_err() && fresh {
         // Nothing half-done blocks the corrected rerun.
         referee::tournament::discard_unplayed(&cfg.out);

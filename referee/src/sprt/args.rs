@@ -170,6 +170,7 @@ impl SprtArgs {
                 quiet,
                 // An SPRT's sets are not a tournament to watch.
                 page: false,
+                remote: None,
             },
             hypotheses,
             json: self.json,

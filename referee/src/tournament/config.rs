@@ -113,6 +113,10 @@ pub struct TournamentArgs {
 
     #[command(flatten)]
     pub table: TableArgs,
+
+    /// `--listen` for entrants written `NAME=remote` (`remote/`).
+    #[command(flatten)]
+    pub remote: crate::remote::RemoteArgs,
 }
 
 /// The tournament file: the tournament's own fields, the table's settings (as
@@ -194,6 +198,8 @@ pub struct TournamentConfig {
     pub quiet: bool,
     /// Keep `out/index.html` current (`--page`).
     pub page: bool,
+    /// `--listen` and the remote entrants (`remote/`).
+    pub remote: Option<crate::remote::RemoteSpec>,
 }
 
 impl TournamentArgs {
@@ -250,6 +256,8 @@ impl TournamentArgs {
             || file.page.unwrap_or(false)
             || (folder.is_some() && out.join(crate::layout::tournament::INDEX).is_file());
         let spec = table_spec(&table, &entrants, &out)?;
+        let remote =
+            (self.remote).validate(crate::cli::remote_names(entrants.iter().map(|e| &e.bot)))?;
         Ok(TournamentConfig {
             entrants,
             format,
@@ -266,6 +274,7 @@ impl TournamentArgs {
             from: self.from.clone(),
             quiet,
             page,
+            remote,
         })
     }
 
@@ -494,6 +503,14 @@ pub(crate) fn table_spec(
 }
 
 fn add(entrants: &mut Vec<Entrant>, name: &str, bot: BotSpec, what: &str) -> anyhow::Result<()> {
+    // `NAME=remote`: the entrant plays from another machine, as remote:NAME.
+    let bot = match bot {
+        BotSpec::Command { argv, .. } if argv == ["remote"] => {
+            crate::remote::check_name(name).with_context(|| what.to_owned())?;
+            BotSpec::Remote(name.to_owned())
+        }
+        other => other,
+    };
     if name.is_empty() {
         bail!("{what}: the name is empty");
     }
