@@ -275,3 +275,132 @@ impl Hub {
 fn open_line(seat: &str) -> Vec<u8> {
     control("open", &serde_json::json!({ "seat": seat }).to_string())
 }
+
+#[cfg(test)]
+mod tests {
+    //! The hub on a real loopback socket, spoken to by hand.
+    use super::*;
+    use crate::remote::handshake::{prove, Challenge, Refused};
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    fn hub(names: &[&str]) -> Arc<Hub> {
+        Hub::start(RemoteSpec {
+            listen: "127.0.0.1:0".parse().unwrap(),
+            tokens: None,
+            cert_key: None,
+            latency_cap: Duration::from_millis(250),
+            grace: Duration::from_secs(1),
+            names: names.iter().map(|s| s.to_string()).collect(),
+        })
+        .unwrap()
+    }
+
+    async fn dial(hub: &Hub) -> Stream {
+        Box::new(tokio::net::TcpStream::connect(hub.addr).await.unwrap())
+    }
+
+    #[tokio::test]
+    async fn a_token_opens_only_its_own_names_seats() {
+        let hub = hub(&["alice", "bob"]);
+        let _pipes = hub.open_seat("alice", 1000);
+        let (alice, bob) = (
+            hub.tokens.get("alice").unwrap(),
+            hub.tokens.get("bob").unwrap(),
+        );
+        let refused = prove(dial(&hub).await, bob, SEAT, "s1", 0).await;
+        assert!(
+            matches!(refused, Err(Refused::Token)),
+            "bob's token, alice's seat"
+        );
+        let refused = prove(dial(&hub).await, alice, SEAT, "s9", 0).await;
+        assert!(
+            matches!(refused, Err(Refused::Token)),
+            "a seat that is not open"
+        );
+        let welcome = prove(dial(&hub).await, alice, SEAT, "s1", 0).await;
+        assert!(welcome.is_ok(), "alice's own seat");
+        let control = prove(dial(&hub).await, bob, CONTROL, "", 0).await;
+        assert!(control.is_ok(), "bob's control connection");
+    }
+
+    /// Reads one `~word {json}` line off a raw socket.
+    async fn read_line(s: &mut tokio::net::TcpStream) -> String {
+        let mut line = Vec::new();
+        let mut byte = [0u8; 1];
+        while s.read(&mut byte).await.unwrap() == 1 && byte[0] != b'\n' {
+            line.push(byte[0]);
+        }
+        String::from_utf8(line).unwrap()
+    }
+
+    #[tokio::test]
+    async fn a_recorded_proof_is_refused_on_another_connection() {
+        let hub = hub(&["alice"]);
+        let token = hub.tokens.get("alice").unwrap().clone();
+        let mut first = tokio::net::TcpStream::connect(hub.addr).await.unwrap();
+        let challenge = read_line(&mut first).await;
+        let challenge: Challenge =
+            serde_json::from_str(challenge.strip_prefix("~challenge ").unwrap()).unwrap();
+        let mac = token.prove(&challenge.run, &challenge.nonce, CONTROL, "");
+        let auth = format!(
+            "~auth {{\"name\":\"alice\",\"role\":\"control\",\"seat\":\"\",\"mac\":\"{mac}\"}}\n"
+        );
+        // The proof an eavesdropper saw, sent again on a connection of its own.
+        let mut second = tokio::net::TcpStream::connect(hub.addr).await.unwrap();
+        let _ = read_line(&mut second).await;
+        second.write_all(auth.as_bytes()).await.unwrap();
+        assert_eq!(read_line(&mut second).await, "~refused");
+        first.write_all(auth.as_bytes()).await.unwrap();
+        assert!(
+            read_line(&mut first).await.starts_with("~welcome "),
+            "its own connection"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_connection_that_proves_nothing_is_dropped_and_the_pending_are_bounded() {
+        let hub = hub(&["alice"]);
+        let start = tokio::time::Instant::now();
+        let mut silent = tokio::net::TcpStream::connect(hub.addr).await.unwrap();
+        let _ = read_line(&mut silent).await;
+        let mut rest = Vec::new();
+        let guard = Duration::from_secs(60);
+        let read = tokio::time::timeout(guard, silent.read_to_end(&mut rest)).await;
+        assert!(read.is_ok(), "dropped, not left open");
+        assert!(
+            start.elapsed() >= handshake::LIMIT,
+            "not before its time was up"
+        );
+        // More half-open connections than the bound: the ones over it are
+        // closed at once, and a real connector still gets in afterwards.
+        let mut held = Vec::new();
+        for _ in 0..MAX_PENDING + 20 {
+            held.push(tokio::net::TcpStream::connect(hub.addr).await.unwrap());
+        }
+        let mut closed = 0;
+        for s in held.iter_mut().skip(MAX_PENDING) {
+            let mut buf = [0u8; 64];
+            if let Ok(Ok(0)) = tokio::time::timeout(guard, s.read(&mut buf)).await {
+                closed += 1;
+            }
+        }
+        assert!(
+            closed > 0,
+            "some connections over the bound were closed unread"
+        );
+        drop(held);
+        // The held ones end as their closing is seen; a connector (which
+        // dials again when turned away) gets in then.
+        let token = hub.tokens.get("alice").unwrap();
+        let admitted = tokio::time::timeout(guard, async {
+            loop {
+                match prove(dial(&hub).await, token, CONTROL, "", 0).await {
+                    Ok(_) => return,
+                    Err(Refused::Token) => panic!("refused a good token"),
+                    Err(Refused::Broken(_)) => tokio::time::sleep(Duration::from_millis(50)).await,
+                }
+            }
+        });
+        assert!(admitted.await.is_ok());
+    }
+}
