@@ -56,7 +56,7 @@ pub struct DecisionClock {
     tick: Option<Duration>,
     /// The part of the wall time that is a network link's, not the bot's
     /// (`remote/heartbeat.rs`): taken off what it used, added to the deadline.
-    credit: Duration,
+    credit: Option<Duration>,
 }
 
 impl DecisionClock {
@@ -89,22 +89,24 @@ impl DecisionClock {
             grace: time.grace,
             deadline,
             tick,
-            credit: Duration::ZERO,
+            credit: None,
         }
     }
 
     /// The same clock for a seat whose replies cross a network link with
-    /// round trip `credit` (capped): the deadline moves out by it and each
-    /// decision is charged its time less it.
-    pub fn with_credit(mut self, credit: Duration) -> DecisionClock {
-        self.deadline = self.deadline.map(|d| d + credit);
+    /// round trip `credit` (capped; `None`: no link): the deadline moves out
+    /// by it and each decision is charged its time less it.
+    pub fn with_credit(mut self, credit: Option<Duration>) -> DecisionClock {
+        if let Some(c) = credit {
+            self.deadline = self.deadline.map(|d| d + c);
+        }
         self.credit = credit;
         self
     }
 
-    /// The credit, in microseconds, if there is one (for the timings sidecar).
+    /// The credit in microseconds, for a seat over a link (the timings sidecar).
     pub fn credit_micros(&self) -> Option<u64> {
-        (!self.credit.is_zero()).then(|| self.credit.as_micros() as u64)
+        self.credit.map(|c| c.as_micros() as u64)
     }
 
     /// What the bot used up to `at`: wall time, or the CPU time of its processes.
@@ -112,7 +114,7 @@ impl DecisionClock {
         match (self.clock, self.cpu_start) {
             (Clock::Cpu, Some(c0)) => (self.cpu.as_ref().and_then(CpuSource::read))
                 .map_or(at - self.start, |c| c.saturating_sub(c0)),
-            _ => (at - self.start).saturating_sub(self.credit),
+            _ => (at - self.start).saturating_sub(self.credit.unwrap_or_default()),
         }
     }
 
@@ -209,7 +211,7 @@ mod tests {
     fn a_credit_moves_the_deadline_out_and_is_not_charged() {
         let t = time(100, 0);
         let c = DecisionClock::start(&t, Some(Duration::from_millis(100)), None)
-            .with_credit(Duration::from_millis(40));
+            .with_credit(Some(Duration::from_millis(40)));
         assert_eq!(c.wake().unwrap() - c.start, Duration::from_millis(190));
         assert_eq!(
             c.used(c.start + Duration::from_millis(70)),

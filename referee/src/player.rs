@@ -142,11 +142,11 @@ impl Player {
     }
 
     /// How much of each decision's time is not the bot's: a network link's
-    /// measured round trip, capped (zero for every other player).
-    pub fn latency_credit(&self) -> Duration {
+    /// measured round trip, capped (`None`: no link, nothing to credit).
+    pub fn latency_credit(&self) -> Option<Duration> {
         match &self.link {
-            Link::Piped(p) => (p.remote.as_ref()).map_or(Duration::ZERO, |r| r.latency.credit()),
-            _ => Duration::ZERO,
+            Link::Piped(p) => (p.remote.as_ref()).map(|r| r.latency.credit()),
+            _ => None,
         }
     }
 

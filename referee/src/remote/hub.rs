@@ -12,6 +12,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use anyhow::Context;
+use tokio::io::AsyncWriteExt;
 use tokio::net::TcpListener;
 use tokio::sync::{mpsc, Semaphore};
 use tokio_util::sync::CancellationToken;
@@ -26,6 +27,8 @@ use super::{RemoteSpec, Stream};
 
 /// Connections accepted but not yet proved; more are closed on arrival.
 pub const MAX_PENDING: usize = 64;
+/// How long the end of a run waits for the links' and controls' last words.
+const CLOSE_LIMIT: Duration = Duration::from_secs(3);
 
 pub struct Hub {
     pub run: String,
@@ -54,6 +57,8 @@ struct State {
     /// came (a control connection that comes is told of those none came for).
     seats: HashMap<String, (String, mpsc::Sender<Arrival>, bool)>,
     next: u64,
+    /// Control connections being served.
+    live: usize,
 }
 
 impl Hub {
@@ -104,20 +109,27 @@ impl Hub {
         Ok(hub)
     }
 
-    /// Ends the run for every connector: `bye` on each control connection.
+    /// Ends the run for every connector: once the seats' links have said
+    /// `bye` (or after [`CLOSE_LIMIT`]), `bye` on each control connection;
+    /// returns once those are written (or after the limit again), so the
+    /// referee's exit does not cut them off.
     pub fn close(&self) {
+        let settled = |done: &dyn Fn(&State) -> bool| {
+            let start = std::time::Instant::now();
+            while !done(&self.state.lock().expect("not poisoned")) && start.elapsed() < CLOSE_LIMIT
+            {
+                std::thread::sleep(Duration::from_millis(10));
+            }
+        };
+        settled(&|s| s.seats.is_empty());
         let controls: Vec<_> = (self.state.lock().expect("not poisoned").controls)
             .drain()
             .collect();
         for (_, outbox) in controls {
             let _ = outbox.send(control("bye", ""));
         }
-        // The control tasks write it and close; the thread then ends.
-        let stop = self.stop.clone();
-        self.runtime.spawn(async move {
-            tokio::time::sleep(Duration::from_millis(500)).await;
-            stop.cancel();
-        });
+        settled(&|s| s.live == 0);
+        self.stop.cancel();
     }
 
     async fn accept(self: Arc<Self>, listener: TcpListener) {
@@ -205,6 +217,7 @@ impl Hub {
                 let _ = tx.send(open_line(seat));
             }
             state.controls.insert(name.clone(), tx.clone());
+            state.live += 1;
         }
         let welcome = Welcome {
             grace_ms: self.spec.grace.as_millis() as u64,
@@ -231,6 +244,7 @@ impl Hub {
                 }
             }
         }
+        let _ = writer.shutdown().await;
         let mut state = self.state.lock().expect("not poisoned");
         if state
             .controls
@@ -239,6 +253,7 @@ impl Hub {
         {
             state.controls.remove(&name);
         }
+        state.live -= 1;
     }
 
     /// Opens a seat for remote bot `name`: its connector is told to start a
