@@ -125,8 +125,8 @@ pub async fn run(p: Params, mut arrivals: mpsc::Receiver<Arrival>, ends: Ends) {
                 Some(a) => link.attach(a).await,
                 None => false,
             },
-            frame = link.ends.from_table.next(), if link.bye.is_none() => link.from_table(frame).await,
-            frame = next_frame(&mut link.conn) => link.from_connector(frame).await,
+            frame = link.ends.from_table.next(), if link.bye.is_none() => link.table_said(frame).await,
+            frame = next_frame(&mut link.conn) => link.connector_said(frame).await,
             _ = beat.tick() => link.tick().await,
         };
         if !go_on {
@@ -188,7 +188,7 @@ impl Link {
         }
     }
 
-    async fn from_table(&mut self, frame: Frame) -> bool {
+    async fn table_said(&mut self, frame: Frame) -> bool {
         match frame {
             Frame::Line(line) => {
                 let mut bytes = Vec::with_capacity(line.len() + 2);
@@ -209,14 +209,14 @@ impl Link {
         }
     }
 
-    async fn from_connector(&mut self, frame: Frame) -> bool {
+    async fn connector_said(&mut self, frame: Frame) -> bool {
         self.heard = Instant::now();
         match frame {
             Frame::Line(line) => {
                 self.received += 1;
                 let mut bytes = line;
                 bytes.push(b'\n');
-                self.to_table(&bytes).await;
+                self.pass_on(&bytes).await;
             }
             Frame::Long => self.oversized().await,
             Frame::Control(word, rest) => match word.as_str() {
@@ -239,10 +239,10 @@ impl Link {
         self.received += 1;
         let mut filler = vec![b'x'; self.p.max_line + 1];
         filler.push(b'\n');
-        self.to_table(&filler).await;
+        self.pass_on(&filler).await;
     }
 
-    async fn to_table(&mut self, bytes: &[u8]) {
+    async fn pass_on(&mut self, bytes: &[u8]) {
         if let Some(w) = self.ends.to_table.as_mut() {
             if w.write_all(bytes).await.is_err() {
                 self.ends.to_table = None;

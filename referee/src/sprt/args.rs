@@ -91,6 +91,10 @@ pub struct SprtArgs {
 
     #[command(flatten)]
     pub table: TableArgs,
+
+    /// `--listen` for a bot written `remote:NAME` (`remote/`).
+    #[command(flatten)]
+    pub remote: crate::remote::RemoteArgs,
 }
 
 /// A validated SPRT.
@@ -152,6 +156,7 @@ impl SprtArgs {
             );
         }
         let table = table_spec(&table, &entrants, &out)?;
+        let entrants_bots: Vec<BotSpec> = entrants.iter().map(|e| e.bot.clone()).collect();
         Ok(SprtConfig {
             tournament: TournamentConfig {
                 entrants,
@@ -170,7 +175,7 @@ impl SprtArgs {
                 quiet,
                 // An SPRT's sets are not a tournament to watch.
                 page: false,
-                remote: None,
+                remote: (self.remote).validate(crate::cli::remote_names(entrants_bots.iter()))?,
             },
             hypotheses,
             json: self.json,
