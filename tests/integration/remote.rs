@@ -93,8 +93,24 @@ impl Organiser {
     }
 }
 
-/// `referee connect ADDR --token-file TOKEN [--fingerprint FP] -- referee bot NAME`.
+/// `referee connect ADDR --token-file TOKEN [--fingerprint FP] -- referee bot heuristic`.
 fn connect(addr: SocketAddr, token: &Path, fingerprint: Option<&str>, extra: &[&str]) -> Child {
+    connect_bot(
+        addr,
+        token,
+        fingerprint,
+        extra,
+        &[REFEREE, "bot", "heuristic"],
+    )
+}
+
+fn connect_bot(
+    addr: SocketAddr,
+    token: &Path,
+    fingerprint: Option<&str>,
+    extra: &[&str],
+    bot: &[&str],
+) -> Child {
     let mut cmd = support::referee();
     cmd.arg("connect")
         .arg(addr.to_string())
@@ -104,7 +120,8 @@ fn connect(addr: SocketAddr, token: &Path, fingerprint: Option<&str>, extra: &[&
         cmd.args(["--fingerprint", fp]);
     }
     cmd.args(extra)
-        .args(["--", REFEREE, "bot", "heuristic"])
+        .arg("--")
+        .args(bot)
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
@@ -122,7 +139,10 @@ fn finished(child: Child) -> (Option<i32>, String) {
 /// The same match with the built-in heuristic bot as team 0, locally: the
 /// lineup the remote runs use with `remote:alice` at seats 0 and 3.
 fn local_game(seed: u64, extra: &[&str]) -> PathBuf {
-    let dir = support::scratch("remote", &format!("local-{seed}-{}", extra.len()));
+    let tag: String = (extra.join("-").chars())
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect();
+    let dir = support::scratch("remote", &format!("local-{seed}-{tag}"));
     support::succeeds(
         support::referee()
             .args(["play", "-q", "--seed", &seed.to_string()])
@@ -495,6 +515,9 @@ fn behind_fifty_ms_of_round_trip_a_remote_bot_is_charged_what_it_is_charged_loca
     });
     let (_, bot) = relays.into_inner().unwrap().unwrap();
     assert_eq!(finished(bot).0, Some(0));
+    eprintln!(
+        "behind the relay: remote {remote} ms, local {here} ms, credit {credit} ms (medians)"
+    );
     assert!(
         credit >= 45.0,
         "the credit is the measured round trip: {credit} ms"
@@ -626,4 +649,54 @@ fn a_tournament_with_a_remote_entrant_finishes_with_standings() {
     let text = standings.to_string();
     assert!(text.contains("\"alice\""), "{text}");
     assert!(support::verify(&[&out]).status.success());
+}
+
+#[test]
+fn a_misbehaving_bot_faults_the_same_way_remote_as_local() {
+    // The link carries the stdio protocol byte for byte: a bot that stays
+    // silent, writes a line over the limit or writes garbage is judged as
+    // if it ran on the referee's machine.
+    for mode in ["silent", "huge-line", "garbage", "close-stdout"] {
+        let out = support::scratch("remote", &format!("hostile-{mode}"));
+        let bot = ["python3", "tests/hostile/bot.py", mode];
+        let extra = ["--decision-ms", "1000", "--max-line-bytes", "4096"];
+        let org = organise(&strs(&remote_play(20, &out, &extra)), "127.0.0.1:0", &out);
+        let child = connect_bot(org.addr, &org.token("alice"), None, &[], &bot);
+        let (code, text) = org.finish();
+        assert_eq!(code, Some(0), "{mode}: {text}");
+        let _ = finished(child);
+        let remote = out.join("game-0001.jsonl");
+        assert!(!faults(&remote).is_empty(), "{mode}: the bot misbehaved");
+        let cmd = bot.join(" ");
+        let mut local = extra.to_vec();
+        let (seat0, seat3) = (format!("0={cmd}"), format!("3={cmd}"));
+        local.extend(["--seat", &seat0, "--seat", &seat3]);
+        equivalent(&local_game(20, &local), &remote);
+    }
+}
+
+#[test]
+fn a_remote_seat_nobody_serves_fails_to_start() {
+    let out = support::scratch("remote", "unserved");
+    let out_text = out.display().to_string();
+    let args = [
+        "play",
+        "--seed",
+        "21",
+        "--seat",
+        "0=remote:alice",
+        "--seat",
+        "3=remote:alice",
+        "--startup-ms",
+        "500",
+        "--transcript",
+        &out_text,
+    ];
+    let org = organise(&args, "127.0.0.1:0", &out);
+    let (code, text) = org.finish();
+    assert_eq!(code, Some(2), "{text}");
+    assert!(
+        text.contains("remote:alice") && text.contains("no hello within 500 ms"),
+        "{text}"
+    );
 }
