@@ -171,7 +171,8 @@ async fn serve(
                         let log = stderr_dir
                             .as_ref()
                             .map(|d| d.join(format!("seat-{seat}.log")));
-                        seats.spawn(serve_seat(dialer.clone(), seat, bot.clone(), log));
+                        let task = serve_seat(dialer.clone(), seat, bot.clone(), log, within);
+                        seats.spawn(task);
                     }
                 }
                 Frame::Control(word, _) if word == "ping" => {
@@ -249,8 +250,18 @@ impl Bridge {
     }
 }
 
-async fn serve_seat(dialer: Arc<Dialer>, seat: String, bot: BotSpec, log: Option<PathBuf>) {
-    let Ok((welcome, mut reader, writer)) = dialer.prove(SEAT, &seat, 0).await else {
+/// Serves seat `seat`: dials it (for up to `within`: a listener with its
+/// pending connections full turns a connection away), starts the bot,
+/// bridges them until `bye`.
+async fn serve_seat(
+    dialer: Arc<Dialer>,
+    seat: String,
+    bot: BotSpec,
+    log: Option<PathBuf>,
+    within: Duration,
+) {
+    let Ok((welcome, mut reader, writer)) = dialer.prove_within(SEAT, &seat, 0, within).await
+    else {
         return;
     };
     let grace = Duration::from_millis(welcome.grace_ms);
