@@ -700,3 +700,30 @@ fn a_remote_seat_nobody_serves_fails_to_start() {
         "{text}"
     );
 }
+
+#[test]
+fn an_sprt_with_a_remote_new_bot_plays_its_sets() {
+    let out = support::scratch("remote", "sprt");
+    let out_text = out.display().to_string();
+    let args = [
+        "sprt",
+        "--new",
+        "remote:alice",
+        "--base",
+        "builtin:heuristic",
+        "--max-sets",
+        "1",
+        "--startup-ms",
+        "60000",
+        "--out",
+        &out_text,
+    ];
+    let org = organise(&args, "127.0.0.1:0", &out);
+    let bot = connect(org.addr, &org.token("alice"), None, &[]);
+    let (code, text) = org.finish();
+    assert_eq!(code, Some(0), "{text}");
+    let (code, said) = finished(bot);
+    assert_eq!(code, Some(0), "{said}");
+    assert!(out.join("sprt.json").is_file());
+    assert!(support::verify(&[&out]).status.success());
+}
