@@ -48,6 +48,11 @@ pub enum Command {
     /// Play one game or a match between six bot processes.
     #[command(allow_negative_numbers = true)]
     Play(Box<PlayArgs>),
+    /// Serve this machine's bot in the remote seats of a referee elsewhere:
+    /// `referee connect ADDR:PORT --token-file NAME.token [--fingerprint SHA256]
+    /// -- CMD` starts CMD once per seat and bridges its stdin and stdout to the
+    /// seat (docs/remote.md).
+    Connect(crate::remote::connect::ConnectArgs),
     /// Replay transcripts through the rules engine; exit 0 only if all are valid
     /// (1: one is not; 2: a path is not a transcript or a folder of them).
     Verify {
@@ -403,6 +408,9 @@ pub struct PlayArgs {
 
     #[command(flatten)]
     pub table: TableArgs,
+
+    #[command(flatten)]
+    pub remote: crate::remote::RemoteArgs,
 }
 
 fn parse_seed(text: &str) -> Result<u64, String> {
@@ -465,6 +473,7 @@ impl PlayArgs {
     /// Stage two: validated configuration. `seed` is filled in when absent.
     pub fn validate(&self) -> anyhow::Result<PlayConfig> {
         let lineup = self.lineup()?;
+        let remote = self.remote.validate(remote_names(&lineup))?;
         if self.games == 0 {
             bail!("--games must be at least 1");
         }
@@ -506,6 +515,7 @@ impl PlayArgs {
                     env,
                     sandbox,
                     scratch,
+                    remote: None,
                 },
                 stderr_cap: self.table.limits.stderr_cap(),
                 pace: self.table.channel.pace(),
@@ -518,6 +528,18 @@ impl PlayArgs {
             quiet: self.table.output.quiet,
             overwrite: self.table.output.overwrite(),
             keep_going: self.table.policy.keep_going(),
+            remote,
         })
     }
+}
+
+/// The `remote:NAME`s among `bots`, sorted, each once.
+pub fn remote_names<'a>(bots: impl IntoIterator<Item = &'a BotSpec>) -> Vec<String> {
+    let names: std::collections::BTreeSet<String> = (bots.into_iter())
+        .filter_map(|b| match b {
+            BotSpec::Remote(name) => Some(name.clone()),
+            _ => None,
+        })
+        .collect();
+    names.into_iter().collect()
 }

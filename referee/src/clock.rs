@@ -54,6 +54,9 @@ pub struct DecisionClock {
     deadline: Option<Instant>,
     /// On the CPU clock, how often the CPU time is checked before the backstop.
     tick: Option<Duration>,
+    /// The part of the wall time that is a network link's, not the bot's
+    /// (`remote/heartbeat.rs`): taken off what it used, added to the deadline.
+    credit: Option<Duration>,
 }
 
 impl DecisionClock {
@@ -86,7 +89,24 @@ impl DecisionClock {
             grace: time.grace,
             deadline,
             tick,
+            credit: None,
         }
+    }
+
+    /// The same clock for a seat whose replies cross a network link with
+    /// round trip `credit` (capped; `None`: no link): the deadline moves out
+    /// by it and each decision is charged its time less it.
+    pub fn with_credit(mut self, credit: Option<Duration>) -> DecisionClock {
+        if let Some(c) = credit {
+            self.deadline = self.deadline.map(|d| d + c);
+        }
+        self.credit = credit;
+        self
+    }
+
+    /// The credit in microseconds, for a seat over a link (the timings sidecar).
+    pub fn credit_micros(&self) -> Option<u64> {
+        self.credit.map(|c| c.as_micros() as u64)
     }
 
     /// What the bot used up to `at`: wall time, or the CPU time of its processes.
@@ -94,7 +114,7 @@ impl DecisionClock {
         match (self.clock, self.cpu_start) {
             (Clock::Cpu, Some(c0)) => (self.cpu.as_ref().and_then(CpuSource::read))
                 .map_or(at - self.start, |c| c.saturating_sub(c0)),
-            _ => at - self.start,
+            _ => (at - self.start).saturating_sub(self.credit.unwrap_or_default()),
         }
     }
 
@@ -185,5 +205,21 @@ mod tests {
         let unlimited = DecisionClock::start(&t, None, None);
         assert!(unlimited.wake().is_none());
         assert!(!unlimited.over(Duration::from_secs(3600)));
+    }
+
+    #[test]
+    fn a_credit_moves_the_deadline_out_and_is_not_charged() {
+        let t = time(100, 0);
+        let c = DecisionClock::start(&t, Some(Duration::from_millis(100)), None)
+            .with_credit(Some(Duration::from_millis(40)));
+        assert_eq!(c.wake().unwrap() - c.start, Duration::from_millis(190));
+        assert_eq!(
+            c.used(c.start + Duration::from_millis(70)),
+            Duration::from_millis(30)
+        );
+        assert_eq!(c.used(c.start + Duration::from_millis(10)), Duration::ZERO);
+        assert_eq!(c.credit_micros(), Some(40_000));
+        let local = DecisionClock::start(&t, Some(Duration::from_millis(100)), None);
+        assert_eq!(local.credit_micros(), None);
     }
 }

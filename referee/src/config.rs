@@ -26,6 +26,9 @@ pub enum BotSpec {
     /// A person at the terminal (`human`), played inside the referee with no
     /// time limit.
     Human,
+    /// A bot on another machine (`remote:NAME`), served over the run's
+    /// listener to `referee connect` with NAME's token (`remote/`).
+    Remote(String),
     /// An external command: argv (split like a shell would, never run by one) and
     /// the text as the user gave it.
     Command {
@@ -47,6 +50,7 @@ impl BotSpec {
             BotSpec::Builtin(name) => format!("referee bot {name}"),
             BotSpec::InProcess(name) => format!("inproc:{name}"),
             BotSpec::Human => "human".to_owned(),
+            BotSpec::Remote(name) => format!("{}{name}", crate::remote::PREFIX),
             BotSpec::Command { text, .. } => text.clone(),
         }
     }
@@ -64,6 +68,7 @@ impl BotSpec {
             }
             BotSpec::InProcess(name) => Err(LaunchError::InProcess(name.clone())),
             BotSpec::Human => Err(LaunchError::Human),
+            BotSpec::Remote(name) => Err(LaunchError::Remote(name.clone())),
             BotSpec::Command { argv, .. } => Ok(argv.clone()),
         }
     }
@@ -85,6 +90,7 @@ impl BotSpec {
             }
             BotSpec::InProcess(name) => Err(LaunchError::InProcess(name.clone())),
             BotSpec::Human => Err(LaunchError::Human),
+            BotSpec::Remote(name) => Err(LaunchError::Remote(name.clone())),
             BotSpec::Command {
                 argv, dir: None, ..
             } => Launch::resolve(argv, base, path),
@@ -136,6 +142,9 @@ pub struct Isolation {
     /// `--scratch DIR`: the folder in which each bot process of the table gets a
     /// writable directory of its own, `player<slot>` (absolute).
     pub scratch: Option<PathBuf>,
+    /// The listener that serves the `remote:NAME` seats (`--listen`), once
+    /// the run has started it.
+    pub remote: Option<Arc<crate::remote::Hub>>,
 }
 
 impl Isolation {
@@ -272,6 +281,8 @@ pub struct PlayConfig {
     pub overwrite: bool,
     /// Play on when a bot fails to start (else `play` stops before any game).
     pub keep_going: bool,
+    /// `--listen` and the run's remote seats (`remote/`).
+    pub remote: Option<crate::remote::RemoteSpec>,
 }
 
 impl PlayConfig {

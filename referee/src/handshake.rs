@@ -73,6 +73,7 @@ pub async fn answer(
             match player.why_closed(deadline).await {
                 Closed::Exited(s) => Err(format!("exited before hello: {s}")),
                 Closed::StillThere => Err("closed stdout before hello".to_owned()),
+                Closed::Dropped(why) => Err(format!("before hello: {why}")),
             }
         }
     }

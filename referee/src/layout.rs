@@ -52,6 +52,13 @@ pub const LOCK: &str = "referee.lock";
 
 /// The timings folder's name, beside the transcripts it belongs to.
 const TIMINGS: &str = "timings";
+/// The folder of a run's remote seat tokens (`NAME.token`, mode 0600).
+pub const TOKENS: &str = "tokens";
+
+/// The token file of remote bot `name` in `dir` (a run's [`TOKENS`] folder).
+pub fn token_file(dir: &Path, name: &str) -> PathBuf {
+    dir.join(format!("{name}.token"))
+}
 /// The stderr folder's name in a play folder and in a tournament folder.
 const STDERR: &str = "stderr";
 
@@ -133,6 +140,12 @@ impl Output {
         self.folder().join(TIMINGS)
     }
 
+    /// The directory holding the seat tokens of a run's remote bots
+    /// (`referee/src/remote/token.rs`): `tokens/` in the folder.
+    pub fn tokens_dir(&self) -> PathBuf {
+        self.folder().join(TOKENS)
+    }
+
     /// The directory holding each bot process's stderr log.
     pub fn stderr_dir(&self) -> PathBuf {
         match self {
@@ -161,6 +174,9 @@ impl Output {
         if dir == self.stderr_dir() {
             return is_stderr_log(name).then_some(Kind::StderrLog);
         }
+        if dir == self.tokens_dir() {
+            return name.ends_with(".token").then_some(Kind::Token);
+        }
         None
     }
 }
@@ -171,6 +187,8 @@ pub enum Kind {
     Transcript,
     Timings,
     StderrLog,
+    /// A remote bot's seat token, `tokens/NAME.token`.
+    Token,
     /// `tournament.json`.
     Manifest,
     /// `seed-secret`: what the deals are mixed with (mode 0600).
@@ -189,10 +207,14 @@ pub enum Kind {
     Lock,
 }
 
-/// Whether `dir` holds anything but a run's lock file: a folder in use by
-/// nothing else is empty, whether or not this run holds its lock already.
+/// Whether `dir` holds anything but a run's lock file and its remote seat
+/// tokens: a folder in use by nothing else is empty, whether or not this run
+/// holds its lock already (and has written its tokens).
 pub fn holds_anything(dir: &Path) -> bool {
-    std::fs::read_dir(dir).is_ok_and(|d| d.flatten().any(|e| e.file_name() != LOCK))
+    std::fs::read_dir(dir).is_ok_and(|d| {
+        d.flatten()
+            .any(|e| e.file_name() != LOCK && e.file_name() != TOKENS)
+    })
 }
 
 /// Is `name` a play transcript's file name (`game-NNNN.jsonl`)?
@@ -385,6 +407,7 @@ pub mod tournament {
             [PAGES, name] => is_page_name(name).then_some(Kind::Page),
             [SPRT_REPORT] | [SPRT_PAGE] => Some(Kind::SprtReport),
             [super::LOCK] => Some(Kind::Lock),
+            [super::TOKENS, name] => name.ends_with(".token").then_some(Kind::Token),
             [GAMES, name] => is_game_name(name).then_some(Kind::Transcript),
             [GAMES, super::TIMINGS, name] => is_game_name(name).then_some(Kind::Timings),
             [STDERR, table, log] => {

@@ -73,6 +73,7 @@ pub mod names;
 pub mod outdir;
 pub mod play;
 pub mod player;
+pub mod remote;
 pub mod reply;
 pub mod report;
 pub mod rerun;

@@ -19,6 +19,7 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }),
         Command::Bot { name } => referee::builtin::run(&name).map(|()| ExitCode::SUCCESS),
+        Command::Connect(args) => referee::remote::connect::main(&args),
         Command::Verify { files } => referee::audit::run(&files),
         Command::Play(args) => args.validate().and_then(play),
         Command::Bench(args) => args.validate().and_then(|cfg| bench(&cfg, args.json)),
@@ -46,7 +47,7 @@ fn main() -> ExitCode {
     })
 }
 
-fn play(cfg: PlayConfig) -> anyhow::Result<ExitCode> {
+fn play(mut cfg: PlayConfig) -> anyhow::Result<ExitCode> {
     use referee::play::Ended;
     // One run per folder (`lock.rs`), held until the last file is written.
     let _lock = referee::lock::hold(
@@ -54,6 +55,14 @@ fn play(cfg: PlayConfig) -> anyhow::Result<ExitCode> {
         &cfg.output.folder(),
         &cfg.output.lock(),
     )?;
+    let hub = match &cfg.remote {
+        Some(spec) => Some(referee::remote::announce::serve(
+            spec,
+            &cfg.output.tokens_dir(),
+        )?),
+        None => None,
+    };
+    cfg.table.isolation.remote.clone_from(&hub);
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
@@ -64,6 +73,9 @@ fn play(cfg: PlayConfig) -> anyhow::Result<ExitCode> {
         referee::shutdown::cancel_on_signals(cancel.clone());
         referee::play::run(&cfg, &cancel, console.clone()).await
     });
+    if let Some(hub) = &hub {
+        hub.close();
+    }
     let ended = ended.inspect_err(|_| console.reveal_seed())?;
     Ok(match ended {
         Ended::Interrupted(_) => {
@@ -94,7 +106,7 @@ fn check_bot(
     })
 }
 
-fn tournament(cfg: referee::tournament::TournamentConfig) -> anyhow::Result<ExitCode> {
+fn tournament(mut cfg: referee::tournament::TournamentConfig) -> anyhow::Result<ExitCode> {
     use referee::tournament::events::{Reporter, Reporters};
     use referee::tournament::{Console, Ended, Progress};
     // The coordinator's runtime: each table runs on a thread of its own
@@ -110,6 +122,14 @@ fn tournament(cfg: referee::tournament::TournamentConfig) -> anyhow::Result<Exit
         &cfg.out.join(referee::layout::LOCK),
     )?;
     let fresh = !referee::layout::holds_anything(&cfg.out);
+    let hub = match &cfg.remote {
+        Some(spec) => {
+            let tokens = cfg.out.join(referee::layout::TOKENS);
+            Some(referee::remote::announce::serve(spec, &tokens)?)
+        }
+        None => None,
+    };
+    cfg.table.isolation.remote.clone_from(&hub);
     let mut reporters: Vec<Box<dyn Reporter>> = vec![
         Box::new(Console::new(&cfg, resume_command(&cfg))),
         Box::new(Progress::new(&cfg)),
@@ -123,6 +143,9 @@ fn tournament(cfg: referee::tournament::TournamentConfig) -> anyhow::Result<Exit
         referee::shutdown::cancel_on_signals(cancel.clone());
         referee::tournament::run(&cfg, &cancel, reporter).await
     });
+    if let Some(hub) = &hub {
+        hub.close();
+    }
     if ended.is_err() && fresh {
         // Nothing half-done blocks the corrected rerun.
         referee::tournament::discard_unplayed(&cfg.out);

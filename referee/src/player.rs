@@ -13,6 +13,7 @@
 
 use std::collections::BTreeMap;
 use std::process::ExitStatus;
+use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::time::Instant;
@@ -58,6 +59,17 @@ struct Piped {
     process: Option<BotProcess>,
     /// Frozen by [`Player::freeze`] (its process has a freezer).
     frozen: bool,
+    /// A bot over a network link (`remote/`): its clock's credit, and why
+    /// the link dropped it.
+    remote: Option<RemoteNotes>,
+}
+
+/// What a bot over a network link tells the table beyond its channel.
+pub struct RemoteNotes {
+    /// The measured round trip, credited to each decision.
+    pub latency: Arc<crate::remote::heartbeat::Latency>,
+    /// Why the link dropped the seat, once it has.
+    pub why: Arc<std::sync::Mutex<Option<String>>>,
 }
 
 impl Piped {
@@ -79,6 +91,8 @@ pub enum Closed {
     Exited(ExitStatus),
     /// It closed its end of the channel but is still there.
     StillThere,
+    /// Its network link dropped it, for this reason (`remote/link.rs`).
+    Dropped(String),
 }
 
 impl Closed {
@@ -89,6 +103,7 @@ impl Closed {
                 Fault::new(FaultKind::Crash, format!("{what} and exited: {status}"))
             }
             Closed::StillThere => Fault::new(FaultKind::Closed, format!("{what} but kept running")),
+            Closed::Dropped(why) => Fault::new(FaultKind::Closed, why),
         }
     }
 }
@@ -112,7 +127,32 @@ impl Player {
             channel,
             process,
             frozen: false,
+            remote: None,
         })))
+    }
+
+    /// A bot over a network link: [`Player::over`] its channel, with what the
+    /// link measures and knows.
+    pub fn over_network(channel: Channel, notes: RemoteNotes) -> Player {
+        let mut player = Player::over(channel);
+        if let Link::Piped(p) = &mut player.link {
+            p.remote = Some(notes);
+        }
+        player
+    }
+
+    /// How much of each decision's time is not the bot's: a network link's
+    /// measured round trip, capped (`None`: no link, nothing to credit).
+    pub fn latency_credit(&self) -> Option<Duration> {
+        match &self.link {
+            Link::Piped(p) => (p.remote.as_ref()).map(|r| r.latency.credit()),
+            _ => None,
+        }
+    }
+
+    /// Whether it plays over a network link.
+    pub fn is_remote(&self) -> bool {
+        matches!(&self.link, Link::Piped(p) if p.remote.is_some())
     }
 
     /// A strategy the referee runs itself (`inproc:*`, the human seat).
@@ -234,7 +274,10 @@ impl Player {
                 Some(status) => Closed::Exited(status),
                 None => Closed::StillThere,
             },
-            None => Closed::StillThere,
+            None => match p.remote.as_ref().and_then(|r| r.why.lock().ok()?.clone()) {
+                Some(why) => Closed::Dropped(why),
+                None => Closed::StillThere,
+            },
         };
         p.freeze(frozen);
         closed

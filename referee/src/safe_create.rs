@@ -73,6 +73,11 @@ impl AtomicFile {
         AtomicFile::create_with_mode(path, 0o666)
     }
 
+    /// An atomic file only its owner may read or write (mode 0600): a secret.
+    pub fn create_private(path: &Path) -> Result<AtomicFile, WriteError> {
+        AtomicFile::create_with_mode(path, 0o600)
+    }
+
     /// [`AtomicFile::create`] with permission bits `mode` (less the umask),
     /// set as the `.partial` is created, so the file is never more readable.
     pub fn create_with_mode(path: &Path, mode: u32) -> Result<AtomicFile, WriteError> {

@@ -290,7 +290,14 @@ async fn connect(
         slot.player = Player::in_process(strategy);
         return Ok(false);
     }
-    slot.player = match spawn(cfg, i, &slot.spec, log) {
+    let spawned = match (&slot.spec, &cfg.isolation.remote) {
+        (BotSpec::Remote(name), Some(hub)) => {
+            Ok(crate::remote::seat::open(hub, name, cfg.time.max_line))
+        }
+        (BotSpec::Remote(name), None) => Err(format!("remote:{name} needs --listen")),
+        _ => spawn(cfg, i, &slot.spec, log),
+    };
+    slot.player = match spawned {
         Ok(mut player) => {
             if let Err(reason) = handshake::greet(&mut player, hello, cfg.time.write).await {
                 player.retire(Fault::new(FaultKind::Start, reason));
@@ -421,6 +428,7 @@ fn default_name(spec: &BotSpec) -> String {
     match spec {
         BotSpec::Builtin(name) | BotSpec::InProcess(name) => name.clone(),
         BotSpec::Human => "human".to_owned(),
+        BotSpec::Remote(name) => name.clone(),
         BotSpec::Command { argv, .. } => argv.last().cloned().unwrap_or_default(),
     }
 }

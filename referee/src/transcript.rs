@@ -269,4 +269,8 @@ pub struct Timing {
     /// the seats — never less than the pace.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub released_micros: Option<u64>,
+    /// A remote seat: the link's measured round trip (capped) that was taken
+    /// off `micros` and added to the deadline (`remote/heartbeat.rs`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub credit_micros: Option<u64>,
 }

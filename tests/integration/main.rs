@@ -29,6 +29,7 @@ mod page;
 mod page_hostile;
 mod play;
 mod rating;
+mod remote;
 mod replay;
 mod replay_page;
 mod sample_bots;

@@ -74,6 +74,8 @@ pub enum LaunchError {
     InProcess(String),
     #[error("a human seat runs inside the referee")]
     Human,
+    #[error("remote:{0} runs on another machine and has no command here")]
+    Remote(String),
     /// The referee's working directory, against which the command is read.
     #[error("{0}")]
     WorkingDirectory(std::io::Error),

@@ -363,7 +363,7 @@ impl Conversation {
         let by = Instant::now() + Duration::from_millis(500);
         match bot.why_closed(Some(by)).await {
             Closed::Exited(s) => format!(": the process exited ({s})"),
-            Closed::StillThere => String::new(),
+            Closed::StillThere | Closed::Dropped(_) => String::new(),
         }
     }
 

@@ -81,6 +81,7 @@ fn table_spec(cfg: &ReplayConfig, script: &script::Script) -> TableSpec {
             env: cfg.env.clone(),
             sandbox: None,
             scratch: None,
+            remote: None,
         },
         events: Delivery::Batched,
         stderr_cap: crate::settings::STDERR_CAP,

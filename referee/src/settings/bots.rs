@@ -63,6 +63,10 @@ pub fn parse_bot(text: &str, what: &str) -> anyhow::Result<BotSpec> {
     if let Some(name) = text.strip_prefix("inproc:") {
         return Ok(BotSpec::InProcess(builtin(name)?));
     }
+    if let Some(name) = text.trim().strip_prefix(crate::remote::PREFIX) {
+        crate::remote::check_name(name).with_context(|| what.to_owned())?;
+        return Ok(BotSpec::Remote(name.to_owned()));
+    }
     if let Some(name) = text.strip_prefix("builtin:") {
         return Ok(BotSpec::Builtin(builtin(name)?));
     }

@@ -444,7 +444,12 @@ pub fn sandbox_for<'a>(
     // In-process bots (tests, benchmarks) are the referee's own code: no process.
     let launches = bots
         .into_iter()
-        .filter(|(_, spec)| !matches!(spec, BotSpec::InProcess(_) | BotSpec::Human))
+        .filter(|(_, spec)| {
+            !matches!(
+                spec,
+                BotSpec::InProcess(_) | BotSpec::Human | BotSpec::Remote(_)
+            )
+        })
         .map(|(who, spec)| {
             spec.launch(&cwd, Isolation::path_in(&spec.env(env)))
                 .map(|launch| (who.clone(), launch))

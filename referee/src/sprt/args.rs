@@ -96,6 +96,10 @@ pub struct SprtArgs {
 
     #[command(flatten)]
     pub table: TableArgs,
+
+    /// `--listen` for a bot written `remote:NAME` (`remote/`).
+    #[command(flatten)]
+    pub remote: crate::remote::RemoteArgs,
 }
 
 /// A validated SPRT.
@@ -158,6 +162,7 @@ impl SprtArgs {
         }
         let secret = self.secret.choose(&out, self.resume, None, false)?;
         let table = table_spec(&table, &entrants, &out, self.secret.file())?;
+        let entrants_bots: Vec<BotSpec> = entrants.iter().map(|e| e.bot.clone()).collect();
         Ok(SprtConfig {
             tournament: TournamentConfig {
                 entrants,
@@ -177,6 +182,7 @@ impl SprtArgs {
                 quiet,
                 // An SPRT's sets are not a tournament to watch.
                 page: false,
+                remote: (self.remote).validate(crate::cli::remote_names(entrants_bots.iter()))?,
             },
             hypotheses,
             json: self.json,

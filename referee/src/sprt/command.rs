@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use super::args::SprtConfig;
 use super::run::Ended;
 
-pub fn main(cfg: SprtConfig) -> anyhow::Result<ExitCode> {
+pub fn main(mut cfg: SprtConfig) -> anyhow::Result<ExitCode> {
     // The coordinator's runtime: each table runs on a thread of its own
     // (tournament/pool.rs).
     let runtime = tokio::runtime::Builder::new_current_thread()
@@ -23,11 +23,23 @@ pub fn main(cfg: SprtConfig) -> anyhow::Result<ExitCode> {
         &dir.join(crate::layout::LOCK),
     )?;
     let fresh = !crate::layout::holds_anything(dir);
+    let hub = match &cfg.tournament.remote {
+        Some(spec) => Some(crate::remote::announce::serve(
+            spec,
+            &dir.join(crate::layout::TOKENS),
+        )?),
+        None => None,
+    };
+    cfg.tournament.table.isolation.remote.clone_from(&hub);
     let ended = runtime.block_on(async {
         crate::bot::install_cleanup();
         crate::shutdown::cancel_on_signals(cancel.clone());
         super::run::run(&cfg, &cancel).await
     });
+    if let Some(hub) = &hub {
+        hub.close();
+    }
+    let dir = &cfg.tournament.out;
     if ended.is_err() && fresh {
         // Nothing half-done blocks the corrected rerun.
         crate::tournament::discard_unplayed(dir);

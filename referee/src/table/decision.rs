@@ -73,7 +73,8 @@ impl Table<'_> {
             return Ok(None);
         }
         // The clock starts now that the request's last byte is written.
-        let clock = DecisionClock::start(&time, allowed, self.player(seat).cpu_clock());
+        let clock = DecisionClock::start(&time, allowed, self.player(seat).cpu_clock())
+            .with_credit(self.player(seat).latency_credit());
         let mut pending = Pending {
             seat,
             id,
@@ -191,6 +192,9 @@ impl Table<'_> {
                 let time = self.cfg.time;
                 self.bank.charge(p.seat.index(), took, &time);
                 self.time(p.id, p.seat, p.decision, Some(took), None)?;
+                if let Some(t) = self.timing.as_mut() {
+                    t.credit_micros = p.clock.credit_micros();
+                }
                 Ok(Heard::Done(Outcome::Answer(action)))
             }
             Reply::Other(other) => self.other_reply(p, other, at),
@@ -222,6 +226,7 @@ impl Table<'_> {
                 fault: None,
                 late: true,
                 released_micros: None,
+                credit_micros: None,
             })?;
             return Ok(Heard::Ignored);
         }
@@ -269,7 +274,11 @@ impl Table<'_> {
     ) -> anyhow::Result<()> {
         let micros = clock.used(at).as_micros() as u64;
         let wall = clock.wall_if_cpu(at).map(|d| d.as_micros() as u64);
-        self.write_timing(request, seat, decision, (micros, wall), fault)
+        self.write_timing(request, seat, decision, (micros, wall), fault)?;
+        if let Some(t) = self.timing.as_mut() {
+            t.credit_micros = clock.credit_micros();
+        }
+        Ok(())
     }
 
     fn write_timing(
@@ -290,6 +299,7 @@ impl Table<'_> {
             fault,
             late: false,
             released_micros: None,
+            credit_micros: None,
         });
         Ok(())
     }

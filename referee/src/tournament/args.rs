@@ -117,6 +117,10 @@ pub struct TournamentArgs {
 
     #[command(flatten)]
     pub table: TableArgs,
+
+    /// `--listen` for entrants written `NAME=remote` (`remote/`).
+    #[command(flatten)]
+    pub remote: crate::remote::RemoteArgs,
 }
 
 impl TournamentArgs {
@@ -181,6 +185,8 @@ impl TournamentArgs {
         let from = self.from.as_deref();
         let secret = (self.secret).choose(&out, self.resume, from, shard.is_some())?;
         let spec = table_spec(&table, &entrants, &out, self.secret.file())?;
+        let remote =
+            (self.remote).validate(crate::cli::remote_names(entrants.iter().map(|e| &e.bot)))?;
         Ok(TournamentConfig {
             entrants,
             format,
@@ -198,6 +204,7 @@ impl TournamentArgs {
             from: self.from.clone(),
             quiet,
             page,
+            remote,
         })
     }
 
@@ -354,6 +361,7 @@ pub(crate) fn table_spec(
             env,
             sandbox,
             scratch,
+            remote: None,
         },
         stderr_cap: table.limits.stderr_cap(),
         pace: table.channel.pace(),

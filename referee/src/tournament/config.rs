@@ -41,4 +41,6 @@ pub struct TournamentConfig {
     pub quiet: bool,
     /// Keep `out/index.html` current (`--page`).
     pub page: bool,
+    /// `--listen` and the remote entrants (`remote/`).
+    pub remote: Option<crate::remote::RemoteSpec>,
 }

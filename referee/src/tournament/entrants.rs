@@ -95,6 +95,14 @@ pub(super) fn gather(
 }
 
 fn add(entrants: &mut Vec<Entrant>, name: &str, bot: BotSpec, what: &str) -> anyhow::Result<()> {
+    // `NAME=remote`: the entrant plays from another machine, as remote:NAME.
+    let bot = match bot {
+        BotSpec::Command { argv, .. } if argv == ["remote"] => {
+            crate::remote::check_name(name).with_context(|| what.to_owned())?;
+            BotSpec::Remote(name.to_owned())
+        }
+        other => other,
+    };
     if name.is_empty() {
         bail!("{what}: the name is empty");
     }

@@ -101,6 +101,9 @@ pub struct Row {
     /// scored in its seats.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub never_started: bool,
+    /// It played from another machine (`remote:NAME`, docs/remote.md).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub remote: bool,
 }
 
 #[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
@@ -152,7 +155,12 @@ pub fn wilson(wins: u32, n: u32) -> [f64; 2] {
 
 pub fn compute(manifest: &Manifest, outcomes: &BTreeMap<GameKey, GameOutcome>) -> Standings {
     let names: Vec<String> = manifest.entrants.iter().map(|e| e.name.clone()).collect();
-    standings(&names, &manifest.format, outcomes)
+    let mut standings = standings(&names, &manifest.format, outcomes);
+    for row in &mut standings.entrants {
+        row.remote = (manifest.entrants.iter())
+            .any(|e| e.name == row.name && e.command.starts_with(crate::remote::PREFIX));
+    }
+    standings
 }
 
 /// The standings of entrants `names` (by entrant index) after `outcomes`: the
@@ -315,6 +323,7 @@ impl Tally {
                     >= SEATS_PER_TEAM * self.games,
             faults: self.faults,
             forfeits: self.forfeits,
+            remote: false,
         }
     }
 }

@@ -48,7 +48,10 @@ pub async fn check(
     let hello = handshake::hello(spec);
     let mut started: Vec<(usize, Result<Player, String>)> = Vec::new();
     for (i, e) in cfg.entrants.iter().enumerate() {
-        if matches!(e.bot, BotSpec::InProcess(_) | BotSpec::Human) {
+        if matches!(
+            e.bot,
+            BotSpec::InProcess(_) | BotSpec::Human | BotSpec::Remote(_)
+        ) {
             continue; // the referee's own code: nothing to start
         }
         let log = crate::layout::startcheck_log(logs.path(), i);

@@ -1,0 +1,421 @@
+//! The organiser's listener and who is connected to it. The hub runs on a
+//! thread of its own (its own runtime), so no table's work delays a
+//! heartbeat and no connection touches a table's thread: a seat reaches its
+//! table only through in-memory pipes. It accepts at most [`MAX_PENDING`]
+//! connections that have not proved themselves (more are closed at once),
+//! gives each [`handshake::LIMIT`], and then hands a control connection the
+//! seats it is to serve and a seat connection to its seat's link.
+
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use anyhow::Context;
+use tokio::io::AsyncWriteExt;
+use tokio::net::TcpListener;
+use tokio::sync::{mpsc, Semaphore};
+use tokio_util::sync::CancellationToken;
+
+use super::frame::{control, Frame};
+use super::handshake::{self, Auth, Reader, Welcome, Writer, CONTROL, SEAT};
+use super::heartbeat::{self, Latency};
+use super::link::{self, Arrival, SeatPipes};
+use super::tls::ServerTls;
+use super::token::{random_hex, Tokens};
+use super::{RemoteSpec, Stream};
+
+/// Connections accepted but not yet proved; more are closed on arrival.
+pub const MAX_PENDING: usize = 64;
+/// How long the end of a run waits for the links' and controls' last words.
+const CLOSE_LIMIT: Duration = Duration::from_secs(3);
+
+pub struct Hub {
+    pub run: String,
+    pub addr: SocketAddr,
+    /// The TLS certificate's SHA-256 (`None`: plain TCP on loopback).
+    pub fingerprint: Option<String>,
+    pub spec: RemoteSpec,
+    pub tokens: Tokens,
+    tls: Option<tokio_rustls::TlsAcceptor>,
+    state: Mutex<State>,
+    runtime: tokio::runtime::Handle,
+    stop: CancellationToken,
+}
+
+impl std::fmt::Debug for Hub {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Hub({} run {})", self.addr, self.run)
+    }
+}
+
+#[derive(Default)]
+struct State {
+    /// Each name's live control connection: its outbox.
+    controls: HashMap<String, mpsc::UnboundedSender<Vec<u8>>>,
+    /// Open seats: their name, where their connections go, and whether one
+    /// came (a control connection that comes is told of those none came for).
+    seats: HashMap<String, (String, mpsc::Sender<Arrival>, bool)>,
+    next: u64,
+    /// Control connections being served.
+    live: usize,
+}
+
+impl Hub {
+    /// Binds `spec.listen`, makes the run's tokens and (off loopback) its
+    /// certificate, and starts serving on a thread of its own.
+    pub fn start(spec: RemoteSpec) -> anyhow::Result<Arc<Hub>> {
+        let std_listener = std::net::TcpListener::bind(spec.listen)
+            .with_context(|| format!("--listen {}: failed to listen", spec.listen))?;
+        std_listener.set_nonblocking(true)?;
+        let addr = std_listener.local_addr()?;
+        let tls = match addr.ip().is_loopback() {
+            true => None,
+            false => {
+                let cert_key = spec
+                    .cert_key
+                    .as_ref()
+                    .map(|(c, k)| (c.as_path(), k.as_path()));
+                Some(ServerTls::new(cert_key)?)
+            }
+        };
+        let run = random_hex(8)?;
+        let tokens = Tokens::make(&spec.names, &run, spec.tokens.as_deref())?;
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()?;
+        let hub = Arc::new(Hub {
+            run,
+            addr,
+            fingerprint: tls.as_ref().map(|t| t.fingerprint.clone()),
+            spec,
+            tokens,
+            tls: tls.map(|t| tokio_rustls::TlsAcceptor::from(t.config)),
+            state: Mutex::new(State::default()),
+            runtime: runtime.handle().clone(),
+            stop: CancellationToken::new(),
+        });
+        let listener = {
+            let _entered = runtime.enter();
+            TcpListener::from_std(std_listener)?
+        };
+        let (serving, stop) = (hub.clone(), hub.stop.clone());
+        std::thread::Builder::new()
+            .name("remote-hub".into())
+            .spawn(move || {
+                runtime.spawn(serving.accept(listener));
+                runtime.block_on(stop.cancelled());
+            })?;
+        Ok(hub)
+    }
+
+    /// Ends the run for every connector: once the seats' links have said
+    /// `bye` (or after [`CLOSE_LIMIT`]), `bye` on each control connection;
+    /// returns once those are written (or after the limit again), so the
+    /// referee's exit does not cut them off.
+    pub fn close(&self) {
+        let settled = |done: &dyn Fn(&State) -> bool| {
+            let start = std::time::Instant::now();
+            while !done(&self.state.lock().expect("not poisoned")) && start.elapsed() < CLOSE_LIMIT
+            {
+                std::thread::sleep(Duration::from_millis(10));
+            }
+        };
+        settled(&|s| s.seats.is_empty());
+        let controls: Vec<_> = (self.state.lock().expect("not poisoned").controls)
+            .drain()
+            .collect();
+        for (_, outbox) in controls {
+            let _ = outbox.send(control("bye", ""));
+        }
+        settled(&|s| s.live == 0);
+        self.stop.cancel();
+    }
+
+    async fn accept(self: Arc<Self>, listener: TcpListener) {
+        let pending = Arc::new(Semaphore::new(MAX_PENDING));
+        loop {
+            let Ok((tcp, _peer)) = listener.accept().await else {
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                continue;
+            };
+            let _ = tcp.set_nodelay(true);
+            // Over the bound: closed at once, before a byte is read.
+            let Ok(permit) = pending.clone().try_acquire_owned() else {
+                continue;
+            };
+            let hub = self.clone();
+            tokio::spawn(async move {
+                let proved = tokio::time::timeout(handshake::LIMIT, hub.admit(tcp)).await;
+                drop(permit);
+                if let Ok(Some((auth, reader, writer))) = proved {
+                    hub.seat_or_control(auth, reader, writer).await;
+                }
+            });
+        }
+    }
+
+    async fn admit(&self, tcp: tokio::net::TcpStream) -> Option<(Auth, Reader, Writer)> {
+        let stream: Stream = match &self.tls {
+            Some(acceptor) => Box::new(acceptor.accept(tcp).await.ok()?),
+            None => Box::new(tcp),
+        };
+        handshake::challenge(stream, &self.run, |nonce, auth| self.admits(nonce, auth)).await
+    }
+
+    /// Whether `auth` proves its name's token for a role it may take: the
+    /// control connection of its name, or a seat open for its name.
+    fn admits(&self, nonce: &str, auth: &Auth) -> bool {
+        let proved = (self.tokens).admits(
+            &self.run, nonce, &auth.name, &auth.role, &auth.seat, &auth.mac,
+        );
+        let state = self.state.lock().expect("not poisoned");
+        let allowed = match auth.role.as_str() {
+            CONTROL => auth.seat.is_empty(),
+            SEAT => state
+                .seats
+                .get(&auth.seat)
+                .is_some_and(|(n, ..)| *n == auth.name),
+            _ => false,
+        };
+        proved & allowed
+    }
+
+    async fn seat_or_control(self: Arc<Self>, auth: Auth, reader: Reader, writer: Writer) {
+        if auth.role == SEAT {
+            let door = (self.state.lock().expect("not poisoned").seats)
+                .get_mut(&auth.seat)
+                .map(|(_, tx, came)| {
+                    *came = true;
+                    tx.clone()
+                });
+            if let Some(door) = door {
+                let arrival = Arrival {
+                    received: auth.received,
+                    reader,
+                    writer,
+                };
+                let _ = door.send(arrival).await;
+            }
+            return;
+        }
+        self.serve_control(auth.name, reader, writer).await;
+    }
+
+    /// A name's control connection: told each seat to open, kept alive by
+    /// heartbeats, until it drops or the run ends.
+    async fn serve_control(&self, name: String, mut reader: Reader, mut writer: Writer) {
+        let (tx, mut outbox) = mpsc::unbounded_channel();
+        {
+            let mut state = self.state.lock().expect("not poisoned");
+            let mut unserved: Vec<&String> = (state.seats.iter())
+                .filter(|(_, (n, _, came))| *n == name && !came)
+                .map(|(seat, _)| seat)
+                .collect();
+            unserved.sort_by_key(|s| s[1..].parse::<u64>().unwrap_or(0));
+            for seat in unserved {
+                let _ = tx.send(open_line(seat));
+            }
+            state.controls.insert(name.clone(), tx.clone());
+            state.live += 1;
+        }
+        let welcome = Welcome {
+            grace_ms: self.spec.grace.as_millis() as u64,
+            ..Welcome::default()
+        };
+        let line = control(
+            "welcome",
+            &serde_json::to_string(&welcome).expect("serializes"),
+        );
+        let mut alive = handshake::send(&mut writer, &line, handshake::LIMIT).await;
+        let mut beat = tokio::time::interval(heartbeat::PERIOD * 5);
+        while alive {
+            tokio::select! {
+                msg = outbox.recv() => match msg {
+                    Some(bytes) => {
+                        let bye = bytes.starts_with(b"~bye");
+                        alive = handshake::send(&mut writer, &bytes, handshake::LIMIT).await && !bye;
+                    }
+                    None => break,
+                },
+                frame = reader.next() => alive = !matches!(frame, Frame::Eof | Frame::BadControl),
+                _ = beat.tick() => {
+                    alive = handshake::send(&mut writer, &control("ping", "0 0"), handshake::LIMIT).await;
+                }
+            }
+        }
+        let _ = writer.shutdown().await;
+        let mut state = self.state.lock().expect("not poisoned");
+        if state
+            .controls
+            .get(&name)
+            .is_some_and(|c| c.same_channel(&tx))
+        {
+            state.controls.remove(&name);
+        }
+        state.live -= 1;
+    }
+
+    /// Opens a seat for remote bot `name`: its connector is told to start a
+    /// bot for it, and the seat's link runs on the hub's thread.
+    pub fn open_seat(self: &Arc<Self>, name: &str, max_line: usize) -> SeatPipes {
+        let (door, arrivals) = mpsc::channel(4);
+        let seat = {
+            let mut state = self.state.lock().expect("not poisoned");
+            state.next += 1;
+            let seat = format!("s{}", state.next);
+            state
+                .seats
+                .insert(seat.clone(), (name.to_owned(), door, false));
+            if let Some(c) = state.controls.get(name) {
+                let _ = c.send(open_line(&seat));
+            }
+            seat
+        };
+        let latency = Arc::new(Latency::new(self.spec.latency_cap));
+        let (pipes, ends) = link::pipes(latency);
+        let params = link::Params {
+            max_line,
+            grace: self.spec.grace,
+        };
+        let hub = self.clone();
+        self.runtime.spawn(async move {
+            link::run(params, arrivals, ends).await;
+            hub.state.lock().expect("not poisoned").seats.remove(&seat);
+        });
+        pipes
+    }
+}
+
+fn open_line(seat: &str) -> Vec<u8> {
+    control("open", &serde_json::json!({ "seat": seat }).to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    //! The hub on a real loopback socket, spoken to by hand.
+    use super::*;
+    use crate::remote::handshake::{prove, Challenge, Refused};
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    fn hub(names: &[&str]) -> Arc<Hub> {
+        Hub::start(RemoteSpec {
+            listen: "127.0.0.1:0".parse().unwrap(),
+            tokens: None,
+            cert_key: None,
+            latency_cap: Duration::from_millis(250),
+            grace: Duration::from_secs(1),
+            names: names.iter().map(|s| s.to_string()).collect(),
+        })
+        .unwrap()
+    }
+
+    async fn dial(hub: &Hub) -> Stream {
+        Box::new(tokio::net::TcpStream::connect(hub.addr).await.unwrap())
+    }
+
+    #[tokio::test]
+    async fn a_token_opens_only_its_own_names_seats() {
+        let hub = hub(&["alice", "bob"]);
+        let _pipes = hub.open_seat("alice", 1000);
+        let (alice, bob) = (
+            hub.tokens.get("alice").unwrap(),
+            hub.tokens.get("bob").unwrap(),
+        );
+        let refused = prove(dial(&hub).await, bob, SEAT, "s1", 0).await;
+        assert!(
+            matches!(refused, Err(Refused::Token)),
+            "bob's token, alice's seat"
+        );
+        let refused = prove(dial(&hub).await, alice, SEAT, "s9", 0).await;
+        assert!(
+            matches!(refused, Err(Refused::Token)),
+            "a seat that is not open"
+        );
+        let welcome = prove(dial(&hub).await, alice, SEAT, "s1", 0).await;
+        assert!(welcome.is_ok(), "alice's own seat");
+        let control = prove(dial(&hub).await, bob, CONTROL, "", 0).await;
+        assert!(control.is_ok(), "bob's control connection");
+    }
+
+    /// Reads one `~word {json}` line off a raw socket.
+    async fn read_line(s: &mut tokio::net::TcpStream) -> String {
+        let mut line = Vec::new();
+        let mut byte = [0u8; 1];
+        while s.read(&mut byte).await.unwrap() == 1 && byte[0] != b'\n' {
+            line.push(byte[0]);
+        }
+        String::from_utf8(line).unwrap()
+    }
+
+    #[tokio::test]
+    async fn a_recorded_proof_is_refused_on_another_connection() {
+        let hub = hub(&["alice"]);
+        let token = hub.tokens.get("alice").unwrap().clone();
+        let mut first = tokio::net::TcpStream::connect(hub.addr).await.unwrap();
+        let challenge = read_line(&mut first).await;
+        let challenge: Challenge =
+            serde_json::from_str(challenge.strip_prefix("~challenge ").unwrap()).unwrap();
+        let mac = token.prove(&challenge.run, &challenge.nonce, CONTROL, "");
+        let auth = format!(
+            "~auth {{\"name\":\"alice\",\"role\":\"control\",\"seat\":\"\",\"mac\":\"{mac}\"}}\n"
+        );
+        // The proof an eavesdropper saw, sent again on a connection of its own.
+        let mut second = tokio::net::TcpStream::connect(hub.addr).await.unwrap();
+        let _ = read_line(&mut second).await;
+        second.write_all(auth.as_bytes()).await.unwrap();
+        assert_eq!(read_line(&mut second).await, "~refused");
+        first.write_all(auth.as_bytes()).await.unwrap();
+        assert!(
+            read_line(&mut first).await.starts_with("~welcome "),
+            "its own connection"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_connection_that_proves_nothing_is_dropped_and_the_pending_are_bounded() {
+        let hub = hub(&["alice"]);
+        let start = tokio::time::Instant::now();
+        let mut silent = tokio::net::TcpStream::connect(hub.addr).await.unwrap();
+        let _ = read_line(&mut silent).await;
+        let mut rest = Vec::new();
+        let guard = Duration::from_secs(60);
+        let read = tokio::time::timeout(guard, silent.read_to_end(&mut rest)).await;
+        assert!(read.is_ok(), "dropped, not left open");
+        assert!(
+            start.elapsed() >= handshake::LIMIT,
+            "not before its time was up"
+        );
+        // More half-open connections than the bound: the ones over it are
+        // closed at once, and a real connector still gets in afterwards.
+        let mut held = Vec::new();
+        for _ in 0..MAX_PENDING + 20 {
+            held.push(tokio::net::TcpStream::connect(hub.addr).await.unwrap());
+        }
+        let mut closed = 0;
+        for s in held.iter_mut().skip(MAX_PENDING) {
+            let mut buf = [0u8; 64];
+            if let Ok(Ok(0)) = tokio::time::timeout(guard, s.read(&mut buf)).await {
+                closed += 1;
+            }
+        }
+        assert!(
+            closed > 0,
+            "some connections over the bound were closed unread"
+        );
+        drop(held);
+        // The held ones end as their closing is seen; a connector (which
+        // dials again when turned away) gets in then.
+        let token = hub.tokens.get("alice").unwrap();
+        let admitted = tokio::time::timeout(guard, async {
+            loop {
+                match prove(dial(&hub).await, token, CONTROL, "", 0).await {
+                    Ok(_) => return,
+                    Err(Refused::Token) => panic!("refused a good token"),
+                    Err(Refused::Broken(_)) => tokio::time::sleep(Duration::from_millis(50)).await,
+                }
+            }
+        });
+        assert!(admitted.await.is_ok());
+    }
+}

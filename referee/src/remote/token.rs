@@ -1,0 +1,296 @@
+//! Seat tokens: the secret a remote bot's connector proves it holds, one per
+//! remote name of a run. A token is 256 random bits bound to its run (the run
+//! id is in every proof), its name (only that name's seats accept it) and an
+//! expiry. It never crosses the wire: a connection answers a fresh challenge
+//! with an HMAC of it (`handshake.rs`), so a recorded handshake cannot be
+//! replayed and a wrong token tells nothing about which part was wrong.
+//!
+//! The token file (`OUT/tokens/NAME.token`, mode 0600) is one line:
+//! `schmier-remote-token-1 NAME RUN EXPIRES SECRET` — `RUN` the run id (`*`:
+//! any run given this token with `--tokens`), `EXPIRES` unix seconds,
+//! `SECRET` at least 32 hex digits (128 bits).
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use anyhow::{bail, Context};
+use ring::hmac;
+use ring::rand::{SecureRandom, SystemRandom};
+
+/// The first word of a token line.
+pub const MAGIC: &str = "schmier-remote-token-1";
+/// How long a token the referee makes is good for.
+pub const DEFAULT_TTL: Duration = Duration::from_secs(7 * 24 * 3600);
+/// The fewest hex digits a secret may have (128 bits).
+const MIN_SECRET_HEX: usize = 32;
+
+/// One remote name's token.
+#[derive(Clone)]
+pub struct Token {
+    pub name: String,
+    /// The run it is for; `*` for any run it is given to.
+    pub run: String,
+    /// Unix seconds after which it is refused.
+    pub expires: u64,
+    secret: Vec<u8>,
+}
+
+impl std::fmt::Debug for Token {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Never the secret, not even in a debug line.
+        write!(
+            f,
+            "Token({} run {} expires {})",
+            self.name, self.run, self.expires
+        )
+    }
+}
+
+/// `n` random bytes from the operating system, as lowercase hex.
+pub fn random_hex(n: usize) -> anyhow::Result<String> {
+    let mut bytes = vec![0u8; n];
+    SystemRandom::new()
+        .fill(&mut bytes)
+        .map_err(|_| anyhow::anyhow!("failed to draw random bytes from the operating system"))?;
+    Ok(hex(&bytes))
+}
+
+pub fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn unhex(text: &str) -> Option<Vec<u8>> {
+    if !text.len().is_multiple_of(2) || !text.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return None;
+    }
+    (0..text.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&text[i..i + 2], 16).ok())
+        .collect()
+}
+
+fn now_unix() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or_default()
+        .as_secs()
+}
+
+impl Token {
+    /// A fresh token for `name` in run `run`: 256 random bits, good for `ttl`.
+    pub fn fresh(name: &str, run: &str, ttl: Duration) -> anyhow::Result<Token> {
+        let secret = unhex(&random_hex(32)?).expect("hex of our own");
+        Ok(Token {
+            name: name.to_owned(),
+            run: run.to_owned(),
+            expires: now_unix() + ttl.as_secs(),
+            secret,
+        })
+    }
+
+    /// Its file's one line.
+    pub fn line(&self) -> String {
+        format!(
+            "{MAGIC} {} {} {} {}\n",
+            self.name,
+            self.run,
+            self.expires,
+            hex(&self.secret)
+        )
+    }
+
+    /// Reads one token line; `what` names where it came from, for errors
+    /// (which never quote the secret).
+    pub fn parse(line: &str, what: &str) -> anyhow::Result<Token> {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let [magic, name, run, expires, secret] = words[..] else {
+            bail!("{what}: expected `{MAGIC} NAME RUN EXPIRES SECRET` on one line");
+        };
+        if magic != MAGIC {
+            bail!("{what}: not a seat token (it must start with {MAGIC})");
+        }
+        crate::remote::check_name(name).with_context(|| what.to_owned())?;
+        if run != "*" && !run.bytes().all(|b| b.is_ascii_hexdigit()) {
+            bail!("{what}: the run must be hex digits or *, got {run:?}");
+        }
+        let expires = expires
+            .parse()
+            .with_context(|| format!("{what}: EXPIRES must be unix seconds, got {expires:?}"))?;
+        let secret = unhex(secret).filter(|s| s.len() * 2 >= MIN_SECRET_HEX);
+        let Some(secret) = secret else {
+            bail!("{what}: the secret must be at least {MIN_SECRET_HEX} hex digits (128 bits)");
+        };
+        Ok(Token {
+            name: name.to_owned(),
+            run: run.to_owned(),
+            expires,
+            secret,
+        })
+    }
+
+    /// Reads a token file (`connect --token-file`).
+    pub fn read(path: &Path) -> anyhow::Result<Token> {
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("failed to read the token file {}", path.display()))?;
+        Token::parse(text.trim(), &path.display().to_string())
+    }
+
+    /// Whether it has expired.
+    pub fn expired(&self) -> bool {
+        now_unix() > self.expires
+    }
+
+    /// The proof of holding it for one connection: HMAC-SHA256 over the run,
+    /// the challenge's nonce, the name, the role and the seat.
+    pub fn prove(&self, run: &str, nonce: &str, role: &str, seat: &str) -> String {
+        let key = hmac::Key::new(hmac::HMAC_SHA256, &self.secret);
+        hex(hmac::sign(&key, &proof_text(run, nonce, &self.name, role, seat)).as_ref())
+    }
+
+    /// Whether `mac` proves holding it, compared in constant time.
+    pub fn verify(&self, run: &str, nonce: &str, role: &str, seat: &str, mac: &str) -> bool {
+        let key = hmac::Key::new(hmac::HMAC_SHA256, &self.secret);
+        let mac = unhex(mac).unwrap_or_default();
+        let text = proof_text(run, nonce, &self.name, role, seat);
+        hmac::verify(&key, &text, &mac).is_ok()
+    }
+}
+
+fn proof_text(run: &str, nonce: &str, name: &str, role: &str, seat: &str) -> Vec<u8> {
+    format!("schmier-remote-1\n{run}\n{nonce}\n{name}\n{role}\n{seat}\n").into_bytes()
+}
+
+/// The tokens of a run, by name.
+#[derive(Debug, Default)]
+pub struct Tokens {
+    by_name: BTreeMap<String, Token>,
+    /// Checked against when a name has no token, so a wrong name costs the
+    /// same work as a wrong secret.
+    decoy: Option<Token>,
+}
+
+impl Tokens {
+    /// Fresh tokens for `names` in run `run`, or the organiser's from
+    /// `given` (`--tokens FILE`: token lines, one per name) where it has one.
+    pub fn make(names: &[String], run: &str, given: Option<&Path>) -> anyhow::Result<Tokens> {
+        let mut given_tokens = BTreeMap::new();
+        if let Some(path) = given {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("--tokens: failed to read {}", path.display()))?;
+            for (n, line) in text.lines().enumerate() {
+                if line.trim().is_empty() || line.trim_start().starts_with('#') {
+                    continue;
+                }
+                let what = format!("--tokens {} line {}", path.display(), n + 1);
+                let token = Token::parse(line, &what)?;
+                if token.run != "*" && token.run != run {
+                    bail!("{what}: the token is for run {}, not this one", token.run);
+                }
+                if !names.contains(&token.name) {
+                    bail!("{what}: no seat or entrant is remote:{}", token.name);
+                }
+                given_tokens.insert(token.name.clone(), token);
+            }
+        }
+        let mut by_name = BTreeMap::new();
+        for name in names {
+            let token = match given_tokens.remove(name) {
+                Some(t) => t,
+                None => Token::fresh(name, run, DEFAULT_TTL)?,
+            };
+            by_name.insert(name.clone(), token);
+        }
+        let decoy = Some(Token::fresh("decoy", run, DEFAULT_TTL)?);
+        Ok(Tokens { by_name, decoy })
+    }
+
+    pub fn get(&self, name: &str) -> Option<&Token> {
+        self.by_name.get(name)
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &Token> {
+        self.by_name.values()
+    }
+
+    /// Whether `mac` proves holding `name`'s token, unexpired. The same work
+    /// whichever part is wrong: an unknown name is checked against a decoy.
+    pub fn admits(
+        &self,
+        run: &str,
+        nonce: &str,
+        name: &str,
+        role: &str,
+        seat: &str,
+        mac: &str,
+    ) -> bool {
+        let (token, known) = match self.by_name.get(name) {
+            Some(t) => (t, true),
+            None => (self.decoy.as_ref().expect("a decoy"), false),
+        };
+        let proved = token.verify(run, nonce, role, seat, mac);
+        proved & known & !token.expired()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_token_line_reads_back_and_proves_only_its_own_run_nonce_and_seat() {
+        let t = Token::fresh("alice", "ab12", DEFAULT_TTL).unwrap();
+        let back = Token::parse(t.line().trim(), "test").unwrap();
+        assert_eq!(back.line(), t.line());
+        let mac = t.prove("ab12", "n1", "seat", "s1");
+        assert!(back.verify("ab12", "n1", "seat", "s1", &mac));
+        for (run, nonce, seat) in [
+            ("ab13", "n1", "s1"),
+            ("ab12", "n2", "s1"),
+            ("ab12", "n1", "s2"),
+        ] {
+            assert!(
+                !back.verify(run, nonce, "seat", seat, &mac),
+                "{run} {nonce} {seat}"
+            );
+        }
+        let other = Token::fresh("alice", "ab12", DEFAULT_TTL).unwrap();
+        assert!(
+            !other.verify("ab12", "n1", "seat", "s1", &mac),
+            "another secret"
+        );
+    }
+
+    #[test]
+    fn short_secrets_and_malformed_lines_are_refused_without_quoting_the_secret() {
+        let short = format!("{MAGIC} alice * 99 {}", "ab".repeat(15));
+        let e = Token::parse(&short, "f").unwrap_err().to_string();
+        assert!(e.contains("128 bits") && !e.contains("abab"), "{e}");
+        assert!(Token::parse("hello", "f").is_err());
+        assert!(Token::parse(&format!("{MAGIC} al/ce * 99 {}", "ab".repeat(16)), "f").is_err());
+    }
+
+    #[test]
+    fn an_expired_token_and_an_unknown_name_are_not_admitted() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("t");
+        let secret = "cd".repeat(16);
+        std::fs::write(&file, format!("{MAGIC} old * 1 {secret}\n")).unwrap();
+        let names = vec!["old".to_owned(), "new".to_owned()];
+        let tokens = Tokens::make(&names, "ff", Some(&file)).unwrap();
+        let old = tokens.get("old").unwrap();
+        let mac = old.prove("ff", "n", "control", "");
+        assert!(
+            old.verify("ff", "n", "control", "", &mac),
+            "the proof itself is right"
+        );
+        assert!(
+            !tokens.admits("ff", "n", "old", "control", "", &mac),
+            "but it expired"
+        );
+        let new = tokens.get("new").unwrap();
+        let mac = new.prove("ff", "n", "control", "");
+        assert!(tokens.admits("ff", "n", "new", "control", "", &mac));
+        assert!(!tokens.admits("ff", "n", "nobody", "control", "", &mac));
+    }
+}
