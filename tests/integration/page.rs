@@ -298,9 +298,13 @@ fn the_page_of_a_running_tournament_shows_its_progress_and_then_its_end() {
 
 /// A tournament of 180 games (five entrants, three duplicate sets a matchup,
 /// long games between strong and weak bots): its replay pages, script and
-/// style included, take at most 10 MB.
+/// style included, take at most 1.25 times the bytes of the transcripts they
+/// draw (self-contained pages with whole frames took 7 times). A bound in
+/// bytes alone (it was 10 MB) holds only for one set of deals: how long
+/// random bots play depends on the cards, and every tournament's deals now
+/// depend on its seed secret too (these took 18.9 MB of transcripts).
 #[test]
-fn the_replay_pages_of_180_games_take_at_most_10_mb() {
+fn the_replay_pages_of_180_games_take_about_what_their_transcripts_take() {
     let scratch = tempfile::tempdir().unwrap();
     let dir = scratch.path().join("t");
     succeeds(
@@ -345,7 +349,10 @@ fn the_replay_pages_of_180_games_take_at_most_10_mb() {
         "180 replay pages: {bytes} bytes in {} (the transcripts: {transcripts} bytes)",
         folder.display()
     );
-    assert!(bytes <= 10_000_000, "{bytes} bytes");
+    assert!(
+        bytes as f64 <= 1.25 * transcripts as f64,
+        "{bytes} bytes of pages for {transcripts} of transcripts"
+    );
     // The pages share one script and one style, beside them.
     let one = std::fs::read_to_string(folder.join("r00-m0000-g001.html")).unwrap();
     assert!(one.contains("<script src=\"replay.js\"></script>"));
