@@ -61,10 +61,10 @@ use std::sync::{Arc, Mutex};
 
 use seccompiler::BpfProgram;
 
+use super::holder::{HoldArgs, Holder};
 use super::landlock::Rules;
 use super::launch::{find_on_path, Launch, DEFAULT_PATH};
 use super::procmask::ProcMasks;
-use super::resident::Resident;
 use super::view::{link_dirs, shown_as_system, system_paths, SYSTEM_LINKS};
 
 /// The unprivileged user a bot is inside its sandbox, whoever runs it.
@@ -199,8 +199,9 @@ pub struct Sandbox {
     referee: PathBuf,
     /// Constant stand-ins for `/proc`'s host-wide files (`procmask.rs`).
     masks: ProcMasks,
-    /// Every page a bot can read, held in memory for the run (`resident.rs`).
-    _resident: Resident,
+    /// Every page a bot can read, held in memory for the run (`resident.rs`)
+    /// by a process of its own (`holder.rs`).
+    _resident: Holder,
     /// The bot uids handed out, and the uid of each scratch directory.
     uids: Mutex<(BTreeSet<u32>, BTreeMap<PathBuf, u32>)>,
 }
@@ -217,7 +218,9 @@ impl Sandbox {
             .and_then(std::fs::canonicalize)
             .map_err(SandboxError::NoOwnExecutable)?;
         let root = nix::unistd::getuid().is_root();
-        let resident = hold_view(&outputs, &bot_dirs, &referee, root);
+        let resident = hold_view(&outputs, &bot_dirs, &referee, root).map_err(|e| {
+            SandboxError::Layer(anyhow::anyhow!("failed to start the sandbox: {e}"))
+        })?;
         let sandbox = Sandbox {
             bwrap,
             outputs,
@@ -461,26 +464,42 @@ impl Sandbox {
     }
 }
 
-/// Holds every page of what sandboxed bots can read (`resident.rs`): the
-/// system view, the bots' own directories (their outputs hidden) and the
-/// referee's executable; warns if some of it is too large to hold.
-fn hold_view(outputs: &[PathBuf], bot_dirs: &[PathBuf], referee: &Path, root: bool) -> Resident {
+/// Holds every page of what sandboxed bots can read (`resident.rs`, in a
+/// process of its own: `holder.rs`): the system view, the bots' own
+/// directories (their outputs hidden) and the referee's executable; warns if
+/// some of it is too large to hold.
+fn hold_view(
+    outputs: &[PathBuf],
+    bot_dirs: &[PathBuf],
+    referee: &Path,
+    root: bool,
+) -> std::io::Result<Holder> {
     let mut roots = system_paths();
     roots.extend(link_dirs());
     roots.extend(bot_dirs.iter().map(|d| canonical(d)));
     roots.push(referee.to_path_buf());
     let hidden: Vec<PathBuf> = outputs.iter().map(|o| canonical(o)).collect();
-    let held = Resident::hold(&roots, &hidden, root);
+    let holder = Holder::start(
+        referee.to_path_buf(),
+        HoldArgs {
+            root: roots,
+            hidden,
+            others_only: root,
+        },
+    )?;
+    let held = holder.held;
     if held.left_out.0 > 0 {
         eprintln!(
-            "referee: warning: the sandbox holds in memory only {} MiB of what bots can read;              {} files ({} MiB) past that are not held, so a bot could leave bits for a later              game in which of their pages are cached (SECURITY.md, \"Duplicate-set memory\"). \
+            "referee: warning: the sandbox holds in memory only {} MiB of what bots can read; \
+             {} files ({} MiB) past that are not held, so a bot could leave bits for a later \
+             game in which of their pages are cached (SECURITY.md, \"Duplicate-set memory\"). \
              Keep the bots' directories small",
             held.bytes >> 20,
             held.left_out.0,
             held.left_out.1 >> 20
         );
     }
-    held
+    Ok(holder)
 }
 
 /// A bubblewrap command line being built.

@@ -29,6 +29,19 @@ pub fn spawn(mut cmd: Command) -> std::io::Result<Child> {
         .map_err(|_| std::io::Error::other("the spawner thread panicked"))?
 }
 
+/// Runs `f` on the spawner thread and returns what it returns: for a helper
+/// process of the referee's own (`holder.rs`) that must die with the referee.
+pub fn on_thread<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
+    let (tx, rx) = mpsc::sync_channel(1);
+    let job: Job = Box::new(move || {
+        let _ = tx.send(f());
+    });
+    if spawner().send(job).is_err() {
+        panic!("the bot spawner thread is gone");
+    }
+    rx.recv().expect("the bot spawner thread panicked")
+}
+
 fn spawner() -> &'static mpsc::Sender<Job> {
     static SPAWNER: OnceLock<mpsc::Sender<Job>> = OnceLock::new();
     SPAWNER.get_or_init(|| {

@@ -80,6 +80,26 @@ pub fn configure(
     }
 }
 
+/// Makes `cmd` (a helper process of the referee's, not a bot) die with the
+/// referee (`PR_SET_PDEATHSIG`; fork it from the spawner thread) and receive
+/// no descriptor but 0, 1 and 2.
+pub fn die_with_referee(cmd: &mut std::process::Command) {
+    use std::os::unix::process::CommandExt;
+    let referee = nix::unistd::getpid();
+    // SAFETY: system calls only, on data prepared before the fork (see
+    // `configure`).
+    unsafe {
+        cmd.pre_exec(move || {
+            nix::sys::prctl::set_pdeathsig(Signal::SIGKILL)?;
+            if nix::unistd::getppid() != referee {
+                return Err(std::io::Error::from_raw_os_error(nix::libc::ESRCH));
+            }
+            close_inherited();
+            Ok(())
+        });
+    }
+}
+
 /// Marks every descriptor above stderr close-on-exec, so the bot receives none
 /// of the referee's: not only its own (opened close-on-exec already) but those
 /// it inherited from whoever started it (a FIFO or a socket given as fd 9 would
