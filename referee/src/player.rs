@@ -100,6 +100,13 @@ impl Player {
         Ok(Player::piped(channel, Some(process)))
     }
 
+    /// [`Player::spawn`] without blocking the thread (see
+    /// [`BotProcess::spawn_async`]).
+    pub async fn spawn_async(spec: &Spawn) -> std::io::Result<Player> {
+        let (process, channel) = BotProcess::spawn_async(spec).await?;
+        Ok(Player::piped(channel, Some(process)))
+    }
+
     /// A bot at the other end of `channel` with no process of the referee's
     /// behind it (a socket's, in-memory pipes in tests): a closed channel is
     /// `closed`, never a crash, and the wall clock times it.

@@ -315,8 +315,14 @@ impl Sandbox {
     }
 
     /// The bubblewrap command line that runs `launch` sandboxed; its stdout
-    /// passed in descriptor `stdout_fd` (see `landlock.rs`).
-    pub fn wrap(&self, launch: &Launch, stdout_fd: Option<i32>) -> (PathBuf, Vec<OsString>) {
+    /// passed in descriptor `stdout_fd` (see `landlock.rs`); `hold`: the bot
+    /// is run only once the referee writes a newline to its stdin.
+    pub fn wrap(
+        &self,
+        launch: &Launch,
+        stdout_fd: Option<i32>,
+        hold: bool,
+    ) -> (PathBuf, Vec<OsString>) {
         let mut a = Args::default();
         self.isolate(&mut a);
         show_system(&mut a);
@@ -329,7 +335,7 @@ impl Sandbox {
         a.add(&[&"--chdir", &launch.dir, &"--", &self.referee]);
         let bot = std::iter::once(launch.program.clone().into_os_string())
             .chain(launch.args.iter().cloned());
-        a.0.extend(self.rules(launch).command_line(bot, stdout_fd));
+        a.0.extend(self.rules(launch).command_line(bot, stdout_fd, hold));
         (self.bwrap.clone(), a.0)
     }
 
@@ -435,7 +441,7 @@ impl Sandbox {
             scratch: None,
             slot: None,
         };
-        let (program, args) = self.wrap(&launch, None);
+        let (program, args) = self.wrap(&launch, None, false);
         let mut cmd = std::process::Command::new(&program);
         cmd.args(&args).env_clear();
         if let Some(id) = self.run_as(&launch) {
