@@ -217,6 +217,17 @@ impl Player {
         }
     }
 
+    /// Lets a held sandbox (built at the lowest priority) run its bot at the
+    /// usual one: see [`BotProcess::release`]. Then queue the word to run it.
+    pub fn release(&mut self) {
+        if let Link::Piped(p) = &mut self.link {
+            if let Some(process) = &p.process {
+                process.release();
+            }
+            p.channel.queue(b"");
+        }
+    }
+
     /// The next thing it sent, or `None` at `deadline`. A player without a
     /// channel has nothing to send: end of file.
     pub async fn next_line(&mut self, deadline: Option<Instant>) -> Option<Incoming> {

@@ -291,8 +291,8 @@ async fn greet(
     for &i in spawned {
         let player = &mut slots[i].player;
         if held {
-            // The empty line is the newline the held wrapper waits for.
-            player.queue_line(b"");
+            // Queues the newline the held wrapper waits for.
+            player.release();
         }
         match handshake::greet(player, &hello, cfg.time.write).await {
             Ok(()) => greeted.push(i),

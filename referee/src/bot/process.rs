@@ -78,6 +78,15 @@ impl BotProcess {
         parts.finish(child, spec)
     }
 
+    /// A held sandbox is built at the lowest priority (nice 19), so that
+    /// building it takes no CPU from the game being played; before its bot
+    /// runs, every process of its tree is given the usual priority back
+    /// (nice 0; a root referee's right: a non-root one builds no sandbox
+    /// ahead, `Sandbox::builds_ahead`).
+    pub fn release(&self) {
+        unix::renice_tree(self.pid, 0);
+    }
+
     pub fn pid(&self) -> u32 {
         self.pid
     }
@@ -228,6 +237,9 @@ fn command(spec: &Spawn) -> std::io::Result<(Command, Parts)> {
     unix::configure(&mut cmd, spec.limits, fds, seccomp);
     if let Some(fd) = passed {
         pass_stdout(&mut cmd, fd);
+    }
+    if spec.hold && spec.sandbox.as_ref().is_some_and(|s| s.builds_ahead()) {
+        unix::lowest_priority(&mut cmd);
     }
     Ok((
         cmd,

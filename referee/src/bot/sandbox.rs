@@ -244,6 +244,14 @@ impl Sandbox {
         Ok(sandbox)
     }
 
+    /// Whether a table may build a game's sandboxes while the game before it
+    /// is played: only a root referee can give a sandbox built at the
+    /// lowest priority its usual priority back (`process.rs`, `release`), and
+    /// one built at the usual priority takes CPU from the game being played.
+    pub fn builds_ahead(&self) -> bool {
+        self.root
+    }
+
     /// Refuses a bot whose directory would show more than the bot's own files.
     pub fn check(&self, launch: &Launch) -> Result<(), SandboxError> {
         let dir = &launch.dir;

@@ -168,7 +168,7 @@ async fn play_table(shared: &Shared, job: TableJob) -> anyhow::Result<()> {
     } else {
         vec![&job.games]
     };
-    let ahead = fresh && job.spec.isolation.sandbox.is_some();
+    let ahead = fresh && (job.spec.isolation.sandbox.as_ref()).is_some_and(|s| s.builds_ahead());
     let table = Table {
         shared,
         job: &job,
