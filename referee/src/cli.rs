@@ -107,6 +107,10 @@ pub enum Command {
     /// exec the bot (what bubblewrap runs in place of each bot).
     #[command(hide = true)]
     Landlock(crate::bot::LandlockArgs),
+    /// Under `--sandbox`: hold every page bots can read in memory until stdin
+    /// closes (a process of its own, so that the referee forks fast).
+    #[command(hide = true)]
+    HoldView(crate::bot::HoldArgs),
     /// Compare two transcripts (or two folders of them, paired by file name) in
     /// game terms: the first divergence, then how the outcomes differ. Exit 0 when
     /// the games are the same move for move, 1 when they differ.

@@ -115,6 +115,13 @@ impl Player {
         Ok(Player::piped(channel, Some(process)))
     }
 
+    /// [`Player::spawn`] without blocking the thread (see
+    /// [`BotProcess::spawn_async`]).
+    pub async fn spawn_async(spec: &Spawn) -> std::io::Result<Player> {
+        let (process, channel) = BotProcess::spawn_async(spec).await?;
+        Ok(Player::piped(channel, Some(process)))
+    }
+
     /// A bot at the other end of `channel` with no process of the referee's
     /// behind it (a socket's, in-memory pipes in tests): a closed channel is
     /// `closed`, never a crash, and the wall clock times it.
@@ -247,6 +254,17 @@ impl Player {
     pub fn freeze(&mut self, frozen: bool) {
         if let Link::Piped(p) = &mut self.link {
             p.freeze(frozen);
+        }
+    }
+
+    /// Lets a held sandbox (built at the lowest priority) run its bot at the
+    /// usual one: see [`BotProcess::release`]. Then queue the word to run it.
+    pub fn release(&mut self) {
+        if let Link::Piped(p) = &mut self.link {
+            if let Some(process) = &p.process {
+                process.release();
+            }
+            p.channel.queue(b"");
         }
     }
 

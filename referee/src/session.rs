@@ -63,12 +63,34 @@ impl Session {
         cancel: &CancellationToken,
         reporter: Arc<dyn Reporter>,
     ) -> anyhow::Result<Option<Session>> {
-        std::fs::create_dir_all(&stderr_dir)
-            .with_context(|| format!("failed to create {}", stderr_dir.display()))?;
-        let slots = tokio::select! {
-            slots = start_bots(&spec, &stderr_dir, seat_slot, &*reporter) => slots?,
-            () = cancel.cancelled() => return Ok(None),
+        let prepared = Prepared::new(spec, stderr_dir).await?;
+        Session::begin(prepared, seat_slot, cancel, reporter).await
+    }
+
+    /// Runs the bots of `prepared` and their handshake (see [`Session::start`]).
+    pub async fn begin(
+        prepared: Prepared,
+        seat_slot: [usize; 6],
+        cancel: &CancellationToken,
+        reporter: Arc<dyn Reporter>,
+    ) -> anyhow::Result<Option<Session>> {
+        let Prepared {
+            spec,
+            stderr_dir,
+            mut slots,
+            spawned,
+            held,
+        } = prepared;
+        let all: Vec<usize> = (0..slots.len()).collect();
+        let failed = tokio::select! {
+            failed = greet(&spec, &mut slots, &all, &spawned, held) => Some(failed),
+            () = cancel.cancelled() => None,
         };
+        let Some(failed) = failed else {
+            shutdown(&mut slots, Duration::ZERO).await;
+            return Ok(None);
+        };
+        report_failed(&slots, &stderr_dir, &failed?, Some(seat_slot), &*reporter);
         Ok(Some(Session {
             spec,
             stderr_dir,
@@ -145,22 +167,55 @@ impl Session {
     }
 }
 
-/// Spawns the six processes and runs the handshake, all against one deadline.
-async fn start_bots(
-    cfg: &TableSpec,
-    stderr_dir: &std::path::Path,
-    seat_slot: [usize; 6],
-    reporter: &dyn Reporter,
-) -> anyhow::Result<Vec<Slot>> {
-    let mut slots: Vec<Slot> = cfg
-        .lineup
-        .iter()
-        .map(|spec| Slot::new(spec.clone(), default_name(spec)))
-        .collect();
-    let all: Vec<usize> = (0..slots.len()).collect();
-    let failed = start(cfg, stderr_dir, &mut slots, &all).await?;
-    report_failed(&slots, stderr_dir, &failed, Some(seat_slot), reporter);
-    Ok(slots)
+/// A table's six bot processes started as far as they go without running a
+/// bot: sandboxed, each sandbox built (its cgroups, namespaces and mounts,
+/// its `/proc`, the Landlock wrapper confined) and waiting for the referee's
+/// word before it execs the bot (`landlock.rs`, `--hold`). A tournament
+/// table builds the next game's while the current one is played
+/// (`tournament/pool.rs`), so that a game's start costs about what an
+/// unsandboxed one does, and no bot runs before its game. Unsandboxed, the
+/// processes run at once: build one only to start it.
+///
+/// Dropped, each wrapper sees its stdin close and exits without running its
+/// bot; [`Prepared::abandon`] also waits for that.
+pub struct Prepared {
+    spec: TableSpec,
+    stderr_dir: PathBuf,
+    slots: Vec<Slot>,
+    /// The slots whose process owes an answer to `hello`.
+    spawned: Vec<usize>,
+    /// The processes wait for the word to run their bot.
+    held: bool,
+}
+
+impl Prepared {
+    /// Starts the six processes of `spec.lineup`, their stderr to
+    /// `stderr_dir`, held if sandboxed.
+    pub async fn new(spec: TableSpec, stderr_dir: PathBuf) -> anyhow::Result<Prepared> {
+        std::fs::create_dir_all(&stderr_dir)
+            .with_context(|| format!("failed to create {}", stderr_dir.display()))?;
+        let mut slots: Vec<Slot> = spec
+            .lineup
+            .iter()
+            .map(|s| Slot::new(s.clone(), default_name(s)))
+            .collect();
+        let all: Vec<usize> = (0..slots.len()).collect();
+        let held = spec.isolation.sandbox.is_some();
+        let spawned = place(&spec, &stderr_dir, &mut slots, &all, held).await?;
+        Ok(Prepared {
+            spec,
+            stderr_dir,
+            slots,
+            spawned,
+            held,
+        })
+    }
+
+    /// Ends the processes without running their bots (the game they were
+    /// built for is not played).
+    pub async fn abandon(mut self) {
+        shutdown(&mut self.slots, Duration::ZERO).await;
+    }
 }
 
 /// Starts the bot of lineup slot `seat` alone, exactly as a `play` seat's bot is
@@ -216,11 +271,32 @@ async fn start(
     slots: &mut [Slot],
     which: &[usize],
 ) -> anyhow::Result<Vec<usize>> {
+    let spawned = place(cfg, stderr_dir, slots, which, false).await?;
+    greet(cfg, slots, which, &spawned, false).await
+}
+
+/// Sends `hello` to the processes of `spawned` (after the word to run their
+/// bot, if `held`) and waits for their answers against one deadline. A bot
+/// that fails is marked gone (the fallback plays for it); the failed slots
+/// among `which` are returned.
+async fn greet(
+    cfg: &TableSpec,
+    slots: &mut [Slot],
+    which: &[usize],
+    spawned: &[usize],
+    held: bool,
+) -> anyhow::Result<Vec<usize>> {
     let hello = handshake::hello(cfg);
     let mut greeted = Vec::new();
-    for &i in which {
-        if connect(cfg, stderr_dir, i, &mut slots[i], &hello).await? {
-            greeted.push(i);
+    for &i in spawned {
+        let player = &mut slots[i].player;
+        if held {
+            // Queues the newline the held wrapper waits for.
+            player.release();
+        }
+        match handshake::greet(player, &hello, cfg.time.write).await {
+            Ok(()) => greeted.push(i),
+            Err(reason) => player.retire(Fault::new(FaultKind::Start, reason)),
         }
     }
     let deadline = cfg
@@ -273,40 +349,43 @@ fn report_failed(
     }
 }
 
-/// Puts a player in slot `i`: the referee's own strategy, or a bot process
-/// sent `hello`. `true`: it owes an answer to `hello`. A bot that cannot be
-/// started or sent `hello` is a player gone for that reason.
-async fn connect(
+/// Puts a player in each of the `which` slots: the referee's own strategy, or
+/// a bot process (sandboxed and `hold`: built, its bot not yet run). A bot
+/// that cannot be started is a player gone for that reason. Returns the
+/// slots whose process owes an answer to `hello`.
+async fn place(
     cfg: &TableSpec,
     stderr_dir: &Path,
-    i: usize,
-    slot: &mut Slot,
-    hello: &[u8],
-) -> anyhow::Result<bool> {
-    let log = crate::layout::stderr_log(stderr_dir, i, slot.starts);
-    slot.starts += 1;
-    if let Some(strategy) = in_process(&slot.spec)? {
-        slot.name = strategy.name().to_owned();
-        slot.player = Player::in_process(strategy);
-        return Ok(false);
-    }
-    let spawned = match (&slot.spec, &cfg.isolation.remote) {
-        (BotSpec::Remote(name), Some(hub)) => {
-            Ok(crate::remote::seat::open(hub, name, cfg.time.max_line))
+    slots: &mut [Slot],
+    which: &[usize],
+    hold: bool,
+) -> anyhow::Result<Vec<usize>> {
+    let mut spawned = Vec::new();
+    for &i in which {
+        let slot = &mut slots[i];
+        let log = crate::layout::stderr_log(stderr_dir, i, slot.starts);
+        slot.starts += 1;
+        if let Some(strategy) = in_process(&slot.spec)? {
+            slot.name = strategy.name().to_owned();
+            slot.player = Player::in_process(strategy);
+            continue;
         }
-        (BotSpec::Remote(name), None) => Err(format!("remote:{name} needs --listen")),
-        _ => spawn(cfg, i, &slot.spec, log),
-    };
-    slot.player = match spawned {
-        Ok(mut player) => {
-            if let Err(reason) = handshake::greet(&mut player, hello, cfg.time.write).await {
-                player.retire(Fault::new(FaultKind::Start, reason));
+        let spawned = match (&slot.spec, &cfg.isolation.remote) {
+            (BotSpec::Remote(name), Some(hub)) => {
+                Ok(crate::remote::seat::open(hub, name, cfg.time.max_line))
             }
-            player
+            (BotSpec::Remote(name), None) => Err(format!("remote:{name} needs --listen")),
+            _ => spawn(cfg, i, &slot.spec, log, hold).await,
+        };
+        slot.player = match spawned {
+            Ok(player) => player,
+            Err(reason) => Player::failed(Fault::new(FaultKind::Start, reason)),
+        };
+        if slot.player.listening() {
+            spawned.push(i);
         }
-        Err(reason) => Player::failed(Fault::new(FaultKind::Start, reason)),
-    };
-    Ok(slot.player.listening())
+    }
+    Ok(spawned)
 }
 
 /// The strategy of a bot the referee plays itself (`inproc:*`, a person at
@@ -323,7 +402,13 @@ fn in_process(spec: &BotSpec) -> anyhow::Result<Option<Box<dyn Strategy + Send>>
 
 /// Spawns lineup slot `i`'s bot process, its stderr to `log`; `Err`: why it
 /// could not be started, in the terms a user can act on.
-fn spawn(cfg: &TableSpec, i: usize, spec: &BotSpec, log: PathBuf) -> Result<Player, String> {
+async fn spawn(
+    cfg: &TableSpec,
+    i: usize,
+    spec: &BotSpec,
+    log: PathBuf,
+    hold: bool,
+) -> Result<Player, String> {
     let program = (spec.argv().ok())
         .and_then(|argv| argv.first().cloned())
         .unwrap_or_else(|| spec.display());
@@ -348,7 +433,7 @@ fn spawn(cfg: &TableSpec, i: usize, spec: &BotSpec, log: PathBuf) -> Result<Play
             }
             Ok(launch)
         })?;
-    Player::spawn(&Spawn {
+    Player::spawn_async(&Spawn {
         launch,
         env,
         sandbox: cfg.isolation.sandbox.clone(),
@@ -356,7 +441,9 @@ fn spawn(cfg: &TableSpec, i: usize, spec: &BotSpec, log: PathBuf) -> Result<Play
         limits: cfg.limits,
         stderr_log: Some(log),
         stderr_cap: cfg.stderr_cap,
+        hold,
     })
+    .await
     .map_err(|e| spawn_failure(&program, &e))
 }
 

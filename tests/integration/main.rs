@@ -1,6 +1,7 @@
 //! End-to-end tests of the `referee` binary with real bot processes. One test
 //! binary, a module per feature; `support.rs` has the small builder they share.
 
+mod ahead;
 mod architecture;
 mod bench;
 mod bounded;

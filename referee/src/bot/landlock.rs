@@ -69,13 +69,18 @@ pub struct Rules {
 impl Rules {
     /// The wrapper's command line for these rules and `command`, after the
     /// referee's executable; `stdout_fd`: the descriptor the bot's stdout is
-    /// passed in (see [`LandlockArgs::stdout_fd`]).
+    /// passed in (see [`LandlockArgs::stdout_fd`]); `hold`: wait for the
+    /// referee's word before the exec (see [`LandlockArgs::hold`]).
     pub fn command_line(
         &self,
         command: impl IntoIterator<Item = OsString>,
         stdout_fd: Option<i32>,
+        hold: bool,
     ) -> Vec<OsString> {
         let mut a: Vec<OsString> = vec![SUBCOMMAND.into()];
+        if hold {
+            a.push("--hold".into());
+        }
         if let Some(fd) = stdout_fd {
             a.push("--stdout-fd".into());
             a.push(fd.to_string().into());
@@ -115,6 +120,13 @@ pub struct LandlockArgs {
     /// stdout is seen to close it.
     #[arg(long, value_name = "FD")]
     pub stdout_fd: Option<i32>,
+    /// Once confined, wait for one byte on stdin, a newline (the referee's
+    /// word that the bot's game begins), before the exec; exit at EOF without
+    /// running the bot. So a game's sandboxes are built while the game before
+    /// it is played, and no bot runs before its game (`session.rs`,
+    /// `Prepared`).
+    #[arg(long)]
+    pub hold: bool,
     /// The bot's program (an absolute path) and its arguments.
     #[arg(last = true, required = true, value_name = "BOT")]
     pub command: Vec<OsString>,
@@ -137,12 +149,37 @@ pub fn exec(args: &LandlockArgs) -> anyhow::Error {
     let Some((program, rest)) = args.command.split_first() else {
         return anyhow!("failed to start the bot: no command after `--`");
     };
+    if args.hold {
+        if let Err(e) = wait_for_word() {
+            return e;
+        }
+    }
     // The environment is inherited as is (the bot's, set by the referee).
     let e = std::process::Command::new(program).args(rest).exec();
     anyhow!(
         "failed to start the bot {}: {e}",
         PathBuf::from(program).display()
     )
+}
+
+/// Reads exactly one byte of stdin, the referee's word to run the bot (the
+/// rest, its `hello` on, is the bot's to read). EOF: the game the sandbox
+/// was built for will not be played; exit without running the bot.
+fn wait_for_word() -> anyhow::Result<()> {
+    let mut byte = [0u8; 1];
+    loop {
+        match nix::unistd::read(0, &mut byte) {
+            Ok(0) => std::process::exit(0),
+            Ok(_) if byte[0] == b'\n' => return Ok(()),
+            Ok(_) => {
+                return Err(anyhow!(
+                    "failed to start the bot: the referee's word was not a newline"
+                ))
+            }
+            Err(nix::errno::Errno::EINTR) => continue,
+            Err(e) => return Err(anyhow!("failed to start the bot: cannot read stdin: {e}")),
+        }
+    }
 }
 
 /// Pins this process (and so the bot and all it starts) to `cpus`, if any.
@@ -291,7 +328,7 @@ mod tests {
             cpu: vec![1, 3],
         };
         let bot: Vec<OsString> = vec!["/usr/bin/python3".into(), "--read".into(), "x".into()];
-        let line = rules.command_line(bot.clone(), Some(7));
+        let line = rules.command_line(bot.clone(), Some(7), true);
         assert_eq!(line[0], SUBCOMMAND);
         let parsed = Wrapper::try_parse_from(
             std::iter::once(OsString::from("referee")).chain(line.into_iter().skip(1)),
@@ -300,6 +337,7 @@ mod tests {
         .args;
         assert_eq!(parsed.rules, rules);
         assert_eq!(parsed.stdout_fd, Some(7));
+        assert!(parsed.hold);
         assert_eq!(parsed.command, bot);
     }
 }

@@ -19,11 +19,13 @@
 //!   `landlock.rs`: its Landlock layer, applied inside by `referee landlock`;
 //!   `procmask.rs`: constants over `/proc`'s host-wide files; `procview.rs`:
 //!   what of `/proc` Landlock lets a bot read; `view.rs`: the system paths it
-//!   sees; `resident.rs`: every page of them held in memory for the run.
+//!   sees; `resident.rs`: every page of them held in memory for the run,
+//!   by a process of its own (`holder.rs`).
 
 mod cgroup;
 mod channel;
 mod cpu;
+mod holder;
 mod landlock;
 mod launch;
 mod lines;
@@ -44,6 +46,7 @@ pub use cgroup::probe as probe_cgroups;
 pub use cgroup::{probe_with as probe_cgroup_limits, CgroupError, CgroupLimits};
 pub use channel::{Channel, WriteError};
 pub use cpu::{tree_cpu_time, CpuSource};
+pub use holder::{run as hold_view, HoldArgs};
 pub use landlock::{exec as landlock_exec, LandlockArgs};
 pub use launch::{Launch, LaunchError, DEFAULT_PATH};
 pub use lines::Incoming;

@@ -44,6 +44,9 @@ pub struct Spawn {
     /// Where its stderr goes, and how much of it is kept.
     pub stderr_log: Option<PathBuf>,
     pub stderr_cap: u64,
+    /// Sandboxed: build the sandbox but run the bot only once a newline is
+    /// written to its stdin (`landlock.rs`, `--hold`). Unsandboxed: ignored.
+    pub hold: bool,
 }
 
 pub struct BotProcess {
@@ -58,84 +61,29 @@ pub struct BotProcess {
 impl BotProcess {
     /// Starts the process; the channel talks to its stdin and stdout.
     pub fn spawn(spec: &Spawn) -> std::io::Result<(BotProcess, Channel)> {
-        let launch = &spec.launch;
-        // Sandboxed, the bot's stdout is a pipe of its own, handed over in a
-        // descriptor other than 1 (see `landlock.rs`, `--stdout-fd`).
-        let stdout_pipe = match spec.sandbox {
-            Some(_) => Some(sandboxed_stdout()?),
-            None => None,
-        };
-        let passed = stdout_pipe.as_ref().map(|(_, w)| w.as_raw_fd());
-        let mut cmd = match &spec.sandbox {
-            None => {
-                let mut cmd = Command::new(&launch.program);
-                cmd.args(&launch.args);
-                cmd
-            }
-            Some(sandbox) => {
-                let (program, args) = sandbox.wrap(launch, passed);
-                let mut cmd = Command::new(program);
-                cmd.args(args);
-                if let Some(id) = sandbox.run_as(launch) {
-                    // std also drops the supplementary groups when root changes uid.
-                    cmd.uid(id).gid(id);
-                }
-                cmd
-            }
-        };
-        // bubblewrap changes into the bot's directory itself, inside the sandbox.
-        let cwd = if spec.sandbox.is_some() {
-            Path::new("/")
-        } else {
-            &launch.dir
-        };
-        // Cleared for the sandbox's helper processes too: bubblewrap's pid 1 would
-        // show the referee's environment at /proc/1/environ.
-        cmd.env_clear()
-            .envs(spec.env.iter().map(|(k, v)| (k, v)))
-            .current_dir(cwd)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        let seccomp = spec.sandbox.as_ref().map(|s| s.seccomp.clone());
-        let cgroup = own_cgroup(spec)?;
-        let fds = cgroup.as_ref().map_or([None; 6], Cgroup::procs_fds);
-        unix::configure(&mut cmd, spec.limits, fds, seccomp);
-        if let Some(fd) = passed {
-            pass_stdout(&mut cmd, fd);
-        }
+        let (cmd, parts) = command(spec)?;
         let child = spawner::spawn(cmd);
-        // Ours closed whatever happened: the bot's is its only writer.
-        let stdout_read = stdout_pipe.map(|(r, _)| r);
-        let mut child = child?;
-        let pid = child.id().expect("a just-spawned child has a pid");
-        unix::register(pid);
-        let stdin = child.stdin.take().expect("stdin is piped");
-        let stdout = match stdout_read {
-            Some(fd) => fd,
-            None => child
-                .stdout
-                .take()
-                .expect("stdout is piped")
-                .into_owned_fd()?,
-        };
-        let stderr = child.stderr.take().expect("stderr is piped");
-        let channel = Channel::new(Pipe::new(stdout)?, stdin, spec.max_line);
-        let stderr = stderr.into_owned_fd()?;
-        super::pipe::set_nonblocking(&stderr)?;
-        let stderr_task = tokio::spawn(drain_stderr(
-            stderr,
-            spec.stderr_log.clone(),
-            spec.stderr_cap,
-        ));
-        let process = BotProcess {
-            pid,
-            child,
-            stderr_task: Some(stderr_task),
-            exit: None,
-            cgroup,
-        };
-        Ok((process, channel))
+        parts.finish(child, spec)
+    }
+
+    /// [`BotProcess::spawn`] without blocking the caller's thread while the
+    /// process is forked and moved into its cgroup (which can take tens of
+    /// milliseconds on a loaded host: `cgroup.procs` waits for an RCU grace
+    /// period), so that a table builds its next game's sandboxes while it
+    /// plays (`session.rs`, `Prepared`).
+    pub async fn spawn_async(spec: &Spawn) -> std::io::Result<(BotProcess, Channel)> {
+        let (cmd, parts) = command(spec)?;
+        let child = spawner::spawn_async(cmd).await;
+        parts.finish(child, spec)
+    }
+
+    /// A held sandbox is built at the lowest priority (nice 19), so that
+    /// building it takes no CPU from the game being played; before its bot
+    /// runs, every process of its tree is given the usual priority back
+    /// (nice 0; a root referee's right: a non-root one builds no sandbox
+    /// ahead, `Sandbox::builds_ahead`).
+    pub fn release(&self) {
+        unix::renice_tree(self.pid, 0);
     }
 
     pub fn pid(&self) -> u32 {
@@ -234,6 +182,114 @@ impl BotProcess {
     }
 }
 
+/// What is made before a bot's fork and kept for after it: the sandboxed
+/// stdout's pipe, the cgroup.
+struct Parts {
+    stdout_pipe: Option<(OwnedFd, OwnedFd)>,
+    cgroup: Option<Cgroup>,
+}
+
+/// The command that starts `spec`'s bot (its sandbox, limits and cgroup).
+fn command(spec: &Spawn) -> std::io::Result<(Command, Parts)> {
+    let launch = &spec.launch;
+    // Sandboxed, the bot's stdout is a pipe of its own, handed over in a
+    // descriptor other than 1 (see `landlock.rs`, `--stdout-fd`).
+    let stdout_pipe = match spec.sandbox {
+        Some(_) => Some(sandboxed_stdout()?),
+        None => None,
+    };
+    let passed = stdout_pipe.as_ref().map(|(_, w)| w.as_raw_fd());
+    let mut cmd = match &spec.sandbox {
+        None => {
+            let mut cmd = Command::new(&launch.program);
+            cmd.args(&launch.args);
+            cmd
+        }
+        Some(sandbox) => {
+            let (program, args) = sandbox.wrap(launch, passed, spec.hold);
+            let mut cmd = Command::new(program);
+            cmd.args(args);
+            if let Some(id) = sandbox.run_as(launch) {
+                // std also drops the supplementary groups when root changes uid.
+                cmd.uid(id).gid(id);
+            }
+            cmd
+        }
+    };
+    // bubblewrap changes into the bot's directory itself, inside the sandbox.
+    let cwd = if spec.sandbox.is_some() {
+        Path::new("/")
+    } else {
+        &launch.dir
+    };
+    // Cleared for the sandbox's helper processes too: bubblewrap's pid 1 would
+    // show the referee's environment at /proc/1/environ.
+    cmd.env_clear()
+        .envs(spec.env.iter().map(|(k, v)| (k, v)))
+        .current_dir(cwd)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let seccomp = spec.sandbox.as_ref().map(|s| s.seccomp.clone());
+    let cgroup = own_cgroup(spec)?;
+    let fds = cgroup.as_ref().map_or([None; 6], Cgroup::procs_fds);
+    unix::configure(&mut cmd, spec.limits, fds, seccomp);
+    if let Some(fd) = passed {
+        pass_stdout(&mut cmd, fd);
+    }
+    if spec.hold && spec.sandbox.as_ref().is_some_and(|s| s.builds_ahead()) {
+        unix::lowest_priority(&mut cmd);
+    }
+    Ok((
+        cmd,
+        Parts {
+            stdout_pipe,
+            cgroup,
+        },
+    ))
+}
+
+impl Parts {
+    /// The process and its channel, once `child` is forked.
+    fn finish(
+        self,
+        child: std::io::Result<Child>,
+        spec: &Spawn,
+    ) -> std::io::Result<(BotProcess, Channel)> {
+        // Ours closed whatever happened: the bot's is its only writer.
+        let stdout_read = self.stdout_pipe.map(|(r, _)| r);
+        let mut child = child?;
+        let pid = child.id().expect("a just-spawned child has a pid");
+        unix::register(pid);
+        let stdin = child.stdin.take().expect("stdin is piped");
+        let stdout = match stdout_read {
+            Some(fd) => fd,
+            None => child
+                .stdout
+                .take()
+                .expect("stdout is piped")
+                .into_owned_fd()?,
+        };
+        let stderr = child.stderr.take().expect("stderr is piped");
+        let channel = Channel::new(Pipe::new(stdout)?, stdin, spec.max_line);
+        let stderr = stderr.into_owned_fd()?;
+        super::pipe::set_nonblocking(&stderr)?;
+        let stderr_task = tokio::spawn(drain_stderr(
+            stderr,
+            spec.stderr_log.clone(),
+            spec.stderr_cap,
+        ));
+        let process = BotProcess {
+            pid,
+            child,
+            stderr_task: Some(stderr_task),
+            exit: None,
+            cgroup: self.cgroup,
+        };
+        Ok((process, channel))
+    }
+}
+
 /// Runs a sandboxed bot with bubblewrap's stdout on /dev/null and the bot's in
 /// descriptor `fd`, kept open across the exec (see `landlock.rs`).
 fn pass_stdout(cmd: &mut Command, fd: i32) {
@@ -313,6 +369,7 @@ mod tests {
             limits: ResourceLimits::default(),
             stderr_log: None,
             stderr_cap: 0,
+            hold: false,
         }
     }
 

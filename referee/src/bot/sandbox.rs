@@ -62,10 +62,10 @@ use std::sync::{Arc, Mutex};
 
 use seccompiler::BpfProgram;
 
+use super::holder::{HoldArgs, Holder};
 use super::landlock::Rules;
 use super::launch::{find_on_path, Launch, DEFAULT_PATH};
 use super::procmask::ProcMasks;
-use super::resident::Resident;
 use super::view::{link_dirs, shown_as_system, system_paths, SYSTEM_LINKS};
 
 /// The unprivileged user a bot is inside its sandbox, whoever runs it.
@@ -200,8 +200,9 @@ pub struct Sandbox {
     referee: PathBuf,
     /// Constant stand-ins for `/proc`'s host-wide files (`procmask.rs`).
     masks: ProcMasks,
-    /// Every page a bot can read, held in memory for the run (`resident.rs`).
-    _resident: Resident,
+    /// Every page a bot can read, held in memory for the run (`resident.rs`)
+    /// by a process of its own (`holder.rs`).
+    _resident: Holder,
     /// The bot uids handed out, and the uid of each scratch directory.
     uids: Mutex<(BTreeSet<u32>, BTreeMap<PathBuf, u32>)>,
     /// The size of each bot's `/scratch` tmpfs (`--scratch-mb`).
@@ -220,7 +221,9 @@ impl Sandbox {
             .and_then(std::fs::canonicalize)
             .map_err(SandboxError::NoOwnExecutable)?;
         let root = nix::unistd::getuid().is_root();
-        let resident = hold_view(&outputs, &bot_dirs, &referee, root);
+        let resident = hold_view(&outputs, &bot_dirs, &referee, root).map_err(|e| {
+            SandboxError::Layer(anyhow::anyhow!("failed to start the sandbox: {e}"))
+        })?;
         let sandbox = Sandbox {
             bwrap,
             outputs,
@@ -250,6 +253,14 @@ impl Sandbox {
     pub fn with_scratch_bytes(mut self, bytes: u64) -> Sandbox {
         self.scratch_bytes = bytes;
         self
+    }
+
+    /// Whether a table may build a game's sandboxes while the game before it
+    /// is played: only a root referee can give a sandbox built at the
+    /// lowest priority its usual priority back (`process.rs`, `release`), and
+    /// one built at the usual priority takes CPU from the game being played.
+    pub fn builds_ahead(&self) -> bool {
+        self.root
     }
 
     /// Refuses a bot whose directory would show more than the bot's own files.
@@ -323,8 +334,14 @@ impl Sandbox {
     }
 
     /// The bubblewrap command line that runs `launch` sandboxed; its stdout
-    /// passed in descriptor `stdout_fd` (see `landlock.rs`).
-    pub fn wrap(&self, launch: &Launch, stdout_fd: Option<i32>) -> (PathBuf, Vec<OsString>) {
+    /// passed in descriptor `stdout_fd` (see `landlock.rs`); `hold`: the bot
+    /// is run only once the referee writes a newline to its stdin.
+    pub fn wrap(
+        &self,
+        launch: &Launch,
+        stdout_fd: Option<i32>,
+        hold: bool,
+    ) -> (PathBuf, Vec<OsString>) {
         let mut a = Args::default();
         self.isolate(&mut a);
         show_system(&mut a);
@@ -337,7 +354,7 @@ impl Sandbox {
         a.add(&[&"--chdir", &launch.dir, &"--", &self.referee]);
         let bot = std::iter::once(launch.program.clone().into_os_string())
             .chain(launch.args.iter().cloned());
-        a.0.extend(self.rules(launch).command_line(bot, stdout_fd));
+        a.0.extend(self.rules(launch).command_line(bot, stdout_fd, hold));
         (self.bwrap.clone(), a.0)
     }
 
@@ -451,7 +468,7 @@ impl Sandbox {
             scratch: None,
             slot: None,
         };
-        let (program, args) = self.wrap(&launch, None);
+        let (program, args) = self.wrap(&launch, None, false);
         let mut cmd = std::process::Command::new(&program);
         cmd.args(&args).env_clear();
         if let Some(id) = self.run_as(&launch) {
@@ -480,26 +497,42 @@ impl Sandbox {
     }
 }
 
-/// Holds every page of what sandboxed bots can read (`resident.rs`): the
-/// system view, the bots' own directories (their outputs hidden) and the
-/// referee's executable; warns if some of it is too large to hold.
-fn hold_view(outputs: &[PathBuf], bot_dirs: &[PathBuf], referee: &Path, root: bool) -> Resident {
+/// Holds every page of what sandboxed bots can read (`resident.rs`, in a
+/// process of its own: `holder.rs`): the system view, the bots' own
+/// directories (their outputs hidden) and the referee's executable; warns if
+/// some of it is too large to hold.
+fn hold_view(
+    outputs: &[PathBuf],
+    bot_dirs: &[PathBuf],
+    referee: &Path,
+    root: bool,
+) -> std::io::Result<Holder> {
     let mut roots = system_paths();
     roots.extend(link_dirs());
     roots.extend(bot_dirs.iter().map(|d| canonical(d)));
     roots.push(referee.to_path_buf());
     let hidden: Vec<PathBuf> = outputs.iter().map(|o| canonical(o)).collect();
-    let held = Resident::hold(&roots, &hidden, root);
+    let holder = Holder::start(
+        referee.to_path_buf(),
+        HoldArgs {
+            root: roots,
+            hidden,
+            others_only: root,
+        },
+    )?;
+    let held = holder.held;
     if held.left_out.0 > 0 {
         eprintln!(
-            "referee: warning: the sandbox holds in memory only {} MiB of what bots can read;              {} files ({} MiB) past that are not held, so a bot could leave bits for a later              game in which of their pages are cached (SECURITY.md, \"Duplicate-set memory\"). \
+            "referee: warning: the sandbox holds in memory only {} MiB of what bots can read; \
+             {} files ({} MiB) past that are not held, so a bot could leave bits for a later \
+             game in which of their pages are cached (SECURITY.md, \"Duplicate-set memory\"). \
              Keep the bots' directories small",
             held.bytes >> 20,
             held.left_out.0,
             held.left_out.1 >> 20
         );
     }
-    held
+    Ok(holder)
 }
 
 /// A bubblewrap command line being built.

@@ -29,6 +29,35 @@ pub fn spawn(mut cmd: Command) -> std::io::Result<Child> {
         .map_err(|_| std::io::Error::other("the spawner thread panicked"))?
 }
 
+/// [`spawn`] awaited rather than waited for: the caller's thread goes on with
+/// other tasks while the spawner forks.
+pub async fn spawn_async(mut cmd: Command) -> std::io::Result<Child> {
+    let runtime = tokio::runtime::Handle::current();
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    let job: Job = Box::new(move || {
+        let _entered = runtime.enter();
+        let _ = tx.send(cmd.spawn());
+    });
+    spawner()
+        .send(job)
+        .map_err(|_| std::io::Error::other("the spawner thread is gone"))?;
+    rx.await
+        .map_err(|_| std::io::Error::other("the spawner thread panicked"))?
+}
+
+/// Runs `f` on the spawner thread and returns what it returns: for a helper
+/// process of the referee's own (`holder.rs`) that must die with the referee.
+pub fn on_thread<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
+    let (tx, rx) = mpsc::sync_channel(1);
+    let job: Job = Box::new(move || {
+        let _ = tx.send(f());
+    });
+    if spawner().send(job).is_err() {
+        panic!("the bot spawner thread is gone");
+    }
+    rx.recv().expect("the bot spawner thread panicked")
+}
+
 fn spawner() -> &'static mpsc::Sender<Job> {
     static SPAWNER: OnceLock<mpsc::Sender<Job>> = OnceLock::new();
     SPAWNER.get_or_init(|| {

@@ -80,6 +80,68 @@ pub fn configure(
     }
 }
 
+/// Makes `cmd` (a helper process of the referee's, not a bot) die with the
+/// referee (`PR_SET_PDEATHSIG`; fork it from the spawner thread) and receive
+/// no descriptor but 0, 1 and 2.
+pub fn die_with_referee(cmd: &mut std::process::Command) {
+    use std::os::unix::process::CommandExt;
+    let referee = nix::unistd::getpid();
+    // SAFETY: system calls only, on data prepared before the fork (see
+    // `configure`).
+    unsafe {
+        cmd.pre_exec(move || {
+            nix::sys::prctl::set_pdeathsig(Signal::SIGKILL)?;
+            if nix::unistd::getppid() != referee {
+                return Err(std::io::Error::from_raw_os_error(nix::libc::ESRCH));
+            }
+            close_inherited();
+            Ok(())
+        });
+    }
+}
+
+/// Starts `cmd` at the lowest CPU priority (nice 19): for a sandbox built
+/// ahead of its game (see [`renice_tree`]).
+pub fn lowest_priority(cmd: &mut Command) {
+    // SAFETY: one setpriority(2) call: async-signal-safe.
+    unsafe {
+        cmd.pre_exec(|| {
+            if nix::libc::setpriority(nix::libc::PRIO_PROCESS, 0, 19) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+}
+
+/// Sets the nice value of `pid` and of every descendant to `nice`. Each
+/// process is set before its children are listed, so a child forked
+/// meanwhile inherits the new value or is found: none keeps the old one.
+pub fn renice_tree(pid: u32, nice: i32) {
+    let mut todo = vec![pid];
+    let mut seen = 0;
+    while let Some(p) = todo.pop() {
+        seen += 1;
+        if seen > 4096 {
+            break;
+        }
+        // SAFETY: setpriority on a pid; a process gone is only an error.
+        unsafe { nix::libc::setpriority(nix::libc::PRIO_PROCESS, p as nix::libc::id_t, nice) };
+        let Ok(tasks) = std::fs::read_dir(format!("/proc/{p}/task")) else {
+            continue;
+        };
+        for task in tasks.flatten() {
+            if let Ok(children) = std::fs::read_to_string(task.path().join("children")) {
+                todo.extend(
+                    children
+                        .split_whitespace()
+                        .filter_map(|c| c.parse::<u32>().ok()),
+                );
+            }
+        }
+    }
+}
+
 /// Marks every descriptor above stderr close-on-exec, so the bot receives none
 /// of the referee's: not only its own (opened close-on-exec already) but those
 /// it inherited from whoever started it (a FIFO or a socket given as fd 9 would

@@ -104,6 +104,7 @@ impl Conversation {
             limits: ResourceLimits::default(),
             stderr_log: None,
             stderr_cap: 0,
+            hold: false,
         };
         let program = self.argv[0].clone();
         let mut bot = Player::spawn(&spawn).map_err(|e| {

@@ -22,7 +22,7 @@ use super::events::{Event, Reporter, ToTournament};
 use super::outcome::GameOutcome;
 use super::schedule::{GameKey, Matchup};
 use crate::config::TableSpec;
-use crate::session::{Played, Session};
+use crate::session::{Played, Prepared, Session};
 use crate::table::GamePlan;
 
 /// Tables that may be starting their bots at once.
@@ -158,6 +158,9 @@ pub fn fresh_per_game(spec: &TableSpec) -> bool {
     spec.policy.forfeit || spec.isolation.sandbox.is_some()
 }
 
+/// Plays a matchup's games. Sandboxed, a game's sessions are fresh and the
+/// next game's sandboxes are built while the current game is played
+/// (`session::Prepared`: its bots are run only when their game begins).
 async fn play_table(shared: &Shared, job: TableJob) -> anyhow::Result<()> {
     let fresh = fresh_per_game(&job.spec);
     let sessions: Vec<&[u32]> = if fresh {
@@ -165,15 +168,25 @@ async fn play_table(shared: &Shared, job: TableJob) -> anyhow::Result<()> {
     } else {
         vec![&job.games]
     };
-    for games in sessions {
-        let table = Table {
-            shared,
-            job: &job,
-            fresh,
-        };
-        if !table.play(games).await? {
+    let ahead = fresh && (job.spec.isolation.sandbox.as_ref()).is_some_and(|s| s.builds_ahead());
+    let table = Table {
+        shared,
+        job: &job,
+        fresh,
+    };
+    let mut next: Option<Prepared> = None;
+    for (k, games) in sessions.iter().enumerate() {
+        let following = sessions.get(k + 1).and_then(|g| g.first().copied());
+        let (go_on, built) = table
+            .play(games, next.take(), following.filter(|_| ahead))
+            .await?;
+        next = built;
+        if !go_on {
             break;
         }
+    }
+    if let Some(unplayed) = next {
+        unplayed.abandon().await;
     }
     Ok(())
 }
@@ -188,35 +201,64 @@ struct Table<'a> {
 }
 
 impl Table<'_> {
-    /// Plays `games` with one set of processes. `Ok(false)`: stop the table (the
-    /// run was interrupted or the coordinator stopped).
-    async fn play(&self, games: &[u32]) -> anyhow::Result<bool> {
+    /// Plays `games` with one set of processes (`built` for them, if given),
+    /// building the processes of game `following` meanwhile, if given.
+    /// `Ok((false, _))`: stop the table (the run was interrupted or the
+    /// coordinator stopped). The processes built for `following` are
+    /// returned.
+    async fn play(
+        &self,
+        games: &[u32],
+        built: Option<Prepared>,
+        following: Option<u32>,
+    ) -> anyhow::Result<(bool, Option<Prepared>)> {
         let Some(&first) = games.first() else {
-            return Ok(true);
+            return Ok((true, built));
         };
-        let Some(mut session) = self.start(first).await? else {
-            return Ok(false);
+        let Some(mut session) = self.start(first, built).await? else {
+            return Ok((false, None));
         };
-        let mut result = Ok(true);
-        for (k, &game) in (1..).zip(games) {
-            result = self.play_game(&mut session, k, game).await;
-            if !matches!(result, Ok(true)) {
-                break;
+        // Built once this game's bots are up, while it is played.
+        let build = async {
+            match following {
+                Some(game) => self.build(game).await.map(Some),
+                None => Ok(None),
             }
-        }
+        };
+        let play = async {
+            let mut result = Ok(true);
+            for (k, &game) in (1..).zip(games) {
+                result = self.play_game(&mut session, k, game).await;
+                if !matches!(result, Ok(true)) {
+                    break;
+                }
+            }
+            result
+        };
+        let (next, result) = tokio::join!(build, play);
         session.shutdown(&self.shared.stop).await;
-        result
+        match (result, next) {
+            (Ok(go_on), Ok(next)) => Ok((go_on, next)),
+            (Err(e), Ok(Some(unplayed))) => {
+                unplayed.abandon().await;
+                Err(e)
+            }
+            (Err(e), _) | (Ok(_), Err(e)) => Err(e),
+        }
     }
 
     /// Starts the session's bots (at most [`STARTING`] tables at once) for a
-    /// session whose first game is `first`. `None`: the run was stopped.
-    async fn start(&self, first: u32) -> anyhow::Result<Option<Session>> {
+    /// session whose first game is `first`, from the processes `built` for
+    /// it if given. `None`: the run was stopped.
+    async fn start(&self, first: u32, built: Option<Prepared>) -> anyhow::Result<Option<Session>> {
         let (shared, m) = (self.shared, &self.job.matchup);
-        let mut spec = self.job.spec.clone();
-        let stderr_dir = self.prepare(&mut spec, first)?;
         let tables = Arc::new(ToTournament(shared.reporter.clone()));
         let _permit = (shared.starting.acquire().await).expect("the semaphore stays open");
-        Session::start(spec, stderr_dir, m.seat_slot(first), &shared.stop, tables)
+        let built = match built {
+            Some(b) => b,
+            None => self.build(first).await?,
+        };
+        Session::begin(built, m.seat_slot(first), &shared.stop, tables)
             .await
             .with_context(|| {
                 format!(
@@ -224,6 +266,20 @@ impl Table<'_> {
                     m.round, m.index
                 )
             })
+    }
+
+    /// The processes of a session whose first game is `first`, started as
+    /// far as they go without running a bot (`session::Prepared`).
+    async fn build(&self, first: u32) -> anyhow::Result<Prepared> {
+        let m = &self.job.matchup;
+        let mut spec = self.job.spec.clone();
+        let stderr_dir = self.prepare(&mut spec, first)?;
+        Prepared::new(spec, stderr_dir).await.with_context(|| {
+            format!(
+                "failed to start the table of round {} matchup {}",
+                m.round, m.index
+            )
+        })
     }
 
     /// Plays the matchup's game `game`, the `k`-th of the session, and sends

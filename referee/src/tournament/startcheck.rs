@@ -113,6 +113,7 @@ fn spawn(spec: &TableSpec, bot: &BotSpec, log: std::path::PathBuf) -> Result<Pla
         limits: spec.limits,
         stderr_log: Some(log),
         stderr_cap: spec.stderr_cap,
+        hold: false,
     })
     .map_err(|e| crate::session::spawn_failure(&program, &e))
 }
