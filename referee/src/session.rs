@@ -370,14 +370,14 @@ async fn place(
             slot.player = Player::in_process(strategy);
             continue;
         }
-        let spawned = match (&slot.spec, &cfg.isolation.remote) {
+        let placed = match (&slot.spec, &cfg.isolation.remote) {
             (BotSpec::Remote(name), Some(hub)) => {
                 Ok(crate::remote::seat::open(hub, name, cfg.time.max_line))
             }
             (BotSpec::Remote(name), None) => Err(format!("remote:{name} needs --listen")),
             _ => spawn(cfg, i, &slot.spec, log, hold).await,
         };
-        slot.player = match spawned {
+        slot.player = match placed {
             Ok(player) => player,
             Err(reason) => Player::failed(Fault::new(FaultKind::Start, reason)),
         };

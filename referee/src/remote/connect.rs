@@ -208,6 +208,7 @@ fn start_bot(bot: &BotSpec, max_line: usize, log: Option<PathBuf>) -> Result<Pla
         limits: ResourceLimits::default(),
         stderr_log: log,
         stderr_cap: 1 << 20,
+        hold: false,
     })
     .map_err(|e| crate::session::spawn_failure(&bot.display(), &e))
 }
