@@ -9,12 +9,17 @@
 //! - [`shuffle`]: the pinned seed -> deck-order algorithm.
 //! - [`rules`]: the pure rules engine — state machine, legal actions, events, the
 //!   per-seat view.
+//! - [`action_space`]: a fixed numbered action space with a legal mask, multi-card
+//!   decisions taken card by card (for search and learning code).
+//! - [`replay`]: a game rebuilt from a referee transcript.
 //! - [`wire`]: the JSON messages of protocol `schmier/1` (see PROTOCOL.md).
 
+pub mod action_space;
 pub mod card;
 pub mod cardset;
 pub mod excerpt;
 pub mod fault;
+pub mod replay;
 pub mod rules;
 #[cfg(feature = "schema")]
 mod schema;
