@@ -218,6 +218,55 @@ impl Selection {
     }
 }
 
+/// Every legal whole action of the decision due, in a fixed order: pass, then
+/// bids upwards; suits S, H, D, C; plays in card order; card sets by size, then
+/// in lexicographic card order. Empty once the game is over. A dealer's discard
+/// can have many answers (up to C(23, 17) = 100,947 in the rarest deal; a few
+/// dozen usually): the card-by-card steps avoid listing them.
+pub fn all_legal(game: &Game) -> Vec<Action> {
+    let Some(legal) = game.legal() else {
+        return Vec::new();
+    };
+    match legal {
+        Legal::Bid { pass, .. } => pass
+            .then_some(Action::Pass)
+            .into_iter()
+            .chain(legal.bids().map(Action::Bid))
+            .collect(),
+        Legal::Trump => Suit::ALL.into_iter().map(Action::Trump).collect(),
+        Legal::Play(cards) => cards.iter().map(Action::Play).collect(),
+        Legal::Cards {
+            must,
+            from,
+            min,
+            max,
+        } => {
+            let decision = game.decision().expect("a decision is due");
+            let pool: Vec<Card> = from.iter().collect();
+            let mut out = Vec::new();
+            for k in min..=max {
+                each_subset(&pool, usize::from(k), &mut |set| {
+                    out.push(Action::cards(decision, must.union(set)));
+                });
+            }
+            out
+        }
+    }
+}
+
+/// Calls `f` with every `k`-card subset of `pool`, in lexicographic order.
+fn each_subset(pool: &[Card], k: usize, f: &mut impl FnMut(CardSet)) {
+    fn go(pool: &[Card], k: usize, chosen: CardSet, f: &mut impl FnMut(CardSet)) {
+        if k == 0 {
+            return f(chosen);
+        }
+        for i in 0..pool.len().saturating_sub(k - 1) {
+            go(&pool[i + 1..], k - 1, chosen.union(CardSet::single(pool[i])), f);
+        }
+    }
+    go(pool, k, CardSet::EMPTY, f)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -283,5 +332,35 @@ mod tests {
             sel.step(&game, ACTION_COUNT),
             Err(StepError::OutOfRange(ACTION_COUNT))
         );
+    }
+
+    /// `all_legal` lists exactly the answers the engine accepts: each is
+    /// accepted, none twice, and for card decisions the count is the sum of
+    /// binomials the `Legal` describes.
+    #[test]
+    fn all_legal_lists_every_answer_once() {
+        fn choose(n: u64, k: u64) -> u64 {
+            (0..k).fold(1, |acc, i| acc * (n - i) / (i + 1))
+        }
+        for seed in 0..10 {
+            let (mut game, _) = Game::new(seed, RulesConfig::default());
+            let mut rng = SeededRng::new(seed, 9);
+            while !game.is_over() {
+                let all = all_legal(&game);
+                let set: std::collections::HashSet<String> =
+                    all.iter().map(|a| format!("{a:?}")).collect();
+                assert_eq!(set.len(), all.len());
+                if let Some(Legal::Cards { from, min, max, .. }) = game.legal() {
+                    let n = u64::from(from.len());
+                    let want: u64 = (min..=max).map(|k| choose(n, u64::from(k))).sum();
+                    assert_eq!(all.len() as u64, want);
+                }
+                for a in &all {
+                    game.clone().apply(*a).unwrap();
+                }
+                let pick = all[rng.below(all.len() as u32) as usize];
+                game.apply(pick).unwrap();
+            }
+        }
     }
 }

@@ -1,0 +1,35 @@
+//! The extension module `schmier._schmier`: Python bindings of the Schmier
+//! rules engine and the pure logic around it in `schmier-protocol` (the action
+//! space, transcript replay). It only binds: every rule lives in `protocol/`.
+//! The Python package `schmier` (python/schmier/) re-exports it and adds the
+//! bot loop and the environments.
+
+use pyo3::prelude::*;
+
+mod action;
+mod game;
+mod json;
+
+/// The action-space size and the names of its indices.
+fn action_names() -> Vec<String> {
+    (0..schmier_protocol::action_space::ACTION_COUNT)
+        .map(|i| match schmier_protocol::action_space::Step::from_index(i) {
+            Some(schmier_protocol::action_space::Step::Pass) => "pass".to_owned(),
+            Some(schmier_protocol::action_space::Step::Bid(n)) => format!("bid {n}"),
+            Some(schmier_protocol::action_space::Step::Trump(s)) => format!("trump {}", s.letter()),
+            Some(schmier_protocol::action_space::Step::Card(c)) => format!("card {c}"),
+            _ => "done".to_owned(),
+        })
+        .collect()
+}
+
+#[pymodule]
+fn _schmier(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<game::PyGame>()?;
+    m.add_class::<action::PyAction>()?;
+    m.add("ACTION_COUNT", schmier_protocol::action_space::ACTION_COUNT)?;
+    m.add("DONE", schmier_protocol::action_space::DONE)?;
+    m.add("ACTION_NAMES", action_names())?;
+    m.add("PROTOCOL", schmier_protocol::wire::PROTOCOL)?;
+    Ok(())
+}
