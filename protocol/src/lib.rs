@@ -13,6 +13,8 @@
 //!   decisions taken card by card (for search and learning code).
 //! - [`replay`]: a game rebuilt from a referee transcript.
 //! - [`wire`]: the JSON messages of protocol `schmier/1` (see PROTOCOL.md).
+//! - [`worlds`]: world sampling — full games consistent with one seat's view,
+//!   uniform over the hidden cards, for search bots.
 
 pub mod action_space;
 pub mod card;
@@ -26,6 +28,7 @@ mod schema;
 pub mod seat;
 pub mod shuffle;
 pub mod wire;
+pub mod worlds;
 
 pub use card::{Card, ParseCardError, Rank, Suit};
 pub use cardset::CardSet;

@@ -73,6 +73,18 @@ pub struct TrickRecord {
     pub winner: Seat,
 }
 
+/// The parts of a [`Game`] that world sampling re-deals ([`Game::set_hidden`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Hidden {
+    /// The seed of the deals after this one.
+    pub seed: u64,
+    pub hands: [CardSet; 6],
+    pub stock: [Card; STOCK_SIZE],
+    pub exchanges: [Option<(CardSet, CardSet)>; 6],
+    pub dealer_pickup: CardSet,
+    pub dealer_discard: Option<CardSet>,
+}
+
 /// The full, omniscient state of one game.
 #[derive(Clone, Debug)]
 pub struct Game {
@@ -164,6 +176,44 @@ impl Game {
         let mut game = Game::blank(seed, config, dealer);
         game.begin_deal(hands, stock, out);
         game
+    }
+
+    /// [`Game::from_deal`] for a deal later in a game: deal number `deal`
+    /// (1-based), `scores` before it, `streak` thrown-in deals just before it.
+    /// For world sampling (`crate::worlds`), which replays a seat's view onto it.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn from_deal_at(
+        seed: u64,
+        config: RulesConfig,
+        dealer: Seat,
+        deal: u32,
+        scores: [i32; 3],
+        streak: u32,
+        hands: [CardSet; 6],
+        stock: [Card; STOCK_SIZE],
+    ) -> Game {
+        let mut game = Game::blank(seed, config, dealer);
+        game.deals = deal.saturating_sub(1);
+        game.scores = scores;
+        game.streak = streak;
+        game.begin_deal(hands, stock, &mut Vec::new());
+        game
+    }
+
+    /// Overwrites the cards a seat's view does not show, keeping everything
+    /// public (world sampling: a template world replayed once, then re-dealt).
+    /// The caller keeps the state consistent: what each seat played, the stock
+    /// already drawn, and who has exchanged are unchanged.
+    pub(crate) fn set_hidden(&mut self, hidden: &Hidden) {
+        self.seed = hidden.seed;
+        self.hands = hidden.hands;
+        self.stock = hidden.stock;
+        self.exchanges = hidden.exchanges;
+        self.dealer_pickup = hidden.dealer_pickup;
+        self.dealer_discard = hidden.dealer_discard;
+        if self.phase == Phase::Play {
+            self.update_playable();
+        }
     }
 
     fn blank(seed: u64, config: RulesConfig, dealer: Seat) -> Game {

@@ -21,6 +21,7 @@ pub use action::{Action, Decision, Legal};
 pub use config::RulesConfig;
 pub use error::RuleError;
 pub use event::{Call, EndReason, Event, HandScore, Played};
+pub(crate) use game::Hidden;
 pub use game::{Game, TrickRecord, HAND_SIZE, STOCK_SIZE};
 pub use policy::{first_legal, random_legal};
 pub use scoring::{game_point, score_deltas, winner, Points};
