@@ -9,6 +9,7 @@ use pyo3::prelude::*;
 mod action;
 mod game;
 mod json;
+mod sampling;
 
 /// The action-space size and the names of its indices.
 fn action_names() -> Vec<String> {
@@ -27,6 +28,7 @@ fn action_names() -> Vec<String> {
 fn _schmier(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<game::PyGame>()?;
     m.add_class::<action::PyAction>()?;
+    m.add_function(wrap_pyfunction!(sampling::sample_worlds, m)?)?;
     m.add("ACTION_COUNT", schmier_protocol::action_space::ACTION_COUNT)?;
     m.add("DONE", schmier_protocol::action_space::DONE)?;
     m.add("ACTION_NAMES", action_names())?;
