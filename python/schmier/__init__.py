@@ -14,6 +14,7 @@ from ._schmier import (
     PROTOCOL,
     Action,
     Game,
+    sample_worlds,
 )
 from .bot import Decision, run_bot
 
@@ -26,4 +27,5 @@ __all__ = [
     "Decision",
     "Game",
     "run_bot",
+    "sample_worlds",
 ]

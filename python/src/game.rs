@@ -2,12 +2,12 @@
 //! (`schmier_protocol::rules::Game`) plus the cards chosen so far when a
 //! multi-card decision is taken card by card (`schmier_protocol::action_space`).
 
-use numpy::PyArray1;
+use numpy::{PyArray1, PyArrayMethods};
 use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use schmier_protocol::action_space::{self, Outcome, Selection, ACTION_COUNT};
-use schmier_protocol::rules::{Game, RulesConfig};
+use schmier_protocol::rules::{Event, Game, RulesConfig};
 use schmier_protocol::{CardSet, Seat};
 
 use crate::action::{Act, PyAction};
@@ -19,6 +19,8 @@ use crate::json;
 pub struct PyGame {
     pub game: Game,
     pub selection: Selection,
+    /// The engine's events of the last step, kept to reuse its allocation.
+    events: Vec<Event>,
 }
 
 pub fn seat_arg(seat: usize) -> PyResult<Seat> {
@@ -35,13 +37,15 @@ impl PyGame {
         PyGame {
             game,
             selection: Selection::default(),
+            events: Vec::new(),
         }
     }
 
     fn apply_action(&mut self, act: Act) -> PyResult<()> {
         let rule = act.to_rule(self.game.decision());
+        self.events.clear();
         self.game
-            .apply(rule)
+            .apply_into(rule, &mut self.events)
             .map_err(|e| PyValueError::new_err(format!("{}: {e}", act.wire())))?;
         self.selection = Selection::default();
         Ok(())
@@ -53,11 +57,12 @@ impl PyGame {
             .step(&self.game, index)
             .map_err(|e| PyValueError::new_err(e.to_string()))?
         {
-            Outcome::Apply(a) => self
-                .game
-                .apply(a)
-                .map(drop)
-                .map_err(|e| PyValueError::new_err(e.to_string())),
+            Outcome::Apply(a) => {
+                self.events.clear();
+                self.game
+                    .apply_into(a, &mut self.events)
+                    .map_err(|e| PyValueError::new_err(e.to_string()))
+            }
             Outcome::Selected => Ok(()),
         }
     }
@@ -174,9 +179,35 @@ impl PyGame {
         json::to_py(py, &serde_json::to_value(legal).expect("legal serialises"))
     }
 
-    /// The legal action-space indices as a numpy bool array of ACTION_COUNT.
-    fn legal_mask<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<bool>> {
-        PyArray1::from_slice(py, &self.selection.mask(&self.game))
+    /// The legal action-space indices as a numpy bool array of ACTION_COUNT;
+    /// with `out` (a writable bool array of that length) filled in place and
+    /// returned, without allocating.
+    #[pyo3(signature = (out = None))]
+    fn legal_mask<'py>(
+        &self,
+        py: Python<'py>,
+        out: Option<Bound<'py, PyArray1<bool>>>,
+    ) -> PyResult<Bound<'py, PyArray1<bool>>> {
+        let mask = self.selection.mask(&self.game);
+        let Some(out) = out else {
+            return Ok(PyArray1::from_slice(py, &mask));
+        };
+        {
+            let mut rw = out
+                .try_readwrite()
+                .map_err(|e| PyValueError::new_err(format!("legal_mask(out=): {e}")))?;
+            let slice = rw.as_slice_mut().map_err(|_| {
+                PyValueError::new_err("legal_mask(out=): a contiguous array is needed")
+            })?;
+            if slice.len() != ACTION_COUNT {
+                return Err(PyValueError::new_err(format!(
+                    "legal_mask(out=): the array has {} elements, not {ACTION_COUNT}",
+                    slice.len()
+                )));
+            }
+            slice.copy_from_slice(&mask);
+        }
+        Ok(out)
     }
 
     /// The legal action-space indices, increasing.
@@ -188,11 +219,12 @@ impl PyGame {
     /// Applies an `Action` (a whole decision), or one action-space index. An
     /// illegal one raises ValueError and changes nothing.
     fn apply(&mut self, action: &Bound<'_, PyAny>) -> PyResult<()> {
-        if let Ok(a) = action.cast::<PyAction>() {
-            return self.apply_action(a.get().0);
+        // An index first: the hot loop of search and learning code.
+        if let Ok(i) = action.extract::<usize>() {
+            return self.apply_index(i);
         }
-        match action.extract::<usize>() {
-            Ok(i) => self.apply_index(i),
+        match action.cast::<PyAction>() {
+            Ok(a) => self.apply_action(a.get().0),
             Err(_) => Err(PyValueError::new_err(
                 "apply takes a schmier.Action or an action index (0-62)",
             )),
