@@ -14,6 +14,8 @@ from ._schmier import (
     PROTOCOL,
     Action,
     Game,
+    playouts,
+    policy_action,
     sample_worlds,
 )
 from .bot import Decision, run_bot
@@ -26,6 +28,8 @@ __all__ = [
     "Action",
     "Decision",
     "Game",
+    "playouts",
+    "policy_action",
     "run_bot",
     "sample_worlds",
 ]

@@ -86,3 +86,14 @@ def sample_worlds(
 ) -> List[Game]:
     """``n`` full games drawn uniformly from the deals consistent with ``view``
     (a ``Game.view`` or a request's ``view``); each has ``view(seat) == view``."""
+
+def playouts(
+    games: List[Game], *, policy: str = "heuristic", threads: int = 1, seed: int = 0, until: str = "game"
+) -> npt.NDArray[np.int32]:
+    """Copies of ``games`` played on natively (GIL released, ``threads`` threads)
+    to the end of the game or of the current hand (``until="hand"``), every seat
+    by ``policy`` ("random" or "heuristic"). Rows: scores of teams 0-2, winning
+    team (-1 none), deals."""
+
+def policy_action(game: Game, policy: str = "heuristic", seed: int = 0) -> Optional[Action]:
+    """The built-in policy's whole action for the seat to act (None once over)."""

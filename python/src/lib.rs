@@ -9,6 +9,7 @@ use pyo3::prelude::*;
 mod action;
 mod game;
 mod json;
+mod playout;
 mod sampling;
 
 /// The action-space size and the names of its indices.
@@ -29,6 +30,8 @@ fn _schmier(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<game::PyGame>()?;
     m.add_class::<action::PyAction>()?;
     m.add_function(wrap_pyfunction!(sampling::sample_worlds, m)?)?;
+    m.add_function(wrap_pyfunction!(playout::playouts, m)?)?;
+    m.add_function(wrap_pyfunction!(playout::policy_action, m)?)?;
     m.add("ACTION_COUNT", schmier_protocol::action_space::ACTION_COUNT)?;
     m.add("DONE", schmier_protocol::action_space::DONE)?;
     m.add("ACTION_NAMES", action_names())?;
