@@ -261,7 +261,12 @@ fn each_subset(pool: &[Card], k: usize, f: &mut impl FnMut(CardSet)) {
             return f(chosen);
         }
         for i in 0..pool.len().saturating_sub(k - 1) {
-            go(&pool[i + 1..], k - 1, chosen.union(CardSet::single(pool[i])), f);
+            go(
+                &pool[i + 1..],
+                k - 1,
+                chosen.union(CardSet::single(pool[i])),
+                f,
+            );
         }
     }
     go(pool, k, CardSet::EMPTY, f)

@@ -11,6 +11,7 @@
 //!   per-seat view.
 //! - [`action_space`]: a fixed numbered action space with a legal mask, multi-card
 //!   decisions taken card by card (for search and learning code).
+//! - [`observation`]: a seat view as a fixed-size vector of floats (learning code).
 //! - [`replay`]: a game rebuilt from a referee transcript.
 //! - [`wire`]: the JSON messages of protocol `schmier/1` (see PROTOCOL.md).
 //! - [`worlds`]: world sampling — full games consistent with one seat's view,
@@ -21,6 +22,7 @@ pub mod card;
 pub mod cardset;
 pub mod excerpt;
 pub mod fault;
+pub mod observation;
 pub mod replay;
 pub mod rules;
 #[cfg(feature = "schema")]

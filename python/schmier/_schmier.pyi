@@ -97,3 +97,9 @@ def playouts(
 
 def policy_action(game: Game, policy: str = "heuristic", seed: int = 0) -> Optional[Action]:
     """The built-in policy's whole action for the seat to act (None once over)."""
+
+OBSERVATION_LEN: int
+"""Length of ``encode``'s vector (layout: docs/python.md)."""
+
+def encode(view: Dict[str, Any]) -> npt.NDArray[np.float32]: ...
+def encode_into(view: Dict[str, Any], buffer: npt.NDArray[np.float32]) -> None: ...

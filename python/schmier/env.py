@@ -54,7 +54,8 @@ def observe_seat(game: Game, seat: int) -> Dict[str, np.ndarray]:
 def _observation_space() -> spaces.Dict:
     return spaces.Dict(
         {
-            "observation": spaces.Box(low=-np.inf, high=np.inf, shape=(OBS_LEN,), dtype=np.float32),
+            # Scores / target are the only values outside [0, 1]: |score| <= 6 x 200 deals.
+            "observation": spaces.Box(low=-64.0, high=64.0, shape=(OBS_LEN,), dtype=np.float32),
             "action_mask": spaces.Box(low=0, high=1, shape=(ACTION_COUNT,), dtype=np.int8),
         }
     )
@@ -178,16 +179,19 @@ class GymEnv(gymnasium.Env):
     callable ``(game, seat, rng) -> index or Action``; default: random legal
     indices from the environment's own seeded generator). Observation and
     action spaces as the AEC environment's; reward: the learner's seat's
-    reward of the AEC environment (``reward="win"`` or ``"score"``)."""
+    reward of the AEC environment (``reward="win"`` or ``"score"``). An
+    illegal action ends the episode with ``illegal_reward`` (default -1) and
+    ``info["illegal"]``; use the observation's ``action_mask``."""
 
     metadata = {"render_modes": ["ansi"]}
 
     def __init__(self, seat: int = 0, opponent: Optional[Opponent] = None, *,
                  stick_the_dealer: bool = False, trump_anytime: bool = False,
                  reward: str = "win", max_steps: Optional[int] = None,
-                 render_mode: Optional[str] = None):
+                 illegal_reward: float = -1.0, render_mode: Optional[str] = None):
         if reward not in ("win", "score"):
             raise ValueError(f"reward is 'win' or 'score', got {reward!r}")
+        self.illegal_reward = illegal_reward
         self.seat = seat
         self.opponent = opponent or random_opponent
         self.rules = {"stick_the_dealer": stick_the_dealer, "trump_anytime": trump_anytime}
@@ -226,6 +230,10 @@ class GymEnv(gymnasium.Env):
     def step(self, action: int):
         game = self.game
         before, deal = game.scores, game.deal
+        if not game.legal_mask()[int(action)]:
+            # An illegal action ends the episode, as PettingZoo's classic games do.
+            obs = observe_seat(game, self.seat)
+            return obs, float(self.illegal_reward), True, False, {"illegal": True}
         game.apply(int(action))
         self.steps += 1
         reward = self._reward(before, deal) + self._others()

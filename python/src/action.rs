@@ -56,9 +56,9 @@ impl Act {
             )
         };
         Ok(match v {
-            serde_json::Value::Array(_) => {
-                Act::Cards(serde_json::from_value(v.clone()).map_err(|e| format!("{}: {e}", shape()))?)
-            }
+            serde_json::Value::Array(_) => Act::Cards(
+                serde_json::from_value(v.clone()).map_err(|e| format!("{}: {e}", shape()))?,
+            ),
             serde_json::Value::Number(_) => match serde_json::from_value::<Call>(v.clone()) {
                 Ok(Call::Bid(n)) if (3..=6).contains(&n) => Act::Bid(n),
                 _ => return Err(shape()),
@@ -87,7 +87,9 @@ impl PyAction {
     #[staticmethod]
     fn from_wire(obj: &Bound<'_, PyAny>) -> PyResult<PyAction> {
         let v = json::from_py(obj, "Action.from_wire")?;
-        Act::from_wire(&v).map(PyAction).map_err(PyValueError::new_err)
+        Act::from_wire(&v)
+            .map(PyAction)
+            .map_err(PyValueError::new_err)
     }
 
     /// The reply's `action` JSON, as Python objects.

@@ -150,7 +150,10 @@ impl PyGame {
     /// The rules in force, as a transcript header's `rules`.
     #[getter]
     fn rules<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        json::to_py(py, &serde_json::to_value(self.game.config()).expect("rules serialise"))
+        json::to_py(
+            py,
+            &serde_json::to_value(self.game.config()).expect("rules serialise"),
+        )
     }
 
     /// The cards of `seat` (card order).
@@ -175,7 +178,10 @@ impl PyGame {
 
     /// The request's `legal` JSON for the decision due (None once over).
     fn legal_wire<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let legal = self.game.legal().map(|l| schmier_protocol::wire::LegalWire::from(&l));
+        let legal = self
+            .game
+            .legal()
+            .map(|l| schmier_protocol::wire::LegalWire::from(&l));
         json::to_py(py, &serde_json::to_value(legal).expect("legal serialises"))
     }
 
@@ -261,7 +267,10 @@ impl PyGame {
     ) -> PyResult<Bound<'py, PyAny>> {
         let req = schmier_protocol::wire::Request::for_decision(&self.game, id, time_ms)
             .map(schmier_protocol::wire::ToBot::Request);
-        json::to_py(py, &serde_json::to_value(req).expect("a request serialises"))
+        json::to_py(
+            py,
+            &serde_json::to_value(req).expect("a request serialises"),
+        )
     }
 
     fn __repr__(&self) -> String {

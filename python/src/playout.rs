@@ -115,7 +115,13 @@ pub fn playouts<'py>(
     Ok(array)
 }
 
-fn run(games: &mut [Game], policy: Policy, until: Until, threads: usize, seed: u64) -> Vec<[i32; COLUMNS]> {
+fn run(
+    games: &mut [Game],
+    policy: Policy,
+    until: Until,
+    threads: usize,
+    seed: u64,
+) -> Vec<[i32; COLUMNS]> {
     let chunk = games.len().div_ceil(threads).max(1);
     std::thread::scope(|s| {
         for (c, part) in games.chunks_mut(chunk).enumerate() {
@@ -136,11 +142,17 @@ fn run(games: &mut [Game], policy: Policy, until: Until, threads: usize, seed: u
 /// answers only, so it gives the same action in any world sampled from that view.
 #[pyfunction]
 #[pyo3(signature = (game, policy = "heuristic", seed = 0))]
-pub fn policy_action(game: PyRef<'_, PyGame>, policy: &str, seed: u64) -> PyResult<Option<PyAction>> {
+pub fn policy_action(
+    game: PyRef<'_, PyGame>,
+    policy: &str,
+    seed: u64,
+) -> PyResult<Option<PyAction>> {
     let policy = Policy::named(policy)?;
     if game.game.is_over() {
         return Ok(None);
     }
     let mut rng = SeededRng::new(seed, 0);
-    Ok(Some(PyAction(Act::from_rule(decide(policy, &game.game, &mut rng)))))
+    Ok(Some(PyAction(Act::from_rule(decide(
+        policy, &game.game, &mut rng,
+    )))))
 }

@@ -19,11 +19,8 @@ pub fn read_view(view: &Bound<'_, PyAny>) -> PyResult<SeatView> {
 /// with the view's target.
 pub fn read_rules(rules: Option<&Bound<'_, PyAny>>, view: &SeatView) -> PyResult<RulesConfig> {
     match rules {
-        Some(r) if !r.is_none() => {
-            serde_json::from_value(json::from_py(r, "rules")?).map_err(|e| {
-                PyValueError::new_err(format!("rules: {e}"))
-            })
-        }
+        Some(r) if !r.is_none() => serde_json::from_value(json::from_py(r, "rules")?)
+            .map_err(|e| PyValueError::new_err(format!("rules: {e}"))),
         _ => Ok(RulesConfig {
             target: view.target,
             ..RulesConfig::default()
