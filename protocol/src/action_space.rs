@@ -306,8 +306,8 @@ mod tests {
                 let mask = sel.mask(&game);
                 let legal: Vec<usize> = (0..ACTION_COUNT).filter(|&i| mask[i]).collect();
                 assert!(!legal.is_empty(), "seed {seed}: empty mask");
-                for i in 0..ACTION_COUNT {
-                    assert_eq!(sel.allows(&game, i), mask[i]);
+                for (i, &m) in mask.iter().enumerate() {
+                    assert_eq!(sel.allows(&game, i), m);
                 }
                 let pick = legal[rng.below(legal.len() as u32) as usize];
                 let before = game.legal().unwrap();

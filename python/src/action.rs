@@ -93,6 +93,7 @@ impl PyAction {
     }
 
     /// The reply's `action` JSON, as Python objects.
+    #[allow(clippy::wrong_self_convention)] // the Python name; pyo3 takes &self
     fn to_wire<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         json::to_py(py, &self.0.wire())
     }

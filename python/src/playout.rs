@@ -58,7 +58,8 @@ fn decide(policy: Policy, game: &Game, rng: &mut SeededRng) -> schmier_protocol:
 fn play_on(game: &mut Game, policy: Policy, until: Until, rng: &mut SeededRng) {
     let deal = game.deals();
     let mut events: Vec<Event> = Vec::with_capacity(16);
-    while !game.is_over() && !(until == Until::Hand && game.deals() != deal) {
+    let done = |g: &Game| g.is_over() || (until == Until::Hand && g.deals() != deal);
+    while !done(game) {
         let action = decide(policy, game, rng);
         events.clear();
         game.apply_into(action, &mut events)
