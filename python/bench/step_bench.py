@@ -1,0 +1,141 @@
+"""Python-loop random play, side by side in one run: schmier (legal_mask +
+apply), OpenSpiel's pyspiel on a trick-taking game of its own, and RLCard on
+one of its card games. Steps per second, median of rounds alternated between
+the engines (the host is shared: one round of each, then again).
+
+    target/benchenv/bin/python python/bench/step_bench.py [--seconds 2] [--rounds 5]
+
+Needs schmier, open_spiel and rlcard installed in the interpreter (not run in
+CI; see BENCHMARKS.md).
+"""
+
+import argparse
+import random
+import statistics
+import time
+
+import numpy as np
+
+
+def schmier_mask_steps(seconds):
+    """legal_mask() (a numpy bool array) + a uniformly random set index +
+    apply(index), whole games from fresh seeds."""
+    import schmier
+
+    rng = random.Random(1)
+    steps, seed = 0, 0
+    end = time.perf_counter() + seconds
+    start = time.perf_counter()
+    while time.perf_counter() < end:
+        g = schmier.Game(seed)
+        seed += 1
+        while not g.is_over:
+            legal = np.flatnonzero(g.legal_mask())
+            g.apply(int(legal[rng.randrange(len(legal))]))
+            steps += 1
+    return steps / (time.perf_counter() - start)
+
+
+def schmier_mask_out_steps(seconds):
+    """legal_mask(out=buffer) (filled in place) + np.flatnonzero + apply."""
+    import schmier
+
+    rng = random.Random(1)
+    buf = np.zeros(schmier.ACTION_COUNT, dtype=bool)
+    steps, seed = 0, 0
+    end = time.perf_counter() + seconds
+    start = time.perf_counter()
+    while time.perf_counter() < end:
+        g = schmier.Game(seed)
+        seed += 1
+        while not g.is_over:
+            legal = np.flatnonzero(g.legal_mask(out=buf))
+            g.apply(int(legal[rng.randrange(len(legal))]))
+            steps += 1
+    return steps / (time.perf_counter() - start)
+
+
+def schmier_indices_steps(seconds):
+    """legal_indices() (a list) + random.choice + apply(index)."""
+    import schmier
+
+    rng = random.Random(1)
+    steps, seed = 0, 0
+    end = time.perf_counter() + seconds
+    start = time.perf_counter()
+    while time.perf_counter() < end:
+        g = schmier.Game(seed)
+        seed += 1
+        while not g.is_over:
+            g.apply(rng.choice(g.legal_indices()))
+            steps += 1
+    return steps / (time.perf_counter() - start)
+
+
+def pyspiel_steps(seconds, name):
+    """legal_actions() + random.choice + apply_action; chance nodes (the deal)
+    sampled from chance_outcomes() and counted as steps too."""
+    import pyspiel
+
+    game = pyspiel.load_game(name)
+    rng = random.Random(1)
+    steps = 0
+    end = time.perf_counter() + seconds
+    start = time.perf_counter()
+    while time.perf_counter() < end:
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcomes = state.chance_outcomes()
+                state.apply_action(outcomes[rng.randrange(len(outcomes))][0])
+            else:
+                state.apply_action(rng.choice(state.legal_actions()))
+            steps += 1
+    return steps / (time.perf_counter() - start)
+
+
+def rlcard_steps(seconds, name):
+    """env.step(random legal action) with the legal actions from the state."""
+    import rlcard
+
+    env = rlcard.make(name, config={"seed": 1})
+    rng = random.Random(1)
+    steps = 0
+    end = time.perf_counter() + seconds
+    start = time.perf_counter()
+    while time.perf_counter() < end:
+        state, player = env.reset()
+        while not env.is_over():
+            action = rng.choice(list(state["legal_actions"].keys()))
+            state, player = env.step(action)
+            steps += 1
+    return steps / (time.perf_counter() - start)
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--seconds", type=float, default=2.0)
+    p.add_argument("--rounds", type=int, default=5)
+    p.add_argument("--openspiel-game", default="euchre")
+    p.add_argument("--rlcard-game", default="doudizhu")
+    a = p.parse_args()
+    runs = {
+        "schmier legal_mask+apply": lambda: schmier_mask_steps(a.seconds),
+        "schmier legal_mask(out=)+apply": lambda: schmier_mask_out_steps(a.seconds),
+        "schmier legal_indices+apply": lambda: schmier_indices_steps(a.seconds),
+        f"pyspiel {a.openspiel_game}": lambda: pyspiel_steps(a.seconds, a.openspiel_game),
+        f"rlcard {a.rlcard_game}": lambda: rlcard_steps(a.seconds, a.rlcard_game),
+    }
+    results = {k: [] for k in runs}
+    for _ in range(a.rounds):
+        for k, f in runs.items():
+            results[k].append(f())
+    medians = {k: statistics.median(v) for k, v in results.items()}
+    base = medians[f"pyspiel {a.openspiel_game}"]
+    print(f"{'engine':34} {'steps/s (median)':>18} {'us/step':>9} {'x pyspiel':>10}")
+    for k, m in medians.items():
+        print(f"{k:34} {m:18,.0f} {1e6 / m:9.2f} {m / base:10.2f}")
+
+
+if __name__ == "__main__":
+    main()
