@@ -17,9 +17,7 @@ use super::entrants::{gather, EntrantFlags};
 use super::format::{Format, FormatName, Params, ROUNDS};
 use super::schedule::Shard;
 use crate::config::{BotSpec, Isolation, TableSpec};
-use crate::settings::{
-    choice_name, fresh_seed, sandbox_for, with_default, Merge, TableArgs,
-};
+use crate::settings::{choice_name, fresh_seed, sandbox_for, with_default, Merge, TableArgs};
 
 const FORMAT: FormatName = FormatName::RoundRobin;
 const SETS: u32 = 1;
