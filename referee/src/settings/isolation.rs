@@ -25,8 +25,9 @@ pub const SCRATCH_MB: u64 = crate::bot::TMPFS_BYTES >> 20;
 pub struct IsolationArgs {
     /// Run each bot process in a sandbox of its own (Linux namespaces through
     /// bubblewrap): no network, no other process, no files but the system
-    /// directories, its own directory (read-only) and a private /tmp and
-    /// /dev/shm of 64 MiB each. Landlock (ABI 6, Linux 6.12) enforces the same
+    /// directories, its own directory (read-only), a private /tmp and
+    /// /dev/shm of 64 MiB each, and with --scratch a private /scratch of
+    /// --scratch-mb. Landlock (ABI 6, Linux 6.12) enforces the same
     /// from inside; seccomp refuses ptrace, file locks, inotify, non-Unix
     /// sockets and whatever else reaches host-wide state (PROTOCOL.md). The
     /// referee checks every bot can be sandboxed before the first game, and
