@@ -77,7 +77,7 @@ pub struct SprtArgs {
     pub seed: Option<u64>,
 
     #[command(flatten)]
-    pub secret: crate::tournament::seed_secret::SecretArgs,
+    pub secret: crate::tournament::secret_args::SecretArgs,
 
     /// Output directory. [default: schmier-out/sprt-SEED]
     #[arg(long, value_name = "DIR")]

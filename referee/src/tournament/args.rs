@@ -65,7 +65,7 @@ pub struct TournamentArgs {
     pub seed: Option<u64>,
 
     #[command(flatten)]
-    pub secret: super::seed_secret::SecretArgs,
+    pub secret: super::secret_args::SecretArgs,
 
     /// Output directory. [default: schmier-out/tournament-SEED]
     #[arg(long, value_name = "DIR")]
@@ -132,21 +132,7 @@ impl TournamentArgs {
             .table
             .clone()
             .merge(self.lower(&mut file, folder.as_ref()));
-        let recorded = match &folder {
-            Some(m) => super::folder::entrants(m)?,
-            None => Vec::new(),
-        };
-        let flags = EntrantFlags {
-            entrants: &self.entrants,
-            dirs: &self.entrant_dirs,
-            envs: &self.entrant_envs,
-        };
-        let entrants = gather(
-            &file.entrants,
-            &flags,
-            recorded,
-            self.fill.clone().or(file.fill.clone()),
-        )?;
+        let entrants = self.entrants(&file, folder.as_ref())?;
         let format = self.format(&file, folder.as_ref(), &entrants)?;
         self.check_round(&format)?;
         let sets = self.sets.or(file.sets).unwrap_or(SETS);
@@ -155,13 +141,7 @@ impl TournamentArgs {
         }
         let quiet = table.output.quiet;
         let seed = self.seed(file.seed)?;
-        let jobs = self
-            .jobs
-            .or(file.jobs)
-            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-        if jobs == 0 {
-            bail!("--jobs must be at least 1");
-        }
+        let jobs = self.jobs(file.jobs)?;
         let shard = self
             .shard(file.shards)?
             .or(folder.as_ref().and_then(|m| m.shard));
@@ -204,6 +184,36 @@ impl TournamentArgs {
             page,
             remote,
         })
+    }
+
+    /// The entrants: the file's and the flags', or the folder's when resumed
+    /// from it.
+    fn entrants(
+        &self,
+        file: &FileConfig,
+        folder: Option<&super::manifest::Manifest>,
+    ) -> anyhow::Result<Vec<Entrant>> {
+        let recorded = match folder {
+            Some(m) => super::folder::entrants(m)?,
+            None => Vec::new(),
+        };
+        let flags = EntrantFlags {
+            entrants: &self.entrants,
+            dirs: &self.entrant_dirs,
+            envs: &self.entrant_envs,
+        };
+        let fill = self.fill.clone().or(file.fill.clone());
+        gather(&file.entrants, &flags, recorded, fill)
+    }
+
+    /// `--jobs` (flag, then file), by default the number of cores.
+    fn jobs(&self, in_file: Option<usize>) -> anyhow::Result<usize> {
+        let jobs = (self.jobs.or(in_file))
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+        if jobs == 0 {
+            bail!("--jobs must be at least 1");
+        }
+        Ok(jobs)
     }
 
     /// The table's settings below the flags: the file's, over the folder's

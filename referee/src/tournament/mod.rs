@@ -15,7 +15,8 @@
 //! - `journal.rs`: `journal.jsonl`, appended and fsynced per game; `--resume`.
 //! - `manifest.rs`: `tournament.json`, what the tournament in a directory is.
 //! - `seed_secret.rs`: the secret mixed into `--seed` so no bot can find the
-//!   deals from its hand; where a run's secret comes from, where it is kept.
+//!   deals from its hand, and where it is kept; `secret_args.rs`: where a
+//!   run's secret comes from.
 //! - `standings.rs`: standings, intervals and ratings and how they rank;
 //!   `standings_render.rs`: them as JSON, CSV and a console table.
 //! - `startcheck.rs`: every entrant started once, before the first game.
@@ -62,6 +63,7 @@ mod properties;
 pub mod rating;
 pub(crate) mod run;
 pub mod schedule;
+pub mod secret_args;
 pub mod seed_secret;
 pub mod standings;
 mod standings_render;
