@@ -24,6 +24,8 @@ struct Organiser {
     child: Child,
     out: PathBuf,
     stderr: Arc<Mutex<String>>,
+    /// Sent once the referee's stderr is read to its end.
+    stderr_closed: std::sync::mpsc::Receiver<()>,
     addr: SocketAddr,
     fingerprint: Option<String>,
 }
@@ -41,12 +43,14 @@ fn organise(args: &[&str], listen: &str, out: &Path) -> Organiser {
     let stderr = Arc::new(Mutex::new(String::new()));
     let mut pipe = BufReader::new(child.stderr.take().unwrap());
     let sink = stderr.clone();
+    let (read_all, stderr_closed) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
         let mut line = String::new();
         while pipe.read_line(&mut line).unwrap_or(0) > 0 {
             sink.lock().unwrap().push_str(&line);
             line.clear();
         }
+        let _ = read_all.send(());
     });
     let said = |what: &str| stderr.lock().unwrap().contains(what);
     support::wait_while_running(&mut child, "it listened", || {
@@ -63,6 +67,7 @@ fn organise(args: &[&str], listen: &str, out: &Path) -> Organiser {
         child,
         out: out.to_path_buf(),
         stderr,
+        stderr_closed,
         addr,
         fingerprint,
     }
@@ -87,7 +92,7 @@ impl Organiser {
             std::thread::sleep(Duration::from_millis(20));
         };
         // The reader thread has seen everything once the pipe closes.
-        std::thread::sleep(Duration::from_millis(100));
+        let _ = self.stderr_closed.recv_timeout(GUARD);
         let text = self.stderr.lock().unwrap().clone();
         (status.code(), text)
     }
