@@ -276,6 +276,107 @@ fn off_loopback_the_link_is_tls_and_connect_pins_the_fingerprint() {
     equivalent(&local_game(12, &[]), &out.join("game-0001.jsonl"));
 }
 
+/// A certificate and key made by openssl (not by the referee's own code),
+/// and the leaf's SHA-256 as openssl prints it, colons removed.
+fn openssl_certificate(dir: &Path, name: &str) -> (PathBuf, PathBuf, String) {
+    let (cert, key) = (
+        dir.join(format!("{name}.pem")),
+        dir.join(format!("{name}.key")),
+    );
+    std::fs::create_dir_all(dir).unwrap();
+    let made = Command::new("openssl")
+        .args([
+            "req",
+            "-x509",
+            "-newkey",
+            "ec",
+            "-pkeyopt",
+            "ec_paramgen_curve:prime256v1",
+        ])
+        .args(["-nodes", "-days", "1", "-subj", "/CN=organiser"])
+        .arg("-keyout")
+        .arg(&key)
+        .arg("-out")
+        .arg(&cert)
+        .output()
+        .expect("openssl runs (scripts/test installs it)");
+    assert!(
+        made.status.success(),
+        "{}",
+        String::from_utf8_lossy(&made.stderr)
+    );
+    let fp = Command::new("openssl")
+        .args(["x509", "-noout", "-fingerprint", "-sha256", "-in"])
+        .arg(&cert)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&fp.stdout);
+    let hex: String = text.split('=').nth(1).unwrap().trim().replace(':', "");
+    assert_eq!(hex.len(), 64, "{text}");
+    (cert, key, hex.to_ascii_lowercase())
+}
+
+#[test]
+fn the_organisers_own_certificate_is_served_and_pinned() {
+    let out = support::scratch("remote", "own-cert");
+    let (cert, key, fp) = openssl_certificate(&out, "organiser");
+    let mut args = remote_play(14, &out.join("games"), &[]);
+    args.extend(["--cert".into(), cert.display().to_string()]);
+    args.extend(["--key".into(), key.display().to_string()]);
+    // Given a certificate, even a loopback listener is TLS.
+    let org = organise(&strs(&args), "127.0.0.1:0", &out.join("games"));
+    assert_eq!(
+        org.fingerprint.as_deref(),
+        Some(fp.as_str()),
+        "openssl's SHA-256 of the leaf"
+    );
+    // Plain TCP is refused by that listener, the pinned certificate is taken.
+    let (code, _) = finished(connect(
+        org.addr,
+        &org.token("alice"),
+        None,
+        &["--retry-ms", "500"],
+    ));
+    assert_ne!(code, Some(0));
+    let bot = connect(org.addr, &org.token("alice"), Some(&fp), &[]);
+    let (code, text) = org.finish();
+    assert_eq!(code, Some(0), "{text}");
+    assert_eq!(finished(bot).0, Some(0));
+    equivalent(
+        &local_game(14, &[]),
+        &out.join("games").join("game-0001.jsonl"),
+    );
+}
+
+#[test]
+fn a_bad_certificate_or_key_stops_the_run_naming_the_file() {
+    let out = support::scratch("remote", "bad-cert");
+    let (cert, _, _) = openssl_certificate(&out, "one");
+    let (_, other_key, _) = openssl_certificate(&out, "two");
+    let not_pem = out.join("not.pem");
+    std::fs::write(&not_pem, "this is no certificate\n").unwrap();
+    let cases: [(&Path, &Path, &str); 3] = [
+        (&cert, &other_key, "do not go together"),
+        (&not_pem, &other_key, "no certificate"),
+        (&cert, &out.join("missing.key"), "missing.key"),
+    ];
+    for (c, k, says) in cases {
+        let games = out.join(format!("games-{says}").replace(' ', "-"));
+        let mut args = remote_play(15, &games, &[]);
+        args.extend(["--listen".into(), "127.0.0.1:0".into()]);
+        args.extend(["--cert".into(), c.display().to_string()]);
+        args.extend(["--key".into(), k.display().to_string()]);
+        let run = support::referee().args(&args).output().unwrap();
+        let err = String::from_utf8_lossy(&run.stderr);
+        assert_eq!(run.status.code(), Some(2), "{err}");
+        assert!(err.contains(says), "expected {says:?} in: {err}");
+        assert!(
+            !games.join("game-0001.jsonl").exists(),
+            "no game was played"
+        );
+    }
+}
+
 #[test]
 fn forged_and_expired_tokens_are_refused_alike() {
     let dir = support::scratch("remote", "tokens");

@@ -18,9 +18,9 @@ pub const RECONNECT_GRACE_MS: u64 = 10_000;
 #[derive(Args, Debug, Clone, Default)]
 pub struct RemoteArgs {
     /// Serve the `remote:NAME` seats on ADDR:PORT (port 0: any free port, printed).
-    /// Plain TCP on a loopback address; TLS on any other, with a certificate
-    /// made for the run (or --cert/--key) whose SHA-256 is printed for `referee
-    /// connect --fingerprint`. See docs/remote.md.
+    /// Plain TCP on a loopback address (unless --cert is given); TLS on any other,
+    /// with a certificate made for the run (or --cert/--key) whose SHA-256 is
+    /// printed for `referee connect --fingerprint`. See docs/remote.md.
     #[arg(long, value_name = "ADDR:PORT")]
     pub listen: Option<SocketAddr>,
 
@@ -29,7 +29,9 @@ pub struct RemoteArgs {
     #[arg(long, value_name = "FILE", requires = "listen")]
     pub tokens: Option<PathBuf>,
 
-    /// The listener's TLS certificate chain (PEM) instead of a self-signed one.
+    /// The listener's TLS certificate chain (PEM) instead of a self-signed one;
+    /// with it even a loopback listener is TLS. Its SHA-256 is still what
+    /// `referee connect --fingerprint` pins.
     #[arg(long, value_name = "FILE", requires = "key")]
     pub cert: Option<PathBuf>,
 

@@ -69,15 +69,15 @@ impl Hub {
             .with_context(|| format!("--listen {}: failed to listen", spec.listen))?;
         std_listener.set_nonblocking(true)?;
         let addr = std_listener.local_addr()?;
-        let tls = match addr.ip().is_loopback() {
+        // TLS off loopback always, and on loopback too when the organiser
+        // gave a certificate (asked for TLS, they get it, not plain TCP).
+        let cert_key = spec
+            .cert_key
+            .as_ref()
+            .map(|(c, k)| (c.as_path(), k.as_path()));
+        let tls = match addr.ip().is_loopback() && cert_key.is_none() {
             true => None,
-            false => {
-                let cert_key = spec
-                    .cert_key
-                    .as_ref()
-                    .map(|(c, k)| (c.as_path(), k.as_path()));
-                Some(ServerTls::new(cert_key)?)
-            }
+            false => Some(ServerTls::new(cert_key)?),
         };
         let run = random_hex(8)?;
         let tokens = Tokens::make(&spec.names, &run, spec.tokens.as_deref())?;

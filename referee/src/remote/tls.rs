@@ -68,7 +68,14 @@ impl ServerTls {
             .context("TLS protocol versions")?
             .with_no_client_auth()
             .with_single_cert(certs, key)
-            .context("the TLS certificate and key do not go together")?;
+            .with_context(|| match cert_key {
+                Some((cert, key)) => format!(
+                    "--cert {} and --key {}: the TLS certificate and key do not go together",
+                    cert.display(),
+                    key.display()
+                ),
+                None => "the run's TLS certificate and key do not go together".to_owned(),
+            })?;
         Ok(ServerTls {
             config: Arc::new(config),
             fingerprint,
