@@ -25,6 +25,7 @@ mod leaks;
 mod lifetime;
 mod limits;
 mod names;
+mod netem_vm;
 mod outputs;
 mod page;
 mod page_hostile;
