@@ -1,0 +1,155 @@
+#!/usr/bin/env python3
+"""Measures the dentry-cache store (SECURITY.md, "Duplicate-set memory"): a
+name that does not exist, looked up under a directory every bot sees
+(`/usr/bin`), leaves a negative dentry in the host's cache, which a later bot
+reads back.
+
+    python3 scripts/dentry-channel.py [--bits 20000] [--sets 1]
+        [--referee target/debug/referee] [--skip-set]
+
+1. Raw, on the host, a writer process and then a reader process (the store
+   outlives its writer) with `tests/spy/dentries.py`, for BITS random bits:
+   - `cached`: the reader asks `openat2(RESOLVE_CACHED)` (refused in the
+     sandbox: `ENOSYS`);
+   - `timed`: each bit a pair of names of which the writer looks one up; the
+     reader times `stat` of both and takes the faster (what a sandboxed bot
+     can still do).
+   For each: bit errors, the reader's and the writer's bits per second, and
+   the capacity (1 - H(error)) x the reader's rate.
+2. A sandboxed duplicate set (`referee tournament --sandbox`, the spy
+   `remember-dentries-timed` against the in-process bots, as
+   `tests/integration/spy_dentries.rs` plays it): the opponents' hands the
+   spies of later games claimed, against the transcripts: claims, hands
+   right, bit errors (36 bits a hand), and the readers' bits per second of
+   reading time.
+
+Python readers: a reader in C reads faster. Prints the host load first.
+"""
+import argparse
+import glob
+import json
+import math
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "tests/spy"))
+import dentries  # noqa: E402
+
+
+def entropy(p):
+    return 0.0 if p in (0, 1) else -(p * math.log2(p) + (1 - p) * math.log2(1 - p))
+
+
+def in_child(fn):
+    """Runs `fn` in a process of its own; returns what it returned."""
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(r)
+        os.write(w, json.dumps(fn()).encode())
+        os._exit(0)
+    os.close(w)
+    with os.fdopen(r) as f:
+        out = json.loads(f.read())
+    os.waitpid(pid, 0)
+    return out
+
+
+def raw(how, n):
+    tag = f"dentry-channel-{random.getrandbits(48):x}"
+    bits = [random.getrandbits(1) for _ in range(n)]
+    name = lambda j, b=None: f"{dentries.DIR}/.{tag}-{j}" + ("" if b is None else f"-{b}")
+
+    def write():
+        start = time.perf_counter()
+        for j, b in enumerate(bits):
+            if how == "cached":
+                if b:
+                    dentries.look_up(name(j))
+            else:
+                dentries.look_up(name(j, b))
+        return time.perf_counter() - start
+
+    def read():
+        start = time.perf_counter()
+        if how == "cached":
+            got = [int(dentries.cached(name(j)) == "yes") for j in range(n)]
+        else:
+            store = dentries.Store(tag, "timed")
+            got = [store.pair(name(j, 0), name(j, 1)) for j in range(n)]
+        return time.perf_counter() - start, got
+
+    wrote = in_child(write)
+    took, got = in_child(read)
+    errors = sum(a != b for a, b in zip(bits, got))
+    p = errors / n
+    print(f"{how:6}: {n} bits, {errors} errors ({100 * p:.2f} %), reader {n / took:,.0f} bit/s, "
+          f"writer {n / wrote:,.0f} bit/s, capacity {(1 - entropy(p)) * n / took:,.0f} bit/s")
+
+
+def sandboxed_set(args):
+    tag = f"dentry-set-{random.getrandbits(48):x}"
+    out = tempfile.mkdtemp(prefix="dentry-channel-")
+    cmd = [
+        args.referee, "tournament",
+        "--entrant", f"spy=python3 tests/spy/spy.py remember-dentries-timed --tag {tag}",
+        "--entrant", "h=inproc:heuristic", "--entrant", "r=inproc:random",
+        "--sets", str(args.sets), "--sandbox", "--quiet",
+        "--startup-ms", "20000", "--decision-ms", "10000", "--out", os.path.join(out, "t"),
+    ]
+    print("$ " + " ".join(cmd))
+    start = time.monotonic()
+    subprocess.run(cmd, cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
+    wall = time.monotonic() - start
+    claims, read_ns = [], 0
+    for log in glob.glob(os.path.join(out, "t/stderr/**/*.log"), recursive=True):
+        for line in open(log):
+            if line.startswith("CLAIM "):
+                claims.append(json.loads(line[6:]))
+            elif " store=" in line:
+                store = json.loads(line.split(" store=")[1].split(" game_start.game=")[0])
+                read_ns += store["read_ns"]
+    games = []
+    for path in glob.glob(os.path.join(out, "t/games/**/*.jsonl"), recursive=True):
+        lines = [json.loads(x) for x in open(path)]
+        spies = {s["seat"] for s in lines[0]["seats"] if s["name"].startswith("spy-")}
+        games.append((spies, [x for x in lines if x["type"] == "deal"]))
+    wrong_bits = right = 0
+    for c in claims:
+        dealt = next(d["hands"][c["seat"]] for spies, deals in games for d in deals
+                     if d["deal"] == c["deal"] and c["me"] in spies and d["hands"][c["me"]] == c["my_hand"])
+        right += c["hand"] == dealt
+        wrong_bits += sum(a != b for a, b in zip(dentries.encode(c["hand"]), dentries.encode(dealt)))
+    n = len(claims) * dentries.BITS
+    p = wrong_bits / n if n else 0
+    secs = read_ns / 1e9
+    print(f"sandboxed set: {len(games)} games in {wall:.0f} s, {len(claims)} opponents' hands claimed, "
+          f"{right} exactly right, {wrong_bits} of {n} bits wrong ({100 * p:.2f} %); "
+          f"reading (markers, versions and bits) took {secs:.3f} s: {n / secs if secs else 0:,.0f} bit/s, "
+          f"capacity {(1 - entropy(p)) * n / secs if secs else 0:,.0f} bit/s")
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--bits", type=int, default=20000)
+    p.add_argument("--sets", type=int, default=1)
+    p.add_argument("--referee", default=os.path.join(ROOT, "target/debug/referee"))
+    p.add_argument("--skip-set", action="store_true")
+    args = p.parse_args()
+    print("load:", open("/proc/loadavg").read().strip())
+    raw("cached", args.bits)
+    raw("timed", args.bits)
+    if not args.skip_set:
+        if not os.path.exists(args.referee):
+            sys.exit(f"no referee at {args.referee}: cargo build -p referee")
+        sandboxed_set(args)
+    print("load:", open("/proc/loadavg").read().strip())
+
+
+if __name__ == "__main__":
+    main()
