@@ -6,6 +6,7 @@ reads back.
 
     python3 scripts/dentry-channel.py [--bits 20000] [--sets 1]
         [--referee target/debug/referee] [--skip-set]
+    python3 scripts/dentry-channel.py --defences    (root)
 
 1. Raw, on the host, a writer process and then a reader process (the store
    outlives its writer) with `tests/spy/dentries.py`, for BITS random bits:
@@ -22,6 +23,11 @@ reads back.
    spies of later games claimed, against the transcripts: claims, hands
    right, bit errors (36 bits a hand), and the readers' bits per second of
    reading time.
+
+With `--defences`, what a fresh mount per sandbox would change (written
+under one mount of /usr/bin, timed under another, against names nobody looked
+up): a fresh overlay over it, and a fresh file-backed erofs image of it (a
+superblock per mount; needs `mkfs.erofs`).
 
 Python readers: a reader in C reads faster. Prints the host load first.
 """
@@ -115,7 +121,7 @@ def sandboxed_set(args):
                 store = json.loads(line.split(" store=")[1].split(" game_start.game=")[0])
                 read_ns += store["read_ns"]
     games = []
-    for path in glob.glob(os.path.join(out, "t/games/**/*.jsonl"), recursive=True):
+    for path in glob.glob(os.path.join(out, "t/games/*.jsonl")):
         lines = [json.loads(x) for x in open(path)]
         spies = {s["seat"] for s in lines[0]["seats"] if s["name"].startswith("spy-")}
         games.append((spies, [x for x in lines if x["type"] == "deal"]))
@@ -134,14 +140,85 @@ def sandboxed_set(args):
           f"capacity {(1 - entropy(p)) * n / secs if secs else 0:,.0f} bit/s")
 
 
+def across(label, write_dir, read_dir, n):
+    """Names looked up under `write_dir` (one process), then timed under
+    `read_dir` (another), against names nobody looked up, in interleaved
+    pairs: the share of pairs in which the written name was not the faster
+    (half: nothing crosses), and what `RESOLVE_CACHED` says."""
+    tag = f"dentry-across-{random.getrandbits(48):x}"
+    written = [f".{tag}-w{j}" for j in range(n)]
+    never = [f".{tag}-n{j}" for j in range(n)]
+    in_child(lambda: [dentries.look_up(os.path.join(write_dir, x)) for x in written] and 0)
+
+    def read():
+        # Asked first: a timed read looks the name up.
+        seen = dentries.cached(os.path.join(read_dir, written[0]))
+        store = dentries.Store(tag, "timed")
+        wrong = sum(1 - store.pair(os.path.join(read_dir, b), os.path.join(read_dir, a))
+                    for a, b in zip(written, never))
+        return wrong, seen
+
+    wrong, seen = in_child(read)
+    print(f"{label}: {wrong} of {n} pairs wrong ({100 * wrong / n:.1f} %; 50 % is chance), "
+          f"RESOLVE_CACHED of a written name: {seen}")
+
+
+def defences(n):
+    """Fresh mounts of /usr/bin, each a superblock of its own or not, as a
+    sandbox per game could have them (root only)."""
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    work = tempfile.mkdtemp(prefix="dentry-defences-")
+    mounts = []
+
+    def mount(source, target, fstype, data=None):
+        os.makedirs(target, exist_ok=True)
+        if libc.mount(source.encode(), target.encode(), fstype.encode(), 1,  # MS_RDONLY
+                      data.encode() if data else None):
+            raise OSError(ctypes.get_errno(), f"mount {fstype} on {target}")
+        mounts.append(target)
+        return target
+
+    try:
+        across("host /usr/bin, written and read there (control)", "/usr/bin", "/usr/bin", n)
+        empty = os.path.join(work, "empty")
+        os.makedirs(empty)
+        ovl = [mount("overlay", os.path.join(work, f"ovl{k}"), "overlay", f"lowerdir={empty}:/usr/bin")
+               for k in (1, 2)]
+        across("overlay per sandbox, written in one, read in another", ovl[0], ovl[1], n)
+        mkfs = subprocess.run(["sh", "-c", "command -v mkfs.erofs"], capture_output=True, text=True).stdout.strip()
+        if not mkfs:
+            print("erofs: no mkfs.erofs (erofs-utils) on this host: not measured")
+            return
+        image = os.path.join(work, "usr-bin.erofs")
+        start = time.monotonic()
+        subprocess.run([mkfs, image, "/usr/bin"], check=True, capture_output=True)
+        took = time.monotonic() - start
+        print(f"erofs image of /usr/bin: {os.path.getsize(image) >> 20} MiB in {took:.1f} s")
+        ero = [mount(image, os.path.join(work, f"ero{k}"), "erofs") for k in (1, 2)]
+        devs = {os.stat(m).st_dev for m in ero}
+        print(f"erofs mounts of one image, file-backed: {len(devs)} superblocks")
+        across("erofs per sandbox, written in one, read in another", ero[0], ero[1], n)
+    finally:
+        for m in reversed(mounts):
+            libc.umount2(m.encode(), 0)
+        subprocess.run(["rm", "-rf", work])
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--bits", type=int, default=20000)
     p.add_argument("--sets", type=int, default=1)
     p.add_argument("--referee", default=os.path.join(ROOT, "target/debug/referee"))
     p.add_argument("--skip-set", action="store_true")
+    p.add_argument("--defences", action="store_true",
+                   help="only the defences: fresh overlay and erofs mounts per sandbox (root)")
     args = p.parse_args()
     print("load:", open("/proc/loadavg").read().strip())
+    if args.defences:
+        defences(min(args.bits, 4000))
+        print("load:", open("/proc/loadavg").read().strip())
+        return
     raw("cached", args.bits)
     raw("timed", args.bits)
     if not args.skip_set:
