@@ -194,6 +194,30 @@ const CLONE_NAMESPACES: &[libc::c_int] = &[
     libc::CLONE_NEWNET,
 ];
 
+/// The inner filter's rules for the calls that read a host-wide counter by
+/// one argument: `getsockopt` of the cookies, `statx` asking for the mount's
+/// unique id.
+fn counter_rules(rules: &mut BTreeMap<i64, Vec<SeccompRule>>) -> anyhow::Result<()> {
+    let fail = |e| anyhow::anyhow!("failed to build the seccomp filter: {e}");
+    let at = |arg, op, value| SeccompCondition::new(arg, SeccompCmpArgLen::Dword, op, value);
+    // getsockopt(fd, level, optname, ...): the cookies, at SOL_SOCKET.
+    let sockopt = (SOCKOPT_REFUSED.iter())
+        .map(|&opt| {
+            let level = at(1, SeccompCmpOp::Eq, libc::SOL_SOCKET as u64).map_err(fail)?;
+            let name = at(2, SeccompCmpOp::Eq, opt).map_err(fail)?;
+            SeccompRule::new(vec![level, name]).map_err(fail)
+        })
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    rules.insert(libc::SYS_getsockopt, sockopt);
+    // statx(dirfd, path, flags, mask, buf).
+    let unique = SeccompCmpOp::MaskedEq(STATX_MNT_ID_UNIQUE);
+    let statx = at(3, unique, STATX_MNT_ID_UNIQUE)
+        .and_then(|c| SeccompRule::new(vec![c]))
+        .map_err(fail)?;
+    rules.insert(libc::SYS_statx, vec![statx]);
+    Ok(())
+}
+
 /// The inner filter: installed inside the sandbox by the Landlock wrapper just
 /// before it execs the bot (bubblewrap, which runs under the outer one, needs
 /// namespaces and mounts to build the sandbox). Two programs: the `EPERM` list
@@ -234,28 +258,7 @@ pub fn inner() -> anyhow::Result<Vec<BpfProgram>> {
             vec![when(5, SeccompCmpOp::MaskedEq(RWF_NOWAIT), RWF_NOWAIT)?],
         );
     }
-    // getsockopt(fd, level, optname, ...): the cookies, at SOL_SOCKET.
-    let sockopt = (SOCKOPT_REFUSED.iter())
-        .map(|&opt| {
-            let at = |arg, value| {
-                SeccompCondition::new(arg, SeccompCmpArgLen::Dword, SeccompCmpOp::Eq, value)
-            };
-            at(1, libc::SOL_SOCKET as u64)
-                .and_then(|level| Ok(vec![level, at(2, opt)?]))
-                .and_then(SeccompRule::new)
-                .map_err(fail)
-        })
-        .collect::<anyhow::Result<Vec<_>>>()?;
-    rules.insert(libc::SYS_getsockopt, sockopt);
-    // statx(dirfd, path, flags, mask, buf).
-    rules.insert(
-        libc::SYS_statx,
-        vec![when(
-            3,
-            SeccompCmpOp::MaskedEq(STATX_MNT_ID_UNIQUE),
-            STATX_MNT_ID_UNIQUE,
-        )?],
-    );
+    counter_rules(&mut rules)?;
     // Unix sockets only: no vsock (a port table shared by the whole host), no
     // netlink, and no IP (the network namespace has nothing to reach anyway).
     for nr in [libc::SYS_socket, libc::SYS_socketpair] {
