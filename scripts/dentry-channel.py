@@ -15,6 +15,8 @@ reads back.
    - `timed`: each bit a pair of names of which the writer looks one up; the
      reader times `stat` of both and takes the faster (what a sandboxed bot
      can still do).
+   - `C timed`: the timed pairs again, read and written by a C program the
+     script compiles (`cc`), as a bot that is not in Python would.
    For each: bit errors, the reader's and the writer's bits per second, and
    the capacity (1 - H(error)) x the reader's rate.
 2. A sandboxed duplicate set (`referee tournament --sandbox`, the spy
@@ -29,7 +31,7 @@ under one mount of /usr/bin, timed under another, against names nobody looked
 up): a fresh overlay over it, and a fresh file-backed erofs image of it (a
 superblock per mount; needs `mkfs.erofs`).
 
-Python readers: a reader in C reads faster. Prints the host load first.
+Prints the host load first and last.
 """
 import argparse
 import glob
@@ -96,6 +98,63 @@ def raw(how, n):
     p = errors / n
     print(f"{how:6}: {n} bits, {errors} errors ({100 * p:.2f} %), reader {n / took:,.0f} bit/s, "
           f"writer {n / wrote:,.0f} bit/s, capacity {(1 - entropy(p)) * n / took:,.0f} bit/s")
+
+
+# The timed store read and written in C: what a bot that is not a Python
+# program gets out of it. `dentry write|read TAG N`: bit j (from a generator
+# both sides run) is name j-b looked up; the reader times both names of each
+# pair, in an order that alternates, and prints its errors and its seconds.
+C_STORE = r"""
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <sys/stat.h>
+static unsigned long long s = 88172645463325252ULL;
+static int bit(void) { s ^= s << 13; s ^= s >> 7; s ^= s << 17; return s & 1; }
+static long long ns(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec * 1000000000LL + t.tv_nsec; }
+static long long timed(const char *p) { struct stat st; long long a = ns(); stat(p, &st);
+  return ns() - a; }
+int main(int argc, char **argv) {
+  int n = atoi(argv[3]), errors = 0; char a[256], b[256]; struct stat st;
+  long long start = ns();
+  for (int j = 0; j < n; j++) {
+    int x = bit();
+    snprintf(a, sizeof a, "/usr/bin/.%s-%d-%d", argv[2], j, 0);
+    snprintf(b, sizeof b, "/usr/bin/.%s-%d-%d", argv[2], j, 1);
+    if (argv[1][0] == 'w') { stat(x ? b : a, &st); continue; }
+    long long t0, t1;
+    if (j & 1) { t0 = timed(a); t1 = timed(b); } else { t1 = timed(b); t0 = timed(a); }
+    errors += (t1 < t0) != x;
+  }
+  printf("%d %.6f\n", errors, (ns() - start) / 1e9);
+  return 0;
+}
+"""
+
+
+def raw_c(n):
+    import shutil
+    cc = shutil.which("cc")
+    if not cc:
+        print("C     : no C compiler: not measured")
+        return
+    work = tempfile.mkdtemp(prefix="dentry-c-")
+    src, exe = os.path.join(work, "dentry.c"), os.path.join(work, "dentry")
+    with open(src, "w") as f:
+        f.write(C_STORE)
+    subprocess.run([cc, "-O2", "-o", exe, src], check=True)
+    tag = f"dentry-c-{random.getrandbits(48):x}"
+    wrote = float(subprocess.run([exe, "w", tag, str(n)], capture_output=True, text=True,
+                                 check=True).stdout.split()[1])
+    errors, took = subprocess.run([exe, "r", tag, str(n)], capture_output=True, text=True,
+                                  check=True).stdout.split()
+    errors, took = int(errors), float(took)
+    p = errors / n
+    print(f"C timed: {n} bits, {errors} errors ({100 * p:.2f} %), reader {n / took:,.0f} bit/s, "
+          f"writer {n / wrote:,.0f} bit/s, capacity {(1 - entropy(p)) * n / took:,.0f} bit/s")
+    shutil.rmtree(work)
 
 
 def sandboxed_set(args):
@@ -221,6 +280,7 @@ def main():
         return
     raw("cached", args.bits)
     raw("timed", args.bits)
+    raw_c(args.bits)
     if not args.skip_set:
         if not os.path.exists(args.referee):
             sys.exit(f"no referee at {args.referee}: cargo build -p referee")
