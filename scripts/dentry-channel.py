@@ -46,6 +46,7 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tests/spy"))
+sys.dont_write_bytecode = True
 import dentries  # noqa: E402
 
 

@@ -864,6 +864,7 @@ def dentry_store():
     (`remember-dentries-timed`)."""
     if "store" not in state:
         sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        sys.dont_write_bytecode = True  # nothing left in the bot's directory
         import dentries
         state["store"] = dentries.Store(TAG, "timed" if MODE.endswith("-timed") else "cached")
     return state["store"]
