@@ -44,6 +44,7 @@ mod snapshots;
 mod sprt;
 mod spy;
 mod spy_clock;
+mod spy_dentries;
 mod spy_leaks;
 mod spy_seed;
 mod spy_sets;

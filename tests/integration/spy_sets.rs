@@ -13,17 +13,17 @@ use crate::support::referee;
 
 /// What a duplicate set with a spy entrant left: the spies' claims and the
 /// games' deals.
-struct Set {
-    claims: Vec<serde_json::Value>,
+pub(crate) struct Set {
+    pub claims: Vec<serde_json::Value>,
     /// Each `SPY` report's detail (one per spy process and game).
-    reports: Vec<String>,
+    pub reports: Vec<String>,
     /// Per transcript: the spies' seats and each deal's six hands.
-    games: Vec<(Vec<usize>, Vec<serde_json::Value>)>,
+    pub games: Vec<(Vec<usize>, Vec<serde_json::Value>)>,
 }
 
 /// One duplicate set (six games, one matchup): the spy in `mode` against the
 /// heuristic and random bots (inside the referee), with the extra `args`.
-fn duplicate_set(mode: &str, args: &[&str]) -> Set {
+pub(crate) fn duplicate_set(mode: &str, args: &[&str]) -> Set {
     static RUN: AtomicU32 = AtomicU32::new(0);
     let tag = format!(
         "spyset-{}-{}-{mode}",
@@ -125,7 +125,7 @@ impl Set {
     /// exactly as dealt: in every game where a spy sat at the claimer's seat
     /// with the claimer's hand at that deal (the set's games deal alike, so
     /// there is one such game or more), the claimed seat held the claimed hand.
-    fn all_claims_right(&self) {
+    pub fn all_claims_right(&self) {
         assert!(!self.claims.is_empty(), "no claims: {:?}", self.reports);
         for c in &self.claims {
             let (me, seat) = (c["me"].as_u64().unwrap(), c["seat"].as_u64().unwrap());
@@ -147,7 +147,26 @@ impl Set {
         }
     }
 
-    fn no_claims(&self) {
+    /// Each claim's hand and the hand the claimed seat was dealt (from the
+    /// first game in which a spy sat at the claimer's seat with its hand).
+    pub fn claimed_and_dealt(&self) -> Vec<(serde_json::Value, serde_json::Value)> {
+        let mut pairs = Vec::new();
+        for c in &self.claims {
+            let (me, seat) = (c["me"].as_u64().unwrap(), c["seat"].as_u64().unwrap());
+            let dealt = self.games.iter().find_map(|(spies, deals)| {
+                let deal = deals.iter().find(|d| d["deal"] == c["deal"])?;
+                (spies.contains(&(me as usize)) && deal["hands"][me as usize] == c["my_hand"])
+                    .then(|| deal["hands"][seat as usize].clone())
+            });
+            pairs.push((
+                c["hand"].clone(),
+                dealt.expect("a game in which the claim was made"),
+            ));
+        }
+        pairs
+    }
+
+    pub fn no_claims(&self) {
         assert!(self.claims.is_empty(), "{:?}", &self.claims[..1]);
         assert!(self
             .reports
@@ -157,7 +176,7 @@ impl Set {
 
     /// Every process was told it plays game 1 of its session: nothing in
     /// `game_start` says which game of the set it is.
-    fn every_game_announced_as_the_first(&self) {
+    pub fn every_game_announced_as_the_first(&self) {
         for r in &self.reports {
             assert!(r.ends_with("game_start.game=1"), "{r}");
         }
@@ -224,5 +243,47 @@ fn nothing_a_sandboxed_bot_sees_tells_which_game_of_a_set_it_plays() {
         assert_eq!(s["scratch"], "/scratch", "{s}");
         assert_eq!(s["mountinfo"], "EACCES", "{s}");
         assert_eq!(s["uid_map"], "EACCES", "{s}");
+    }
+}
+
+/// Numbers the kernel hands out from a host-wide counter tell a bot how much
+/// started before it, and so which game of a set it plays. Unsandboxed the
+/// twelve processes of a set read twelve pids and twelve socket cookies
+/// (`SO_COOKIE`, handed out in order). Sandboxed, what a bot reads of its own
+/// is the same in every game (pid 2, its parent 1, inode 2 for the first file
+/// in `/tmp` and `/dev/shm`: fresh namespaces and mounts), and the counters
+/// are refused (`EPERM`): the socket's and the network namespace's cookies,
+/// the mount's 64-bit id (`statx` `STATX_MNT_ID_UNIQUE`). (What remains, the
+/// pipe inode counter, namespace and plain mount ids, the start time:
+/// SECURITY.md, "Nothing counts the games".)
+#[test]
+fn no_counter_a_sandboxed_bot_reads_tells_which_game_of_a_set_it_plays() {
+    let seen = |args: &[&str]| -> Vec<serde_json::Value> {
+        let set = duplicate_set("counters", args);
+        (set.reports.iter())
+            .map(|r| serde_json::from_str(r.strip_prefix("ok ").unwrap()).unwrap())
+            .collect()
+    };
+    let distinct = |rows: &[serde_json::Value], key: &str| {
+        let values: std::collections::BTreeSet<String> =
+            rows.iter().map(|r| r[key].to_string()).collect();
+        values.len()
+    };
+    let open = seen(&[]);
+    assert_eq!(distinct(&open, "pid"), 12, "{open:?}");
+    assert_eq!(distinct(&open, "socket_cookie"), 12, "{open:?}");
+    let boxed = seen(&["--sandbox"]);
+    for r in &boxed {
+        for (key, want) in [
+            ("pid", serde_json::json!(2)),
+            ("ppid", serde_json::json!(1)),
+            ("ino:/tmp", serde_json::json!(2)),
+            ("ino:/dev/shm", serde_json::json!(2)),
+            ("socket_cookie", serde_json::json!("EPERM")),
+            ("netns_cookie", serde_json::json!("EPERM")),
+            ("mnt_id_unique", serde_json::json!("EPERM")),
+        ] {
+            assert_eq!(r[key], want, "{key}: {r}");
+        }
     }
 }

@@ -16,7 +16,9 @@ the game. `--tag` is a token the tests use to find leftover processes.
 The `remember` modes play a duplicate set (`referee tournament`): the bot notes
 the hand it is dealt at each deal and place after the dealer, in its memory
 (`remember`) or in files under /tmp, /dev/shm and its scratch directory
-(`remember-files`), and from then on claims, at each deal, the hand of every opponent in a place it
+(`remember-files`) or in the host's dentry cache (`remember-dentries`, read by
+`openat2(RESOLVE_CACHED)`; `remember-dentries-timed`, read by timing `stat`:
+`dentries.py`), and from then on claims, at each deal, the hand of every opponent in a place it
 has held itself. Each claim is a stderr line `CLAIM {json}` the tests check against the
 transcripts; at the end of each game it reports `ok` if it made any.
 """
@@ -246,6 +248,8 @@ def attack():
             except OSError as e:
                 seen[f] = errno.errorcode.get(e.errno, str(e.errno))
         return report(True, json.dumps(seen))
+    if MODE == "counters":
+        return report(True, json.dumps(counters()))
     if MODE == "whoami":
         with open("/proc/self/status") as f:
             status = dict(line.rstrip("\n").split(":\t", 1) for line in f if ":\t" in line)
@@ -385,6 +389,68 @@ def attack():
     if MODE == "inherited-fd":
         return report(*leak_into_inherited())
     raise SystemExit(f"unknown mode {MODE}")
+
+
+def counters():
+    """Numbers a bot can read that the kernel hands out from a counter: pids,
+    inode numbers of its own files and pipes, mount ids, the network
+    namespace's and a socket's cookie, namespace inode numbers, its cgroup,
+    its start time. Each is a value or the errno that refused it."""
+    import struct
+    seen = {"pid": os.getpid(), "ppid": os.getppid()}
+
+    def put(name, fn):
+        try:
+            seen[name] = fn()
+        except OSError as e:
+            seen[name] = errno.errorcode.get(e.errno, str(e.errno))
+
+    def ino(d):
+        path = f"{d}/{TAG}-ino"
+        with open(path, "w"):
+            pass
+        try:
+            return os.stat(path).st_ino
+        finally:
+            os.remove(path)
+
+    for d in ("/tmp", "/dev/shm"):
+        put(f"ino:{d}", lambda d=d: ino(d))
+    put("ino:stdin", lambda: os.fstat(0).st_ino)
+    put("ino:pipe", lambda: os.fstat(os.pipe()[0]).st_ino)
+
+    def mnt_id(mask):
+        # statx(AT_FDCWD, "/tmp", 0, mask, buf): stx_mask at 0, stx_mnt_id at 0x90.
+        buf = ctypes.create_string_buffer(256)
+        libc.syscall.restype = ctypes.c_long
+        check(libc.syscall(332 if os.uname().machine == "x86_64" else 291, -100, b"/tmp", 0, mask, buf))
+        got, value = struct.unpack_from("<I", buf, 0)[0], struct.unpack_from("<Q", buf, 0x90)[0]
+        return value if got & mask else "not given"
+
+    put("mnt_id", lambda: mnt_id(0x1000))
+    put("mnt_id_unique", lambda: mnt_id(0x4000))
+
+    def cookie(opt):
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        try:
+            return struct.unpack("<Q", s.getsockopt(socket.SOL_SOCKET, opt, 8))[0]
+        finally:
+            s.close()
+
+    put("netns_cookie", lambda: cookie(71))  # SO_NETNS_COOKIE
+    put("socket_cookie", lambda: cookie(57))  # SO_COOKIE
+    for ns in ("net", "mnt", "pid", "user", "uts", "ipc", "cgroup"):
+        put(f"ns:{ns}", lambda ns=ns: os.readlink(f"/proc/self/ns/{ns}"))
+
+    def read(path, pick=lambda t: t.strip()):
+        with open(path) as f:
+            return pick(f.read())
+
+    put("cgroup", lambda: read("/proc/self/cgroup"))
+    put("starttime", lambda: int(read("/proc/self/stat", lambda t: t.rsplit(")", 1)[1].split()[19])))
+    put("fdinfo_mnt_id", lambda: read("/proc/self/fdinfo/0", lambda t: [l for l in t.split("\n") if l.startswith("mnt_id")][0]))
+    put("boot_id", lambda: read("/proc/sys/kernel/random/boot_id"))
+    return seen
 
 
 def leak_into_inherited():
@@ -770,6 +836,8 @@ def recall():
 
 def remember_deal(msg):
     seat, deal, dealer, hand = state["seat"], msg["deal"], msg["dealer"], msg["hand"]
+    if MODE.startswith("remember-dentries"):
+        return remember_in_dentries(seat, deal, dealer, hand)
     seen = recall()
     for (place, k), held in sorted(seen.items()):
         other = (dealer + place) % 6
@@ -787,6 +855,37 @@ def remember_deal(msg):
                     f.write(json.dumps([place, deal, hand]) + "\n")
             except OSError:
                 pass
+    sys.stderr.flush()
+
+
+def dentry_store():
+    """The host's dentry cache as a store (`dentries.py`): read by
+    `openat2(RESOLVE_CACHED)` (`remember-dentries`) or by timing `stat`
+    (`remember-dentries-timed`)."""
+    if "store" not in state:
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        sys.dont_write_bytecode = True  # nothing left in the bot's directory
+        import dentries
+        state["store"] = dentries.Store(TAG, "timed" if MODE.endswith("-timed") else "cached")
+    return state["store"]
+
+
+def remember_in_dentries(seat, deal, dealer, hand):
+    """Claims every opponent's hand an earlier bot left in the store under
+    its place and deal, then leaves its own."""
+    store = dentry_store()
+    for place in range(6):
+        other = (dealer + place) % 6
+        if other % 3 == seat % 3:
+            continue
+        held = store.read(f"{place}-{deal}")
+        if held is not None:
+            state["claims"] += 1
+            claim = {"deal": deal, "seat": other, "hand": held, "me": seat, "my_hand": hand}
+            sys.stderr.write("CLAIM " + json.dumps(claim) + "\n")
+    key = f"{(seat - dealer) % 6}-{deal}"
+    store.write(key, hand)
+    state.setdefault("dentry_keys", []).append(key)
     sys.stderr.flush()
 
 
@@ -889,7 +988,11 @@ def main():
         elif kind == "deal" and MODE.startswith("remember"):
             remember_deal(msg)
         elif kind == "game_end" and MODE.startswith("remember"):
-            report(state["claims"] > 0, f"claims={state['claims']} game_start.game={state['game']}")
+            store = ""
+            if "store" in state:
+                seen = dict(state["store"].stats, keys=state.pop("dentry_keys", []))
+                store = f"store={json.dumps(seen, separators=(',', ':'))} "
+            report(state["claims"] > 0, f"claims={state['claims']} {store}game_start.game={state['game']}")
             state["claims"] = 0
         elif kind == "request":
             if MODE.startswith("partner-"):

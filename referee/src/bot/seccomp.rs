@@ -81,6 +81,25 @@ pub fn deny_list() -> anyhow::Result<Arc<BpfProgram>> {
 /// named by the `libc` crate.
 const SYS_CACHESTAT: i64 = 451;
 
+/// `statmount(2)` and `listmount(2)` (Linux 6.8), the same on every
+/// architecture, not yet named by the `libc` crate: they give the mounts'
+/// 64-bit ids, drawn from a counter of every mount the host ever made.
+const SYS_STATMOUNT: i64 = 457;
+const SYS_LISTMOUNT: i64 = 458;
+
+/// `getsockopt` options (level `SOL_SOCKET`) that read a host-wide counter:
+/// `SO_COOKIE` (the socket's cookie, handed out in order as sockets are
+/// asked for one) and `SO_NETNS_COOKIE` (the network namespace's, one per
+/// namespace the host ever made): each a count of what started before the
+/// bot, so a bot of a later game of a set reads a larger one
+/// (SECURITY.md, "Nothing counts the games").
+const SOCKOPT_REFUSED: &[u64] = &[57, 71];
+
+/// `STATX_MNT_ID_UNIQUE` (Linux 6.8): in `statx`'s mask, asks for the mount's
+/// 64-bit id, a count of the host's mounts (the plain `STATX_MNT_ID` is the
+/// lowest free id, reused).
+const STATX_MNT_ID_UNIQUE: u64 = 0x4000;
+
 /// What the inner filter refuses with `EPERM` outright: each reads or writes
 /// state the kernel keeps for the whole host, so two bots (or a bot of an
 /// earlier run) could pass a value through it, or it rebuilds the sandbox.
@@ -110,6 +129,9 @@ fn shared_state() -> Vec<i64> {
         libc::SYS_sched_setaffinity,
         // POSIX message queues count against a per-user byte limit.
         libc::SYS_mq_open,
+        // Mount ids from the host's count of mounts.
+        SYS_STATMOUNT,
+        SYS_LISTMOUNT,
         // File handles name host inodes; kcmp compares kernel objects.
         libc::SYS_name_to_handle_at,
         libc::SYS_open_by_handle_at,
@@ -172,12 +194,43 @@ const CLONE_NAMESPACES: &[libc::c_int] = &[
     libc::CLONE_NEWNET,
 ];
 
+/// The inner filter's rules for the calls that read a host-wide counter by
+/// one argument: `getsockopt` of the cookies, `statx` asking for the mount's
+/// unique id.
+fn counter_rules(rules: &mut BTreeMap<i64, Vec<SeccompRule>>) -> anyhow::Result<()> {
+    let fail = |e| anyhow::anyhow!("failed to build the seccomp filter: {e}");
+    let at = |arg, op, value| SeccompCondition::new(arg, SeccompCmpArgLen::Dword, op, value);
+    // getsockopt(fd, level, optname, ...): the cookies, at SOL_SOCKET.
+    let sockopt = (SOCKOPT_REFUSED.iter())
+        .map(|&opt| {
+            let level = at(1, SeccompCmpOp::Eq, libc::SOL_SOCKET as u64).map_err(fail)?;
+            let name = at(2, SeccompCmpOp::Eq, opt).map_err(fail)?;
+            SeccompRule::new(vec![level, name]).map_err(fail)
+        })
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    rules.insert(libc::SYS_getsockopt, sockopt);
+    // statx(dirfd, path, flags, mask, buf).
+    let unique = SeccompCmpOp::MaskedEq(STATX_MNT_ID_UNIQUE);
+    let statx = at(3, unique, STATX_MNT_ID_UNIQUE)
+        .and_then(|c| SeccompRule::new(vec![c]))
+        .map_err(fail)?;
+    rules.insert(libc::SYS_statx, vec![statx]);
+    Ok(())
+}
+
 /// The inner filter: installed inside the sandbox by the Landlock wrapper just
 /// before it execs the bot (bubblewrap, which runs under the outer one, needs
 /// namespaces and mounts to build the sandbox). Two programs: the `EPERM` list
-/// with its argument filters, and `clone3` answered with `ENOSYS`, which makes
-/// the C library fall back to `clone`, whose flags a filter can see (`clone3`
-/// passes them in memory, out of a filter's reach).
+/// with its argument filters, and the calls answered with `ENOSYS`, as by a
+/// kernel that lacks them, so that programs fall back to older ones whose
+/// arguments a filter can see: `clone3` (the C library falls back to `clone`,
+/// whose flags are its first argument; `clone3` passes them in memory, out of a
+/// filter's reach) and `openat2` (programs fall back to `openat`): its
+/// `RESOLVE_CACHED`, also in memory, answers whether a name's lookup is in the
+/// host's dentry cache without looking it up, `ENOENT` for a name another bot
+/// looked up before and `EAGAIN` for one nobody did, so it read a store of
+/// negative dentries under the shared system directories without a single
+/// error (SECURITY.md, "Duplicate-set memory").
 pub fn inner() -> anyhow::Result<Vec<BpfProgram>> {
     let arch: seccompiler::TargetArch = std::env::consts::ARCH
         .try_into()
@@ -205,6 +258,7 @@ pub fn inner() -> anyhow::Result<Vec<BpfProgram>> {
             vec![when(5, SeccompCmpOp::MaskedEq(RWF_NOWAIT), RWF_NOWAIT)?],
         );
     }
+    counter_rules(&mut rules)?;
     // Unix sockets only: no vsock (a port table shared by the whole host), no
     // netlink, and no IP (the network namespace has nothing to reach anyway).
     for nr in [libc::SYS_socket, libc::SYS_socketpair] {
@@ -236,9 +290,9 @@ pub fn inner() -> anyhow::Result<Vec<BpfProgram>> {
         .try_into()
         .map_err(|e| anyhow::anyhow!("failed to compile the seccomp filter: {e}"))
     };
-    let clone3 = BTreeMap::from([(libc::SYS_clone3, vec![])]);
+    let absent = BTreeMap::from([(libc::SYS_clone3, vec![]), (libc::SYS_openat2, vec![])]);
     Ok(vec![
         compile(rules, libc::EPERM)?,
-        compile(clone3, libc::ENOSYS)?,
+        compile(absent, libc::ENOSYS)?,
     ])
 }
