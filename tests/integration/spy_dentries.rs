@@ -65,9 +65,15 @@ fn stores(reports: &[String]) -> Vec<serde_json::Value> {
 }
 
 /// Read without timing (`openat2`'s `RESOLVE_CACHED`: `ENOENT` where a bot
-/// looked the name up, `EAGAIN` where none did), the store carries every hand
-/// of a set between its fresh processes unsandboxed, without a wrong claim.
-/// Sandboxed the same spy makes no claim: `openat2` answers `ENOSYS`.
+/// looked the name up, `EAGAIN` where none did), the store carries a set's
+/// hands between its fresh processes unsandboxed. Sandboxed the same spy
+/// makes no claim: `openat2` answers `ENOSYS`.
+///
+/// Unsandboxed the store is read without error but it is not kept without
+/// loss: the kernel may free any unused dentry (memory pressure, a
+/// `drop_caches` by anyone on the host), and a bit whose name was freed
+/// reads 0. So the claims must be mostly right, not all: at least 90 % of
+/// the claimed cards as dealt, where a guess gets about 2 %.
 #[test]
 fn a_sets_hands_left_in_the_dentry_cache_are_read_without_timing_only_unsandboxed() {
     if cached("/").is_none() {
@@ -75,7 +81,19 @@ fn a_sets_hands_left_in_the_dentry_cache_are_read_without_timing_only_unsandboxe
         return;
     }
     let open = duplicate_set("remember-dentries", &[]);
-    open.all_claims_right();
+    let pairs = open.claimed_and_dealt();
+    let cards = pairs.len() * 6;
+    let right: usize = (pairs.iter())
+        .map(|(claimed, dealt)| {
+            let (c, d) = (claimed.as_array().unwrap(), dealt.as_array().unwrap());
+            c.iter().zip(d).filter(|(a, b)| a == b).count()
+        })
+        .sum();
+    assert!(
+        cards > 0 && right * 10 >= cards * 9,
+        "unsandboxed, {right} of {cards} claimed cards right: {:?}",
+        open.reports
+    );
     let boxed = duplicate_set("remember-dentries", &["--sandbox"]);
     boxed.no_claims();
     boxed.every_game_announced_as_the_first();
@@ -109,12 +127,21 @@ fn negative_dentries_a_sandboxed_bot_leaves_reach_the_hosts_cache() {
         stores.iter().all(|s| s["written"].as_u64().unwrap() > 0),
         "{stores:?}"
     );
+    // Every marker, but for any the kernel freed since (it may free an unused
+    // dentry at any time: see above), is in the cache; no name nobody looked
+    // up is.
+    let mut kept = 0;
     for m in &markers {
         assert!(m.starts_with("/usr/bin/."), "{m}");
-        assert_eq!(cached(m), Some(true), "{m} is not in the host's cache");
+        kept += usize::from(cached(m) == Some(true));
         let never = format!("{m}-never-looked-up");
         assert_eq!(cached(&never), Some(false), "{never}");
     }
+    assert!(
+        !markers.is_empty() && kept * 10 >= markers.len() * 9,
+        "{kept} of {} markers in the host's cache",
+        markers.len()
+    );
     // The timed read, for the record.
     let pairs = boxed.claimed_and_dealt();
     let wrong_cards: usize = (pairs.iter())
