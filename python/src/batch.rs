@@ -1,57 +1,38 @@
 //! `schmier.GameBatch`: many games held natively and stepped together from one
 //! Python call (reinforcement learning over many tables, search over many
-//! sampled worlds), with no Python object per game. Each game is a
-//! `schmier_protocol::rules::Game` plus its card-by-card selection
-//! (`schmier_protocol::action_space`), exactly as a `schmier.Game`.
-//!
-//! Stepping is all or nothing: `apply` checks every game's action before it
-//! changes any, so an illegal entry raises and leaves the whole batch as it was.
+//! sampled worlds), with no Python object per game. It binds
+//! `schmier_protocol::batch::GameBatch` (the stepping, all or nothing, is
+//! there); this file reads Python's arguments and makes numpy arrays.
 
 use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyIndexError, PyValueError};
 use pyo3::prelude::*;
-use schmier_protocol::action_space::{Outcome, Selection, ACTION_COUNT};
-use schmier_protocol::observation::{encode_into, OBSERVATION_LEN};
-use schmier_protocol::rules::{Event, Game, RulesConfig};
+use schmier_protocol::action_space::ACTION_COUNT;
+use schmier_protocol::batch::{BatchError, Entry, GameBatch};
+use schmier_protocol::observation::OBSERVATION_LEN;
+use schmier_protocol::rules::{Game, RulesConfig};
 
 use crate::action::PyAction;
 use crate::game::PyGame;
 use crate::playout::{horizon, play_all, policy_name, rows_array};
-
-/// One game of a batch: the state and the cards chosen so far.
-#[derive(Clone)]
-pub struct Entry {
-    pub game: Game,
-    pub selection: Selection,
-}
 
 /// Many games, stepped together. Build one from seeds, from `Game`s
 /// (`GameBatch.from_games`) or from a view (`sample_world_batch`).
 #[pyclass(module = "schmier", name = "GameBatch")]
 #[derive(Clone)]
 pub struct PyGameBatch {
-    pub entries: Vec<Entry>,
-}
-
-impl Entry {
-    /// A game with nothing chosen yet.
-    pub fn new(game: Game) -> Entry {
-        Entry {
-            game,
-            selection: Selection::default(),
-        }
-    }
+    pub batch: GameBatch,
 }
 
 impl PyGameBatch {
     pub fn of_games(games: impl IntoIterator<Item = Game>) -> PyGameBatch {
         PyGameBatch {
-            entries: games.into_iter().map(Entry::new).collect(),
+            batch: games.into_iter().collect(),
         }
     }
 
     fn index(&self, i: isize) -> PyResult<usize> {
-        let n = self.entries.len() as isize;
+        let n = self.batch.len() as isize;
         let j = if i < 0 { i + n } else { i };
         if (0..n).contains(&j) {
             Ok(j as usize)
@@ -97,24 +78,6 @@ fn read_steps(actions: &Bound<'_, PyAny>, n: usize) -> PyResult<Steps> {
     Ok(Steps::Each(each))
 }
 
-/// Takes step `index` in one entry (already checked legal).
-fn step(entry: &mut Entry, index: usize, events: &mut Vec<Event>) {
-    match entry
-        .selection
-        .step(&entry.game, index)
-        .expect("the step was checked")
-    {
-        Outcome::Apply(a) => {
-            events.clear();
-            entry
-                .game
-                .apply_into(a, events)
-                .expect("a legal step applies");
-        }
-        Outcome::Selected => {}
-    }
-}
-
 #[pymethods]
 impl PyGameBatch {
     /// One new game per seed, each dealt exactly as `Game(seed, ...)`.
@@ -133,29 +96,32 @@ impl PyGameBatch {
     #[staticmethod]
     fn from_games(games: Vec<PyRef<'_, PyGame>>) -> PyGameBatch {
         PyGameBatch {
-            entries: games
-                .iter()
-                .map(|g| Entry {
-                    game: g.game.clone(),
-                    selection: g.selection,
-                })
-                .collect(),
+            batch: GameBatch {
+                entries: games
+                    .iter()
+                    .map(|g| Entry {
+                        game: g.game.clone(),
+                        selection: g.selection,
+                    })
+                    .collect(),
+            },
         }
     }
 
     fn __len__(&self) -> usize {
-        self.entries.len()
+        self.batch.entries.len()
     }
 
     /// A copy of game `i` as a `Game`.
     fn __getitem__(&self, i: isize) -> PyResult<PyGame> {
-        let e = &self.entries[self.index(i)?];
+        let e = &self.batch.entries[self.index(i)?];
         Ok(PyGame::with_selection(e.game.clone(), e.selection))
     }
 
     /// Every game as a `Game` (copies).
     fn games(&self) -> Vec<PyGame> {
-        self.entries
+        self.batch
+            .entries
             .iter()
             .map(|e| PyGame::with_selection(e.game.clone(), e.selection))
             .collect()
@@ -179,7 +145,8 @@ impl PyGameBatch {
     fn to_act<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<i32>> {
         PyArray1::from_iter(
             py,
-            self.entries
+            self.batch
+                .entries
                 .iter()
                 .map(|e| e.game.to_act().map_or(-1, |s| s.index() as i32)),
         )
@@ -188,15 +155,20 @@ impl PyGameBatch {
     /// Whether each game is over (bool).
     #[getter]
     fn is_over<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<bool>> {
-        PyArray1::from_iter(py, self.entries.iter().map(|e| e.game.is_over()))
+        PyArray1::from_iter(py, self.batch.entries.iter().map(|e| e.game.is_over()))
     }
 
     /// Scores by team, one row per game (int32, shape (n, 3)).
     #[getter]
     fn scores<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray2<i32>> {
-        let flat: Vec<i32> = self.entries.iter().flat_map(|e| e.game.scores()).collect();
+        let flat: Vec<i32> = self
+            .batch
+            .entries
+            .iter()
+            .flat_map(|e| e.game.scores())
+            .collect();
         PyArray1::from_vec(py, flat)
-            .reshape([self.entries.len(), 3])
+            .reshape([self.batch.entries.len(), 3])
             .expect("n x 3 elements")
     }
 
@@ -205,7 +177,8 @@ impl PyGameBatch {
     fn winners<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<i32>> {
         PyArray1::from_iter(
             py,
-            self.entries
+            self.batch
+                .entries
                 .iter()
                 .map(|e| e.game.winner().map_or(-1, |t| t.index() as i32)),
         )
@@ -214,7 +187,7 @@ impl PyGameBatch {
     /// The current deal's number in each game (int32).
     #[getter]
     fn deals<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<i32>> {
-        PyArray1::from_iter(py, self.entries.iter().map(|e| e.game.deals() as i32))
+        PyArray1::from_iter(py, self.batch.entries.iter().map(|e| e.game.deals() as i32))
     }
 
     /// The legal-action masks, one row of ACTION_COUNT per game (bool, shape
@@ -226,7 +199,7 @@ impl PyGameBatch {
         py: Python<'py>,
         out: Option<Bound<'py, PyArray2<bool>>>,
     ) -> PyResult<Bound<'py, PyArray2<bool>>> {
-        let shape = [self.entries.len(), ACTION_COUNT];
+        let shape = [self.batch.entries.len(), ACTION_COUNT];
         let out = match out {
             Some(o) => o,
             None => PyArray2::<bool>::zeros(py, shape, false),
@@ -238,9 +211,7 @@ impl PyGameBatch {
             )));
         }
         crate::buffer::write_with(&out, shape[0] * shape[1], "legal_masks(out=)", |slice| {
-            for (row, e) in slice.chunks_exact_mut(ACTION_COUNT).zip(&self.entries) {
-                row.copy_from_slice(&e.selection.mask(&e.game));
-            }
+            self.batch.masks_into(slice)
         })?;
         Ok(out)
     }
@@ -251,24 +222,29 @@ impl PyGameBatch {
     /// game's step is illegal (a game over takes only a negative entry),
     /// ValueError names it and no game changes.
     fn apply(&mut self, py: Python<'_>, actions: &Bound<'_, PyAny>) -> PyResult<()> {
-        match read_steps(actions, self.entries.len())? {
-            Steps::Action(a) => {
-                let mut next = self.entries.clone();
-                let mut events = Vec::new();
-                for (i, e) in next.iter_mut().enumerate() {
-                    let rule = a.0.to_rule(e.game.decision());
-                    events.clear();
-                    e.game.apply_into(rule, &mut events).map_err(|err| {
-                        PyValueError::new_err(format!("game {i}: {}: {err}", a.0.wire()))
-                    })?;
-                    e.selection = Selection::default();
-                }
-                self.entries = next;
-                Ok(())
+        let result = match read_steps(actions, self.batch.len())? {
+            Steps::Action(a) => self.batch.apply_all(|decision| a.0.to_rule(decision)),
+            Steps::All(i) => {
+                let step = usize::try_from(i).map_err(|_| {
+                    PyValueError::new_err(format!("action index {i} is outside 0..{ACTION_COUNT}"))
+                })?;
+                let steps = vec![Some(step); self.batch.len()];
+                let batch = &mut self.batch;
+                py.detach(|| batch.step(&steps))
             }
-            Steps::All(i) => self.apply_each(py, &vec![i; self.entries.len()], false),
-            Steps::Each(each) => self.apply_each(py, &each, true),
-        }
+            Steps::Each(each) => {
+                let steps: Vec<Option<usize>> =
+                    each.iter().map(|&k| usize::try_from(k).ok()).collect();
+                let batch = &mut self.batch;
+                py.detach(|| batch.step(&steps))
+            }
+        };
+        result.map_err(|e| match e {
+            BatchError::Length { given, games } => PyValueError::new_err(format!(
+                "apply: {given} indices for a batch of {games} games"
+            )),
+            other => PyValueError::new_err(other.to_string()),
+        })
     }
 
     /// Replaces game `indices[k]` with a new game dealt from `seeds[k]`
@@ -296,8 +272,7 @@ impl PyGameBatch {
             .map(|&i| self.index(i))
             .collect::<PyResult<_>>()?;
         for (&i, &seed) in at.iter().zip(&seeds) {
-            let rules = *self.entries[i].game.config();
-            self.entries[i] = Entry::new(Game::new(seed, rules).0);
+            self.batch.reset(i, seed);
         }
         Ok(())
     }
@@ -311,7 +286,7 @@ impl PyGameBatch {
         py: Python<'py>,
         out: Option<Bound<'py, PyArray2<f32>>>,
     ) -> PyResult<Bound<'py, PyArray2<f32>>> {
-        let shape = [self.entries.len(), OBSERVATION_LEN];
+        let shape = [self.batch.entries.len(), OBSERVATION_LEN];
         let out = match out {
             Some(o) => o,
             None => PyArray2::<f32>::zeros(py, shape, false),
@@ -323,12 +298,7 @@ impl PyGameBatch {
             )));
         }
         crate::buffer::write_with(&out, shape[0] * shape[1], "observations(out=)", |slice| {
-            for (row, e) in slice.chunks_exact_mut(OBSERVATION_LEN).zip(&self.entries) {
-                match e.game.to_act() {
-                    Some(seat) => encode_into(&e.game.view(seat), row),
-                    None => row.fill(0.0),
-                }
-            }
+            self.batch.observations_into(slice)
         })?;
         Ok(out)
     }
@@ -349,51 +319,18 @@ impl PyGameBatch {
         if threads == 0 {
             return Err(PyValueError::new_err("threads must be at least 1"));
         }
-        let mut games: Vec<Game> = self.entries.iter().map(|e| e.game.clone()).collect();
+        let mut games: Vec<Game> = self.batch.entries.iter().map(|e| e.game.clone()).collect();
         let rows = py.detach(|| play_all(&mut games, policy, horizon, threads, seed));
         Ok(rows_array(py, &rows))
     }
 
     fn __repr__(&self) -> String {
-        let over = self.entries.iter().filter(|e| e.game.is_over()).count();
-        format!("GameBatch({} games, {over} over)", self.entries.len())
-    }
-}
-
-impl PyGameBatch {
-    /// Checks every step, then takes them; `skip` lets a negative entry leave
-    /// its game as it is.
-    fn apply_each(&mut self, py: Python<'_>, each: &[i64], skip: bool) -> PyResult<()> {
-        for (i, (e, &k)) in self.entries.iter().zip(each).enumerate() {
-            if skip && k < 0 {
-                continue;
-            }
-            let legal = usize::try_from(k)
-                .ok()
-                .filter(|&k| e.selection.allows(&e.game, k));
-            if legal.is_none() {
-                let why = if e.game.is_over() {
-                    "the game is over".to_owned()
-                } else {
-                    format!(
-                        "not legal now (decision: {})",
-                        e.game.decision().map_or("none", |d| d.name())
-                    )
-                };
-                return Err(PyValueError::new_err(format!(
-                    "game {i}: action index {k}: {why}"
-                )));
-            }
-        }
-        let entries = &mut self.entries;
-        py.detach(|| {
-            let mut events = Vec::with_capacity(16);
-            for (e, &k) in entries.iter_mut().zip(each) {
-                if k >= 0 {
-                    step(e, k as usize, &mut events);
-                }
-            }
-        });
-        Ok(())
+        let over = self
+            .batch
+            .entries
+            .iter()
+            .filter(|e| e.game.is_over())
+            .count();
+        format!("GameBatch({} games, {over} over)", self.batch.entries.len())
     }
 }

@@ -116,6 +116,7 @@ pub fn playouts<'py>(
     let mut owned: Vec<Game> = match games.cast::<PyGameBatch>() {
         Ok(batch) => batch
             .borrow()
+            .batch
             .entries
             .iter()
             .map(|e| e.game.clone())

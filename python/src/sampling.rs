@@ -3,11 +3,12 @@
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
+use schmier_protocol::batch::{Entry, GameBatch};
 use schmier_protocol::rules::{Game, RulesConfig, SeatView};
 use schmier_protocol::shuffle::SeededRng;
 use schmier_protocol::worlds::{Context, WorldError, WorldSampler};
 
-use crate::batch::{Entry, PyGameBatch};
+use crate::batch::PyGameBatch;
 use crate::game::PyGame;
 use crate::json;
 
@@ -94,5 +95,7 @@ pub fn sample_world_batch(
 ) -> PyResult<PyGameBatch> {
     let (view, context) = sampler(view, rules, streak)?;
     let entries = sample(py, &view, &context, n, seed, Entry::new)?;
-    Ok(PyGameBatch { entries })
+    Ok(PyGameBatch {
+        batch: GameBatch { entries },
+    })
 }
