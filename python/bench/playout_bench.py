@@ -47,6 +47,9 @@ def criterion(package, bench, name, seconds=4):
 
 def playout_hands_per_s(games, threads, seed, policy):
     batch = [schmier.Game(seed * 100_000 + i, stick_the_dealer=True) for i in range(games)]
+    # Warm up (criterion warms its side up for a second): caches, the
+    # allocator's arenas, the CPU's clock.
+    schmier.playouts(batch[: max(1, games // 4)], policy=policy, threads=threads, seed=seed + 1)
     start = time.perf_counter()
     rows = schmier.playouts(batch, policy=policy, threads=threads, seed=seed)
     elapsed = time.perf_counter() - start
@@ -68,6 +71,7 @@ def mid_game_views(n, seed):
 
 def worlds_per_s(views, per_view, sample):
     """(worlds per wall-clock second, worlds per CPU-second of this process)."""
+    sample(views[0][0], per_view, 0, rules=views[0][1])  # warm up, as above
     wall, cpu = time.perf_counter(), time.process_time()
     total = 0
     for i, (v, rules) in enumerate(views):

@@ -76,14 +76,22 @@ pub fn play_all(
     threads: usize,
     seed: u64,
 ) -> Vec<[i32; COLUMNS]> {
-    let chunk = games.len().div_ceil(threads.max(1)).max(1);
+    let play = |i: usize, game: &mut Game| {
+        playout_named(game, policy, derive_seed(seed, i as u64), horizon)
+            .expect("the policy name was checked");
+    };
+    if threads <= 1 {
+        // On the calling thread: no thread to start, and its allocator arena
+        // is already warm.
+        games.iter_mut().enumerate().for_each(|(i, g)| play(i, g));
+        return games.iter().map(row).collect();
+    }
+    let chunk = games.len().div_ceil(threads).max(1);
     std::thread::scope(|s| {
         for (c, part) in games.chunks_mut(chunk).enumerate() {
             s.spawn(move || {
                 for (k, game) in part.iter_mut().enumerate() {
-                    let i = (c * chunk + k) as u64;
-                    playout_named(game, policy, derive_seed(seed, i), horizon)
-                        .expect("the policy name was checked");
+                    play(c * chunk + k, game);
                 }
             });
         }
