@@ -1,7 +1,7 @@
 """A search bot built on the schmier library: perfect-information Monte Carlo.
 
 At each decision with a choice it samples worlds (full deals consistent with
-everything its seat has seen: schmier.sample_worlds), tries every candidate
+everything its seat has seen: schmier.sample_world_batch), tries every candidate
 action in each world, plays the rest of the hand out natively with the
 built-in heuristic for every seat (schmier.playouts), and picks the action
 whose hands end best on average for its team: its team's score change minus
@@ -71,17 +71,12 @@ class Pimc:
         start = time.monotonic()
         self.calls += 1
         seed = d.id * 7919 + self.calls
-        worlds = schmier.sample_worlds(d.view, self.worlds, seed, rules=d.rules or None, streak=self.streak)
+        # A GameBatch: the worlds stay native, no Python object each.
+        worlds = schmier.sample_world_batch(d.view, self.worlds, seed, rules=d.rules or None, streak=self.streak)
         cands = self.candidates(d, worlds[0])
         if len(cands) == 1:
             return cands[0]
-        games = []
-        for a in cands:
-            for w in worlds:
-                g = w.clone()
-                g.apply(a)
-                games.append(g)
-        rows = playouts_hand(games, seed)
+        rows = np.concatenate([playouts_hand(worlds, a, seed) for a in cands])
         team = d.view["seat"] % 3
         before = np.array(d.view["scores"])
         delta = rows[:, :3] - before
@@ -96,8 +91,11 @@ class Pimc:
         return best
 
 
-def playouts_hand(games, seed):
-    return schmier.playouts(games, policy="heuristic", until="hand", seed=seed)
+def playouts_hand(worlds, action, seed):
+    """Each world with `action` taken, played out to the end of the hand."""
+    games = worlds.clone()
+    games.apply(action)
+    return games.playouts(policy="heuristic", until="hand", seed=seed)
 
 
 def near(d, mine):

@@ -12,6 +12,8 @@
 //!   per-seat view.
 //! - [`action_space`]: a fixed numbered action space with a legal mask, multi-card
 //!   decisions taken card by card (for search and learning code).
+//! - [`batch`]: many games stepped together over the action space, all or
+//!   nothing (learning code, search over many worlds).
 //! - [`observation`]: a seat view as a fixed-size vector of floats (learning code).
 //! - [`replay`]: a game rebuilt from a referee transcript.
 //! - [`wire`]: the JSON messages of protocol `schmier/1` (see PROTOCOL.md).
@@ -19,6 +21,7 @@
 //!   uniform over the hidden cards, for search bots.
 
 pub mod action_space;
+pub mod batch;
 pub mod card;
 pub mod cardset;
 pub mod excerpt;

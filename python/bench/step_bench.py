@@ -1,7 +1,10 @@
 """Python-loop random play, side by side in one run: schmier (legal_mask +
-apply), OpenSpiel's pyspiel on a trick-taking game of its own, and RLCard on
-one of its card games. Steps per second, median of rounds alternated between
-the engines (the host is shared: one round of each, then again).
+apply; legal_indices + apply; a GameBatch stepped from one call), OpenSpiel's
+pyspiel on a trick-taking game of its own, and RLCard on one of its card
+games. Steps per second, median of rounds alternated between the engines (the
+host is shared: one round of each, then again). A step is one decision of one
+game (OpenSpiel's chance nodes, the deal, count as steps, as its own loop takes
+them); every loop chooses uniformly among the legal actions.
 
     target/benchenv/bin/python python/bench/step_bench.py [--seconds 2] [--rounds 5]
 
@@ -18,8 +21,28 @@ import numpy as np
 
 
 def schmier_mask_steps(seconds):
-    """legal_mask() (a numpy bool array) + a uniformly random set index +
-    apply(index), whole games from fresh seeds."""
+    """legal_mask(buf) (one bool array of ours, filled in place) +
+    buf.nonzero() + a uniformly random set index + apply(index), whole games
+    from fresh seeds."""
+    import schmier
+
+    rng = random.Random(1)
+    buf = np.zeros(schmier.ACTION_COUNT, dtype=bool)
+    steps, seed = 0, 0
+    end = time.perf_counter() + seconds
+    start = time.perf_counter()
+    while time.perf_counter() < end:
+        g = schmier.Game(seed)
+        seed += 1
+        while not g.is_over:
+            legal = g.legal_mask(buf).nonzero()[0]
+            g.apply(legal[rng.randrange(len(legal))])
+            steps += 1
+    return steps / (time.perf_counter() - start)
+
+
+def schmier_mask_new_steps(seconds):
+    """legal_mask() (a new array each step) + np.flatnonzero + apply."""
     import schmier
 
     rng = random.Random(1)
@@ -36,22 +59,30 @@ def schmier_mask_steps(seconds):
     return steps / (time.perf_counter() - start)
 
 
-def schmier_mask_out_steps(seconds):
-    """legal_mask(out=buffer) (filled in place) + np.flatnonzero + apply."""
+def schmier_batch_steps(seconds, n=256):
+    """A Python loop over a GameBatch of n games: legal_masks(buf) + a
+    uniformly random legal index per game, drawn vectorised (the argmax of
+    uniform noise plus the mask: a legal entry always wins) + apply(indices); finished games
+    are dealt again (reset). A step is one game's decision, as above."""
     import schmier
 
-    rng = random.Random(1)
-    buf = np.zeros(schmier.ACTION_COUNT, dtype=bool)
-    steps, seed = 0, 0
+    rng = np.random.default_rng(1)
+    batch = schmier.GameBatch(range(n))
+    masks = np.zeros((n, schmier.ACTION_COUNT), dtype=bool)
+    noise = np.zeros(masks.shape, dtype=np.float32)
+    steps, seed = 0, n
     end = time.perf_counter() + seconds
     start = time.perf_counter()
     while time.perf_counter() < end:
-        g = schmier.Game(seed)
-        seed += 1
-        while not g.is_over:
-            legal = np.flatnonzero(g.legal_mask(out=buf))
-            g.apply(int(legal[rng.randrange(len(legal))]))
-            steps += 1
+        batch.legal_masks(masks)
+        rng.random(dtype=np.float32, out=noise)
+        noise += masks  # legal entries in [1, 2), the others in [0, 1)
+        batch.apply(noise.argmax(axis=1))
+        steps += n
+        over = np.flatnonzero(batch.is_over)
+        if len(over):
+            batch.reset(over.tolist(), list(range(seed, seed + len(over))))
+            seed += len(over)
     return steps / (time.perf_counter() - start)
 
 
@@ -120,9 +151,10 @@ def main():
     p.add_argument("--rlcard-game", default="doudizhu")
     a = p.parse_args()
     runs = {
-        "schmier legal_mask+apply": lambda: schmier_mask_steps(a.seconds),
-        "schmier legal_mask(out=)+apply": lambda: schmier_mask_out_steps(a.seconds),
+        "schmier legal_mask(buf)+apply": lambda: schmier_mask_steps(a.seconds),
+        "schmier legal_mask()+flatnonzero": lambda: schmier_mask_new_steps(a.seconds),
         "schmier legal_indices+apply": lambda: schmier_indices_steps(a.seconds),
+        "schmier GameBatch(256) masks+apply": lambda: schmier_batch_steps(a.seconds),
         f"pyspiel {a.openspiel_game}": lambda: pyspiel_steps(a.seconds, a.openspiel_game),
         f"rlcard {a.rlcard_game}": lambda: rlcard_steps(a.seconds, a.rlcard_game),
     }
@@ -132,9 +164,9 @@ def main():
             results[k].append(f())
     medians = {k: statistics.median(v) for k, v in results.items()}
     base = medians[f"pyspiel {a.openspiel_game}"]
-    print(f"{'engine':34} {'steps/s (median)':>18} {'us/step':>9} {'x pyspiel':>10}")
+    print(f"{'engine':36} {'steps/s (median)':>18} {'us/step':>9} {'x pyspiel':>10}")
     for k, m in medians.items():
-        print(f"{k:34} {m:18,.0f} {1e6 / m:9.2f} {m / base:10.2f}")
+        print(f"{k:36} {m:18,.0f} {1e6 / m:9.2f} {m / base:10.2f}")
 
 
 if __name__ == "__main__":

@@ -15,10 +15,12 @@ from ._schmier import (
     PROTOCOL,
     Action,
     Game,
+    GameBatch,
     encode,
     encode_into,
     playouts,
     policy_action,
+    sample_world_batch,
     sample_worlds,
 )
 from .bot import Decision, run_bot
@@ -32,10 +34,12 @@ __all__ = [
     "Action",
     "Decision",
     "Game",
+    "GameBatch",
     "encode",
     "encode_into",
     "playouts",
     "policy_action",
     "run_bot",
+    "sample_world_batch",
     "sample_worlds",
 ]

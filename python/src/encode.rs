@@ -1,8 +1,7 @@
 //! `schmier.encode` / `encode_into`: a seat view as the fixed-size float32
 //! vector of `schmier_protocol::observation` (its doc has the layout).
 
-use numpy::{PyArray1, PyArrayMethods};
-use pyo3::exceptions::PyValueError;
+use numpy::PyArray1;
 use pyo3::prelude::*;
 use schmier_protocol::observation::{encode_into as encode_view, OBSERVATION_LEN};
 
@@ -26,18 +25,7 @@ pub fn encode<'py>(
 #[pyfunction]
 pub fn encode_into(view: &Bound<'_, PyAny>, buffer: Bound<'_, PyArray1<f32>>) -> PyResult<()> {
     let view = read_view(view)?;
-    let mut rw = buffer
-        .try_readwrite()
-        .map_err(|e| PyValueError::new_err(format!("encode_into: {e}")))?;
-    let slice = rw
-        .as_slice_mut()
-        .map_err(|_| PyValueError::new_err("encode_into: a contiguous array is needed"))?;
-    if slice.len() != OBSERVATION_LEN {
-        return Err(PyValueError::new_err(format!(
-            "encode_into: the buffer has {} elements, not {OBSERVATION_LEN}",
-            slice.len()
-        )));
-    }
-    encode_view(&view, slice);
-    Ok(())
+    crate::buffer::write_with(&buffer, OBSERVATION_LEN, "encode_into", |slice| {
+        encode_view(&view, slice)
+    })
 }

@@ -2,7 +2,7 @@
 //! (`schmier_protocol::rules::Game`) plus the cards chosen so far when a
 //! multi-card decision is taken card by card (`schmier_protocol::action_space`).
 
-use numpy::{PyArray1, PyArrayMethods};
+use numpy::PyArray1;
 use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
@@ -34,9 +34,14 @@ fn cards_list<'py>(py: Python<'py>, cards: CardSet) -> PyResult<Bound<'py, PyLis
 
 impl PyGame {
     pub fn wrap(game: Game) -> PyGame {
+        PyGame::with_selection(game, Selection::default())
+    }
+
+    /// A game part-way through a card-by-card exchange or discard.
+    pub fn with_selection(game: Game, selection: Selection) -> PyGame {
         PyGame {
             game,
-            selection: Selection::default(),
+            selection,
             events: Vec::new(),
         }
     }
@@ -186,8 +191,8 @@ impl PyGame {
     }
 
     /// The legal action-space indices as a numpy bool array of ACTION_COUNT;
-    /// with `out` (a writable bool array of that length) filled in place and
-    /// returned, without allocating.
+    /// with `out` (a writable, contiguous bool array of that length) filled in
+    /// place and returned, without allocating.
     #[pyo3(signature = (out = None))]
     fn legal_mask<'py>(
         &self,
@@ -195,25 +200,13 @@ impl PyGame {
         out: Option<Bound<'py, PyArray1<bool>>>,
     ) -> PyResult<Bound<'py, PyArray1<bool>>> {
         let mask = self.selection.mask(&self.game);
-        let Some(out) = out else {
-            return Ok(PyArray1::from_slice(py, &mask));
-        };
-        {
-            let mut rw = out
-                .try_readwrite()
-                .map_err(|e| PyValueError::new_err(format!("legal_mask(out=): {e}")))?;
-            let slice = rw.as_slice_mut().map_err(|_| {
-                PyValueError::new_err("legal_mask(out=): a contiguous array is needed")
-            })?;
-            if slice.len() != ACTION_COUNT {
-                return Err(PyValueError::new_err(format!(
-                    "legal_mask(out=): the array has {} elements, not {ACTION_COUNT}",
-                    slice.len()
-                )));
+        match out {
+            None => Ok(PyArray1::from_slice(py, &mask)),
+            Some(out) => {
+                crate::buffer::fill(&out, &mask, "legal_mask(out=)")?;
+                Ok(out)
             }
-            slice.copy_from_slice(&mask);
         }
-        Ok(out)
     }
 
     /// The legal action-space indices, increasing.

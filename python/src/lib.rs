@@ -7,6 +7,8 @@
 use pyo3::prelude::*;
 
 mod action;
+mod batch;
+mod buffer;
 mod encode;
 mod game;
 mod json;
@@ -34,6 +36,8 @@ fn action_names() -> Vec<String> {
 fn _schmier(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<game::PyGame>()?;
     m.add_class::<action::PyAction>()?;
+    m.add_class::<batch::PyGameBatch>()?;
+    m.add_function(wrap_pyfunction!(sampling::sample_world_batch, m)?)?;
     m.add_function(wrap_pyfunction!(sampling::sample_worlds, m)?)?;
     m.add_function(wrap_pyfunction!(playout::playouts, m)?)?;
     m.add_function(wrap_pyfunction!(encode::encode, m)?)?;
