@@ -195,6 +195,11 @@ impl Sandbox {
         self
     }
 
+    /// The size of each bot's `/scratch` tmpfs.
+    pub fn scratch_bytes(&self) -> u64 {
+        self.scratch_bytes
+    }
+
     /// Whether a table may build a game's sandboxes while the game before it
     /// is played: only a root referee can give a sandbox built at the
     /// lowest priority its usual priority back (`process.rs`, `release`), and
