@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Time the parts of a sandboxed bot start: `python3 scripts/sandbox_argv.py REFEREE > /tmp/sandbox-argv.json` first, then `python3 scripts/sandbox_parts.py ROUNDS [ARGV.json]` (as root: bubblewrap runs as nobody). Start = spawn to the hello reply; end = stdin closed to exit."""
 import json, os, subprocess, sys, time, statistics
-argv = json.load(open("sys.argv[2] if len(sys.argv) > 2 else "/tmp/sandbox-argv.json""))
+argv = json.load(open(sys.argv[2] if len(sys.argv) > 2 else "/tmp/sandbox-argv.json"))
 i = argv.index("--stdout-fd"); del argv[i:i+2]
+argv = [a for a in argv if a != "--hold"]  # a sandbox built ahead waits for a word first
 referee = argv[-3]
 HELLO = b'{"type":"hello","protocol":"schmier/1","referee":"bench","limits":{"startup_ms":null,"decision_ms":null,"time_bank_ms":0,"clock":"wall","max_line_bytes":65536}}\n'
 def drop(a, flag, n):

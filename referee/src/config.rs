@@ -259,6 +259,9 @@ impl TableSpec {
             },
             pace_ms: self.pace.map(|d| d.as_millis() as u64),
             scratch: self.isolation.scratch.is_some(),
+            scratch_bytes: (self.isolation.sandbox.as_ref())
+                .filter(|_| self.isolation.scratch.is_some())
+                .map(|s| s.scratch_bytes()),
         }
     }
 }

@@ -34,6 +34,11 @@ pub struct IsolationRecord {
     /// `--scratch`: each bot process had a writable folder of its own, kept
     /// across the games of its table.
     pub scratch: bool,
+    /// `--scratch-mb` under `--sandbox` with `--scratch`: the size of each
+    /// bot's `/scratch` (a tmpfs of its own), in bytes. Written only then, so
+    /// a header without it reads as it always did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scratch_bytes: Option<u64>,
 }
 
 /// The sandbox: which tool, and the layers that each hold on their own.
@@ -90,9 +95,10 @@ impl IsolationRecord {
             Some(ms) => format!("paced to {ms} ms a decision"),
             None => "no pace".to_owned(),
         };
-        let scratch = match self.scratch {
-            true => "a scratch folder per bot",
-            false => "no scratch folder",
+        let scratch = match (self.scratch, self.scratch_bytes) {
+            (true, Some(bytes)) => format!("a scratch folder per bot ({} MiB)", bytes >> 20),
+            (true, None) => "a scratch folder per bot".to_owned(),
+            (false, _) => "no scratch folder".to_owned(),
         };
         format!(
             "{sandbox}; limits: {}; {pace}; {scratch}",
@@ -154,13 +160,14 @@ mod tests {
             },
             pace_ms: Some(200),
             scratch: true,
+            scratch_bytes: Some(32 << 20),
         };
         assert_eq!(
             r.describe(),
             "sandboxed by bubblewrap (namespaces, seccomp; 64 MiB /tmp); limits: memory \
              512 MiB, CPU 60 s, 16 processes, 0.5 cores, stderr log 1024 bytes, frozen while \
              others are on move; paced to \
-             200 ms a decision; a scratch folder per bot"
+             200 ms a decision; a scratch folder per bot (32 MiB)"
         );
     }
 }

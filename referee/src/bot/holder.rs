@@ -55,7 +55,8 @@ pub struct Held {
 /// The running holder; the view is let go when it is dropped.
 #[derive(Debug)]
 pub struct Holder {
-    child: Child,
+    /// Taken on drop, by the thread that reaps it.
+    child: Option<Child>,
     /// Closed on drop: the holder's signal to exit.
     stdin: Option<ChildStdin>,
     pub held: Held,
@@ -101,14 +102,28 @@ impl Holder {
                 )));
             }
         };
-        Ok(Holder { child, stdin, held })
+        Ok(Holder {
+            child: Some(child),
+            stdin,
+            held,
+        })
     }
 }
 
 impl Drop for Holder {
+    /// Tells the holder to let go, and does not wait for it: unmapping the
+    /// view takes it 0.2–0.3 s, which used to hold up the referee's exit
+    /// (BENCHMARKS.md, issue 27's quick wins). A thread reaps it; if the
+    /// referee exits first, the host's init does. The holder runs no bot code
+    /// and holds no bot's files open, so its few moments past the referee's
+    /// exit leave nothing of any bot behind.
     fn drop(&mut self) {
         drop(self.stdin.take());
-        let _ = self.child.wait();
+        if let Some(mut child) = self.child.take() {
+            let _ = std::thread::Builder::new()
+                .name("view-holder-reaper".into())
+                .spawn(move || child.wait());
+        }
     }
 }
 

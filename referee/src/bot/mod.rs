@@ -19,7 +19,7 @@
 //!   `landlock.rs`: its Landlock layer, applied inside by `referee landlock`;
 //!   `procmask.rs`: constants over `/proc`'s host-wide files; `procview.rs`:
 //!   what of `/proc` Landlock lets a bot read; `view.rs`: the system paths it
-//!   sees; `resident.rs`: every page of them held in memory for the run,
+//!   sees (`own_view.rs`: the little a built-in bot sees instead); `resident.rs`: every page of them held in memory for the run,
 //!   by a process of its own (`holder.rs`).
 
 mod cgroup;
@@ -29,6 +29,7 @@ mod holder;
 mod landlock;
 mod launch;
 mod lines;
+mod own_view;
 mod pipe;
 mod process;
 mod procmask;

@@ -5,15 +5,19 @@
 //! (`meminfo`, `vmstat`), threads and load (`loadavg`, `stat`), pressure stalls
 //! (`pressure/`), open files and aio contexts (`sys/fs/`). One bot changes such
 //! a count (starts 290 threads, locks memory) and another reads it: a channel
-//! between any two bots on the host. bubblewrap binds a constant file (or an
-//! empty file or directory) over each, read-only, so every bot reads the same
-//! values all the time.
+//! between any two bots on the host. Landlock refuses most such files outright
+//! (`procview.rs` allows only a list): `interrupts`, `diskstats`, `slabinfo`,
+//! `zoneinfo` and the like cannot be opened, so they need nothing here. The
+//! few the allow-list lets through, because runtimes read them, bubblewrap
+//! covers with a constant file, read-only ([`MASKED`]), and the directories
+//! that list host-wide state by name with an empty one; every bot then reads
+//! the same values all the time.
 //!
 //! The stand-ins keep each file's shape, so that programs that parse them
 //! still start: `meminfo` keeps the host's total memory and swap (fixed while
 //! the host runs) and reports all of it free, `stat` keeps one `cpuN` line per
 //! CPU (the C library counts CPUs there when `/sys` is hidden) with zero times,
-//! `loadavg` is idle. Everything else reads zero or empty.
+//! `loadavg` is idle. Every other count reads zero.
 
 use std::ffi::OsString;
 use std::os::unix::fs::PermissionsExt;
@@ -21,26 +25,18 @@ use std::path::Path;
 
 use anyhow::Context;
 
-/// Files replaced by an empty one: host-wide counters or tables a bot has no
-/// use for.
-const EMPTIED: &[&str] = &[
-    "interrupts",
-    "softirqs",
-    "diskstats",
-    "schedstat",
-    "zoneinfo",
-    "buddyinfo",
-    "pagetypeinfo",
-    "swaps",
-    "locks",
-    "key-users",
-    "slabinfo",
-    "vmallocinfo",
-    "sched_debug",
-    "timer_list",
-];
+/// The host-wide files the Landlock allow-list (`procview.rs`) lets a bot
+/// read that change while the host runs: each is replaced by a constant.
+/// Every other host-wide file is either constant for the host's life (the
+/// rest of the allow-list) or refused by Landlock, so it needs no stand-in:
+/// each stand-in is a bind mount, a remount read-only and a read of
+/// `mountinfo` in bubblewrap, about a third of a sandbox's start when there
+/// were 22 of them (BENCHMARKS.md).
+pub(crate) const MASKED: &[&str] = &["meminfo", "vmstat", "stat", "loadavg", "uptime"];
 
-/// Directories replaced by an empty one.
+/// Directories replaced by an empty one: Landlock lets a bot list every
+/// directory beneath `/proc` (its rights on a directory hold for all beneath
+/// it), and these list host-wide state by name.
 const HIDDEN_DIRS: &[&str] = &["pressure", "sys/fs", "sys/kernel/pty"];
 
 /// The stand-ins of one referee run, in a directory every bot's user can read;
@@ -80,24 +76,11 @@ impl ProcMasks {
             binds.push((stand_in, format!("/proc/{name}")));
             Ok(())
         };
-        let host = |name: &str| std::fs::read_to_string(proc.join(name)).ok();
-        if let Some(text) = host("meminfo") {
-            add("meminfo", Some(meminfo(&text)))?;
-        }
-        if let Some(text) = host("vmstat") {
-            add("vmstat", Some(zeroed(&text)))?;
-        }
-        if let Some(text) = host("stat") {
-            add("stat", Some(stat(&text)))?;
-        }
-        if proc.join("loadavg").exists() {
-            add("loadavg", Some("0.00 0.00 0.00 1/1 1\n".into()))?;
-        }
-        if proc.join("uptime").exists() {
-            add("uptime", Some("1000.00 1000.00\n".into()))?;
-        }
-        for name in EMPTIED.iter().filter(|n| proc.join(n).exists()) {
-            add(name, Some(String::new()))?;
+        for name in MASKED {
+            let Ok(host) = std::fs::read_to_string(proc.join(name)) else {
+                continue;
+            };
+            add(name, Some(stand_in(name, &host)))?;
         }
         for name in HIDDEN_DIRS.iter().filter(|n| proc.join(n).is_dir()) {
             add(name, None)?;
@@ -119,6 +102,20 @@ impl ProcMasks {
             a.push(target.into());
         }
         a
+    }
+}
+
+/// The constant that stands in for `/proc/NAME` (one of [`MASKED`]), of the
+/// shape of the host's `text`.
+fn stand_in(name: &str, host: &str) -> String {
+    match name {
+        "meminfo" => meminfo(host),
+        "vmstat" => zeroed(host),
+        "stat" => stat(host),
+        "loadavg" => "0.00 0.00 0.00 1/1 1\n".into(),
+        "uptime" => "1000.00 1000.00\n".into(),
+        // Not reached: MASKED lists only the names above.
+        _ => String::new(),
     }
 }
 
@@ -186,6 +183,83 @@ fn stat(host: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Host-wide files of the allow-list that never change while the host
+    /// runs: the CPUs' description, the kernel's version and fixed limits.
+    const CONSTANT: &[&str] = &[
+        "cpuinfo",
+        "version",
+        "filesystems",
+        "sys/kernel/overflowuid",
+        "sys/kernel/overflowgid",
+        "sys/kernel/osrelease",
+        "sys/kernel/ostype",
+        "sys/kernel/version",
+        "sys/kernel/pid_max",
+        "sys/kernel/threads-max",
+        "sys/kernel/cap_last_cap",
+        "sys/kernel/ngroups_max",
+        "sys/vm/overcommit_memory",
+    ];
+
+    /// Every host-wide file of this host's `/proc` (not a process's own) is
+    /// refused by Landlock, constant, or covered by a stand-in: an allow-list
+    /// entry that changes with the host and has no stand-in fails here, and
+    /// so does a stand-in for a file Landlock refuses anyway (a mount for
+    /// nothing).
+    #[test]
+    fn every_host_wide_file_is_refused_constant_or_masked() {
+        let allowed = crate::bot::procview::ProcView::of(1);
+        let host: Vec<String> = (allowed.files.iter())
+            .filter_map(|p| p.strip_prefix("/proc").ok())
+            .filter(|p| !p.starts_with("1"))
+            .map(|p| p.to_string_lossy().into_owned())
+            .collect();
+        assert!(host.len() >= MASKED.len() + CONSTANT.len(), "{host:?}");
+        for name in &host {
+            assert!(
+                MASKED.contains(&name.as_str()) || CONSTANT.contains(&name.as_str()),
+                "/proc/{name} is allowed, neither constant nor masked"
+            );
+        }
+        let masks = ProcMasks::create().unwrap();
+        let mut checked = 0;
+        for (stand_in, target) in &masks.binds {
+            let name = target.strip_prefix("/proc/").unwrap();
+            if stand_in.is_dir() {
+                assert!(HIDDEN_DIRS.contains(&name), "{target}");
+                continue;
+            }
+            assert!(
+                host.iter().any(|h| h == name),
+                "{target}: Landlock refuses it anyway"
+            );
+            checked += 1;
+        }
+        let on_this_host = MASKED
+            .iter()
+            .filter(|n| Path::new("/proc").join(n).exists());
+        assert_eq!(checked, on_this_host.count(), "{:?}", masks.binds);
+        assert!(masks.binds.len() <= MASKED.len() + HIDDEN_DIRS.len());
+    }
+
+    /// No bot can leave anything in the stand-ins, which every bot of the run
+    /// shares: each is bound read-only, and neither it nor its directory is
+    /// writable by anyone but the referee's user.
+    #[test]
+    fn the_shared_stand_ins_are_read_only_to_every_bot() {
+        let masks = ProcMasks::create().unwrap();
+        let args = masks.args();
+        assert_eq!(args.len(), masks.binds.len() * 3);
+        for bind in args.chunks(3) {
+            assert_eq!(bind[0], "--ro-bind", "{args:?}");
+        }
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode();
+        assert_eq!(mode(masks.dir()) & 0o022, 0);
+        for (stand_in, _) in &masks.binds {
+            assert_eq!(mode(stand_in) & 0o222, 0, "{}", stand_in.display());
+        }
+    }
 
     #[test]
     fn the_stand_ins_keep_the_shape_and_drop_every_changing_count() {

@@ -14,10 +14,13 @@
 //! the run, and returns: the next game can start. The reaper waits on a pidfd
 //! per process of the tree (the kernel wakes it when one exits; no polling)
 //! until all of them have exited and no live process is left in the bot's group
-//! or its cgroup (killing any it finds), then removes the cgroup. The
+//! or its cgroup (killing any it finds), then removes the cgroup. Looking for
+//! a group's live members reads all of `/proc`, so each round reads it once
+//! for every tree it holds, not once a tree. The
 //! referee's exit waits for it ([`wait_all`]), so nothing a bot started
 //! outlives the run.
 
+use std::collections::BTreeSet;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::sync::{Condvar, Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant};
@@ -72,15 +75,36 @@ impl Remains {
     /// Whether nothing of the tree runs any more: every process watched has
     /// exited, and no live process is left in its group or cgroup (any found
     /// is sent SIGKILL, to be looked at again).
+    #[cfg(test)]
     pub fn settled(&mut self) -> bool {
+        let looked = BTreeSet::from([self.group]);
+        let live = unix::groups_with_live_members(&looked);
+        self.settled_given(&looked, &live)
+    }
+
+    /// Forgets the processes watched that have exited; whether all have.
+    fn watched_gone(&mut self) -> bool {
         self.pidfds.retain(|fd| !exited(fd));
         self.pids.retain(|&pid| unix::alive(pid));
-        if !self.pidfds.is_empty() || !self.pids.is_empty() {
+        self.pidfds.is_empty() && self.pids.is_empty()
+    }
+
+    /// [`Remains::settled`], told which of the groups `looked` at still have
+    /// a live member (`live`, from one read of `/proc` for every tree the
+    /// reaper holds: `unix::groups_with_live_members`). A group still there
+    /// but not looked at is looked at next time.
+    fn settled_given(&mut self, looked: &BTreeSet<u32>, live: &BTreeSet<u32>) -> bool {
+        if !self.watched_gone() {
             return false;
         }
-        if unix::group_has_live_member(self.group) {
-            unix::signal_group(self.group, Signal::SIGKILL);
-            return false;
+        if unix::group_alive(self.group) {
+            if !looked.contains(&self.group) {
+                return false;
+            }
+            if live.contains(&self.group) {
+                unix::signal_group(self.group, Signal::SIGKILL);
+                return false;
+            }
         }
         self.cgroup.as_ref().is_none_or(Cgroup::kill_all)
     }
@@ -180,9 +204,15 @@ fn run() {
             mine.append(&mut state.queue);
         }
         let before = mine.len();
+        // One read of /proc for every group whose watched processes have all
+        // exited but which still exists (zombies, or a member outside the tree).
+        let look: BTreeSet<u32> = (mine.iter_mut())
+            .filter_map(|r| (r.watched_gone() && unix::group_alive(r.group)).then_some(r.group))
+            .collect();
+        let live = unix::groups_with_live_members(&look);
         let mut kept = Vec::with_capacity(before);
         for mut r in mine.drain(..) {
-            if r.settled() || r.since.elapsed() > GIVE_UP {
+            if r.settled_given(&look, &live) || r.since.elapsed() > GIVE_UP {
                 r.bury();
             } else {
                 kept.push(r);
@@ -296,6 +326,28 @@ mod tests {
         poll_until("the group's other member is killed", || remains.settled());
         assert!(!unix::alive(other.id()));
         other.wait().unwrap();
+    }
+
+    /// One read of `/proc` tells of several groups at once: the one still
+    /// running is found, the killed one (a zombie, unreaped) is not.
+    #[test]
+    fn one_read_of_proc_tells_which_of_several_groups_still_run() {
+        let mut running = own_group(std::process::Command::new("sleep").arg("600"));
+        let mut killed = own_group(std::process::Command::new("sleep").arg("600"));
+        unix::signal_group(killed.id(), Signal::SIGKILL);
+        poll_until("the killed one is a zombie", || !unix::alive(killed.id()));
+        let groups = BTreeSet::from([running.id(), killed.id()]);
+        assert!(
+            unix::group_alive(killed.id()),
+            "unreaped, its group is still there"
+        );
+        assert_eq!(
+            unix::groups_with_live_members(&groups),
+            BTreeSet::from([running.id()])
+        );
+        unix::signal_group(running.id(), Signal::SIGKILL);
+        running.wait().unwrap();
+        killed.wait().unwrap();
     }
 
     /// What is handed over is waited for: `wait_all` returns only once the

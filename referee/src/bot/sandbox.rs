@@ -25,7 +25,9 @@
 //! nothing reachable), IPC, UTS and mount namespaces; the system view
 //! (`view.rs`: the parts of `/usr` programs need, `/etc`, the `/bin`, `/lib*`
 //! links) read-only, every page of it held in memory (`resident.rs`); its own
-//! directory read-only; with `--scratch`, a tmpfs of `--scratch-mb` of its own at
+//! directory read-only (a built-in bot, the referee's own executable, is shown
+//! only that executable and its libraries' directories instead of both:
+//! `own_view.rs`); with `--scratch`, a tmpfs of `--scratch-mb` of its own at
 //! [`SCRATCH_INSIDE`] (bounded per bot, never the host folder); on half of the CPUs,
 //! its partner on the other half;
 //! a private empty `/tmp` and `/dev/shm` (its writable scratch, tmpfs of
@@ -125,13 +127,18 @@ pub struct Sandbox {
     uids: Mutex<(BTreeSet<u32>, BTreeMap<PathBuf, u32>)>,
     /// The size of each bot's `/scratch` tmpfs (`--scratch-mb`).
     scratch_bytes: u64,
+    /// What a built-in bot (the referee's own executable) is shown of the
+    /// system: the directories of its libraries (`own_view.rs`); `None`:
+    /// the whole system view.
+    own_libraries: Option<Vec<PathBuf>>,
 }
 
 impl Sandbox {
     /// Checks that this host can give what `--sandbox` promises, by starting a
     /// sandboxed `true`; fails closed, saying why and what to do.
     /// `outputs` and `bot_dirs` are absolute.
-    pub fn prepare(outputs: Vec<PathBuf>, bot_dirs: Vec<PathBuf>) -> Result<Sandbox, SandboxError> {
+    /// `launches` are the bots' resolved commands.
+    pub fn prepare(outputs: Vec<PathBuf>, launches: &[Launch]) -> Result<Sandbox, SandboxError> {
         let bwrap = find_on_path("bwrap", &std::env::var("PATH").unwrap_or_default())
             .ok_or(SandboxError::NoBubblewrap)?;
         super::landlock::probe()?;
@@ -139,7 +146,21 @@ impl Sandbox {
             .and_then(std::fs::canonicalize)
             .map_err(SandboxError::NoOwnExecutable)?;
         let root = nix::unistd::getuid().is_root();
-        let resident = hold_view(&outputs, &bot_dirs, &referee, root).map_err(|e| {
+        let bot_dirs: Vec<PathBuf> = launches.iter().map(|l| l.dir.clone()).collect();
+        let own_libraries = super::own_view::directories(&referee);
+        // A built-in bot is shown only the referee's executable and its
+        // libraries, not its directory: there is nothing of that to hold, and
+        // of the system view only the libraries if every bot is built in.
+        let builtin = |l: &Launch| own_libraries.is_some() && is_builtin(&referee, l);
+        let shown_dirs: Vec<PathBuf> = (launches.iter())
+            .filter(|l| !builtin(l))
+            .map(|l| l.dir.clone())
+            .collect();
+        let system = match (&own_libraries, launches.iter().all(builtin)) {
+            (Some(dirs), true) => dirs.clone(),
+            _ => system_paths().into_iter().chain(link_dirs()).collect(),
+        };
+        let resident = hold_view(&outputs, system, &shown_dirs, &referee, root).map_err(|e| {
             SandboxError::Layer(anyhow::anyhow!("failed to start the sandbox: {e}"))
         })?;
         let sandbox = Sandbox {
@@ -153,6 +174,7 @@ impl Sandbox {
             masks: ProcMasks::create()?,
             uids: Mutex::new((BTreeSet::new(), BTreeMap::new())),
             scratch_bytes: TMPFS_BYTES,
+            own_libraries,
         };
         if sandbox.root {
             readable_by_others(sandbox.masks.dir()).map_err(|reason| {
@@ -171,6 +193,11 @@ impl Sandbox {
     pub fn with_scratch_bytes(mut self, bytes: u64) -> Sandbox {
         self.scratch_bytes = bytes;
         self
+    }
+
+    /// The size of each bot's `/scratch` tmpfs.
+    pub fn scratch_bytes(&self) -> u64 {
+        self.scratch_bytes
     }
 
     /// Whether a table may build a game's sandboxes while the game before it
@@ -262,10 +289,17 @@ impl Sandbox {
     ) -> (PathBuf, Vec<OsString>) {
         let mut a = Args::default();
         self.isolate(&mut a);
-        show_system(&mut a);
+        match self.builtin_view(launch) {
+            Some(dirs) => show(&mut a, dirs),
+            None => show(&mut a, &system_paths()),
+        }
         a.add(&[&"--proc", &"/proc"]);
         a.0.extend(self.masks.args());
-        self.show_bot(&mut a, launch);
+        if self.builtin_view(launch).is_none() {
+            self.show_bot(&mut a, launch);
+        } else {
+            self.show_private(&mut a, launch);
+        }
         // The referee's executable, for the Landlock wrapper; bound last, so that
         // no tmpfs above covers it.
         a.add(&[&"--ro-bind", &self.referee, &self.referee]);
@@ -298,11 +332,20 @@ impl Sandbox {
         }
     }
 
-    /// A private `/dev`, `/tmp` and `/dev/shm`; the bot's directory and program
-    /// read-only, with the referee's outputs and the other bots' directories
-    /// inside it hidden; with `--scratch`, a private tmpfs of its own at
-    /// [`SCRATCH_INSIDE`].
-    fn show_bot(&self, a: &mut Args, launch: &Launch) {
+    /// The directories a built-in bot (`launch` runs the referee's own
+    /// executable in its own directory) is shown instead of the system view
+    /// and its directory; `None` for any other bot, or where the referee's
+    /// libraries could not be told (`own_view.rs`).
+    fn builtin_view(&self, launch: &Launch) -> Option<&[PathBuf]> {
+        match is_builtin(&self.referee, launch) {
+            true => self.own_libraries.as_deref(),
+            false => None,
+        }
+    }
+
+    /// A private `/dev`, `/tmp` and `/dev/shm`; with `--scratch`, a private
+    /// tmpfs of its own at [`SCRATCH_INSIDE`].
+    fn show_private(&self, a: &mut Args, launch: &Launch) {
         let size = TMPFS_BYTES.to_string();
         a.add(&[
             &"--dev",
@@ -315,10 +358,22 @@ impl Sandbox {
             &size,
             &"--tmpfs",
             &"/dev/shm",
-            &"--ro-bind",
-            &launch.dir,
-            &launch.dir,
         ]);
+        // Its own scratch: a tmpfs bounded on its own, never the host folder,
+        // which shares a filesystem the bot could fill with the transcripts'
+        // (issue 27). The host folder stays hidden among `outputs`.
+        if launch.scratch.is_some() {
+            let size = self.scratch_bytes.to_string();
+            a.add(&[&"--size", &size, &"--tmpfs", &SCRATCH_INSIDE]);
+        }
+    }
+
+    /// What [`Sandbox::show_private`] shows, and the bot's directory and
+    /// program read-only, with the referee's outputs and the other bots'
+    /// directories inside it hidden.
+    fn show_bot(&self, a: &mut Args, launch: &Launch) {
+        self.show_private(a, launch);
+        a.add(&[&"--ro-bind", &launch.dir, &launch.dir]);
         if !launch.program.starts_with(&launch.dir) && !shown_as_system(&launch.program) {
             a.add(&[&"--ro-bind", &launch.program, &launch.program]);
         }
@@ -339,25 +394,21 @@ impl Sandbox {
                 a.add(&[&"--ro-bind", &"/dev/null", &h]);
             }
         }
-        // Its own scratch: a tmpfs bounded on its own, never the host folder,
-        // which shares a filesystem the bot could fill with the transcripts'
-        // (issue 27). The host folder stays hidden among `outputs`.
-        if launch.scratch.is_some() {
-            let size = self.scratch_bytes.to_string();
-            a.add(&[&"--size", &size, &"--tmpfs", &SCRATCH_INSIDE]);
-        }
     }
 
     /// The Landlock rules for `launch`: read what the sandbox shows, write only
     /// its scratch (`landlock.rs`).
     pub fn rules(&self, launch: &Launch) -> Rules {
-        let mut read = system_paths();
-        read.extend(link_dirs());
-        read.extend([
-            launch.dir.clone(),
-            launch.program.clone(),
-            self.referee.clone(),
-        ]);
+        let mut read = match self.builtin_view(launch) {
+            Some(dirs) => dirs.to_vec(),
+            None => {
+                let mut read = system_paths();
+                read.extend(link_dirs());
+                read.extend([launch.dir.clone(), launch.program.clone()]);
+                read
+            }
+        };
+        read.push(self.referee.clone());
         let mut write: Vec<PathBuf> = vec!["/tmp".into(), "/dev/shm".into()];
         write.extend(
             launch
@@ -421,12 +472,12 @@ impl Sandbox {
 /// some of it is too large to hold.
 fn hold_view(
     outputs: &[PathBuf],
+    system: Vec<PathBuf>,
     bot_dirs: &[PathBuf],
     referee: &Path,
     root: bool,
 ) -> std::io::Result<Holder> {
-    let mut roots = system_paths();
-    roots.extend(link_dirs());
+    let mut roots = system;
     roots.extend(bot_dirs.iter().map(|d| canonical(d)));
     roots.push(referee.to_path_buf());
     let hidden: Vec<PathBuf> = outputs.iter().map(|o| canonical(o)).collect();
@@ -463,11 +514,17 @@ impl Args {
     }
 }
 
-/// The system's paths of the view (`view.rs`), read-only, and its merged-usr
+/// Whether `launch` is a built-in bot: the referee's own executable
+/// `referee`, run in its own directory (`config.rs`, `BotSpec::launch`).
+fn is_builtin(referee: &Path, launch: &Launch) -> bool {
+    launch.program == referee && Some(launch.dir.as_path()) == referee.parent()
+}
+
+/// `paths` of the system view (`view.rs`), read-only, and its merged-usr
 /// links as links.
-fn show_system(a: &mut Args) {
-    for path in system_paths() {
-        a.add(&[&"--ro-bind", &path, &path]);
+fn show(a: &mut Args, paths: &[PathBuf]) {
+    for path in paths {
+        a.add(&[&"--ro-bind", path, path]);
     }
     for link in SYSTEM_LINKS {
         let path = Path::new(link);

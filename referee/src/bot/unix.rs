@@ -220,23 +220,25 @@ pub fn group_alive(pid: u32) -> bool {
     killpg(Pid::from_raw(pid as i32), None).is_ok()
 }
 
-/// Whether any process of group `pgid` still runs: a zombie does not (it waits
-/// for its parent, maybe the host's init, to reap it), unless a thread of it
-/// still does. Reads `/proc` only when the group still exists.
-pub fn group_has_live_member(pgid: u32) -> bool {
-    if !group_alive(pgid) {
-        return false;
+/// Those of `groups` in which a process still runs: a zombie does not (it
+/// waits for its parent, maybe the host's init, to reap it), unless a thread
+/// of it still does. In one read of `/proc` however many
+/// groups are asked about; all of them if `/proc` cannot be read.
+pub fn groups_with_live_members(groups: &BTreeSet<u32>) -> BTreeSet<u32> {
+    let mut live = BTreeSet::new();
+    if groups.is_empty() {
+        return live;
     }
     let Ok(entries) = std::fs::read_dir("/proc") else {
-        return true;
+        return groups.clone();
     };
-    entries.flatten().any(|entry| {
+    for entry in entries.flatten() {
         let name = entry.file_name();
         let Some(pid) = name.to_str().and_then(|n| n.parse::<u32>().ok()) else {
-            return false;
+            continue;
         };
         let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
-            return false;
+            continue;
         };
         // After the command's closing parenthesis: state, ppid, pgrp.
         let mut fields = stat
@@ -245,11 +247,17 @@ pub fn group_has_live_member(pgid: u32) -> bool {
             .unwrap_or("")
             .split(' ');
         let (state, group) = (fields.next(), fields.nth(1));
-        if group.and_then(|g| g.parse::<u32>().ok()) != Some(pgid) {
-            return false;
+        let Some(group) = group.and_then(|g| g.parse::<u32>().ok()) else {
+            continue;
+        };
+        if groups.contains(&group)
+            && !live.contains(&group)
+            && (state != Some("Z") || live_threads(pid))
+        {
+            live.insert(group);
         }
-        state != Some("Z") || live_threads(pid)
-    })
+    }
+    live
 }
 
 /// Whether a zombie group leader still has threads that run.

@@ -457,11 +457,9 @@ pub fn sandbox_for<'a>(
                 .map_err(|e| anyhow::anyhow!("failed to sandbox {who}: {e}"))
         })
         .collect::<anyhow::Result<Vec<_>>>()?;
-    let sandbox = Sandbox::prepare(
-        outputs.iter().map(|p| cwd.join(p)).collect(),
-        launches.iter().map(|(_, l)| l.dir.clone()).collect(),
-    )?
-    .with_scratch_bytes(scratch_bytes);
+    let resolved: Vec<_> = launches.iter().map(|(_, l)| l.clone()).collect();
+    let sandbox = Sandbox::prepare(outputs.iter().map(|p| cwd.join(p)).collect(), &resolved)?
+        .with_scratch_bytes(scratch_bytes);
     for (who, launch) in &launches {
         sandbox
             .check(launch)

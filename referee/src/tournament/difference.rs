@@ -136,6 +136,7 @@ fn label(path: &str) -> String {
         "isolation.limits.stderr_cap_bytes" => "--stderr-cap",
         "isolation.pace_ms" => "--pace-ms",
         "isolation.scratch" => "--scratch",
+        "isolation.scratch_bytes" => "--scratch-mb",
         "sprt" => "the SPRT's hypotheses",
         "sprt.h0" => "--h0",
         "sprt.h1" => "--h1",
@@ -180,7 +181,7 @@ fn value(path: &str, v: Option<&Value>) -> String {
             true => "a scratch folder per bot".into(),
             false => "no scratch folder".into(),
         },
-        ("isolation.limits.memory_bytes", Value::Number(n)) => {
+        ("isolation.limits.memory_bytes" | "isolation.scratch_bytes", Value::Number(n)) => {
             format!("{} MiB", n.as_u64().unwrap_or(0) >> 20)
         }
         ("isolation.limits.cpu_millicores", Value::Number(n)) => {
@@ -283,6 +284,20 @@ mod tests {
             assert!(diff.contains(want), "{flags:?}: {diff}");
             assert!(!diff.contains('{') && !diff.contains('"'), "{diff}");
         }
+        // A sandboxed run's --scratch-mb (issue 27): refused when it
+        // differs, and kept when a resume takes its settings from the folder.
+        let scratch = |mb: u64| {
+            let mut m = base.clone();
+            let i = m.isolation.as_mut().unwrap();
+            (i.scratch, i.scratch_bytes) = (true, Some(mb << 20));
+            m
+        };
+        assert_eq!(
+            scratch(32).difference(&scratch(64), &SIDES).unwrap(),
+            "--scratch-mb: 32 MiB here, 64 MiB there"
+        );
+        let kept = super::super::folder::table_args(&scratch(32), None);
+        assert_eq!(kept.isolation.scratch_mb, Some(32));
         let older = Manifest {
             isolation: None,
             referee: None,

@@ -87,6 +87,7 @@ pub fn table_args(m: &Manifest, scale: Option<f64>) -> TableArgs {
         },
         isolation: IsolationArgs {
             sandbox: isolation.map(|i| i.sandbox.is_some()),
+            scratch_mb: isolation.and_then(|i| i.scratch_bytes).map(|b| b >> 20),
             ..IsolationArgs::default()
         },
         limits: LimitArgs {

@@ -1,0 +1,106 @@
+//! What a sandboxed built-in bot sees: the referee's own executable and the
+//! directories of the shared libraries it runs on, not the whole system view.
+//!
+//! Why: a built-in bot (`builtin:NAME`) is the referee's executable run as
+//! `referee bot NAME`; it needs no interpreter, no `/etc`, no `/usr/bin`. Each
+//! directory a sandbox shows is a bind mount, a remount read-only and a read
+//! of `mountinfo` in bubblewrap, so the system view's 15 or so cost a
+//! built-in bot most of its start (BENCHMARKS.md, "Sandboxed competition:
+//! issue 27, the quick wins"). Showing less also leaves such a bot less to
+//! look at.
+//!
+//! Which directories: those of the files the referee itself has mapped
+//! (`/proc/self/maps`: the C library, the loader, whatever else it links), and
+//! that of the loader as its executable names it (`PT_INTERP`, e.g.
+//! `/lib64/ld-linux-x86-64.so.2`, a link the kernel follows through the
+//! merged-usr links the sandbox keeps). Only directories of the system view
+//! are shown this way; if one lies elsewhere, or the executable cannot be
+//! read, [`directories`] gives `None` and the bot gets the system view.
+
+use std::path::{Path, PathBuf};
+
+use super::view::{link_dirs, system_paths};
+
+/// The directories (canonical, sorted) a built-in bot of executable
+/// `referee` needs; `None`: show it the whole system view.
+pub fn directories(referee: &Path) -> Option<Vec<PathBuf>> {
+    let maps = std::fs::read_to_string("/proc/self/maps").ok()?;
+    let mut files: Vec<PathBuf> = maps
+        .lines()
+        .filter_map(|l| l.split_whitespace().nth(5))
+        .filter(|p| p.starts_with('/'))
+        .map(PathBuf::from)
+        // Not a memfd's or a deleted file's name.
+        .filter(|p| p != referee && p.is_file())
+        .collect();
+    files.push(interpreter(&std::fs::read(referee).ok()?)?);
+    let shown: Vec<PathBuf> = system_paths().into_iter().chain(link_dirs()).collect();
+    let mut dirs = Vec::new();
+    for file in files {
+        let dir = std::fs::canonicalize(file.parent()?).ok()?;
+        if !shown.iter().any(|s| dir.starts_with(s)) {
+            return None;
+        }
+        dirs.push(dir);
+    }
+    dirs.sort();
+    dirs.dedup();
+    Some(dirs)
+}
+
+/// The program interpreter a 64-bit little-endian ELF executable names
+/// (`PT_INTERP`); `None` for anything else, a static executable included
+/// (which then needs no library; the caller falls back to the system view
+/// all the same, the cautious choice).
+fn interpreter(elf: &[u8]) -> Option<PathBuf> {
+    use std::os::unix::ffi::OsStrExt;
+    if elf.get(..6)? != b"\x7fELF\x02\x01" {
+        return None;
+    }
+    let u64_at = |at: usize| Some(u64::from_le_bytes(elf.get(at..at + 8)?.try_into().ok()?));
+    let u16_at = |at: usize| Some(u16::from_le_bytes(elf.get(at..at + 2)?.try_into().ok()?));
+    let (phoff, phentsize, phnum) = (u64_at(0x20)? as usize, u16_at(0x36)?, u16_at(0x38)?);
+    (0..phnum as usize).find_map(|i| {
+        let ph = phoff + i * phentsize as usize;
+        // p_type 3 is PT_INTERP: p_offset at +8, p_filesz at +32.
+        if elf.get(ph..ph + 4)? != 3u32.to_le_bytes() {
+            return None;
+        }
+        let (off, len) = (u64_at(ph + 8)? as usize, u64_at(ph + 32)? as usize);
+        let name = elf.get(off..off + len)?;
+        let name = name.strip_suffix(b"\0").unwrap_or(name);
+        Some(PathBuf::from(std::ffi::OsStr::from_bytes(name)))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// This test binary, linked as the referee is, needs the loader's
+    /// directory and the C library's, all in the system view, and no more
+    /// than a few.
+    #[test]
+    fn a_built_in_bot_needs_the_loader_and_the_c_library_only() {
+        let exe = std::fs::canonicalize(std::env::current_exe().unwrap()).unwrap();
+        let interp = interpreter(&std::fs::read(&exe).unwrap());
+        let Some(interp) = interp else {
+            // A static build: the caller shows the system view.
+            return;
+        };
+        assert!(interp.is_absolute(), "{interp:?}");
+        let dirs = directories(&exe).expect("the libraries lie in the system view");
+        let loader = std::fs::canonicalize(interp.parent().unwrap()).unwrap();
+        assert!(dirs.contains(&loader), "{dirs:?}");
+        assert!(dirs.len() <= 4, "{dirs:?}");
+        assert!(!dirs
+            .iter()
+            .any(|d| d.starts_with("/etc") || d == Path::new("/usr/bin")));
+    }
+
+    #[test]
+    fn what_is_not_an_elf_executable_names_no_interpreter() {
+        assert_eq!(interpreter(b"#!/bin/sh\n"), None);
+        assert_eq!(interpreter(b"\x7fELF\x02\x01"), None);
+    }
+}
