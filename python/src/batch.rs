@@ -14,7 +14,7 @@ use schmier_protocol::rules::{Game, RulesConfig};
 
 use crate::action::PyAction;
 use crate::game::PyGame;
-use crate::playout::{horizon, play_all, policy_name, rows_array};
+use crate::playout::{options, play_all, rows_array};
 
 /// Many games, stepped together. Build one from seeds, from `Game`s
 /// (`GameBatch.from_games`) or from a view (`sample_world_batch`).
@@ -314,11 +314,7 @@ impl PyGameBatch {
         seed: u64,
         until: &str,
     ) -> PyResult<Bound<'py, PyArray2<i32>>> {
-        let policy = policy_name(policy)?;
-        let horizon = horizon(until)?;
-        if threads == 0 {
-            return Err(PyValueError::new_err("threads must be at least 1"));
-        }
+        let (policy, horizon) = options(policy, until, threads)?;
         let mut games: Vec<Game> = self.batch.entries.iter().map(|e| e.game.clone()).collect();
         let rows = py.detach(|| play_all(&mut games, policy, horizon, threads, seed));
         Ok(rows_array(py, &rows))

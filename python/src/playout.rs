@@ -37,7 +37,17 @@ pub fn policy_name(name: &str) -> PyResult<&str> {
     }
 }
 
-pub fn horizon(until: &str) -> PyResult<Horizon> {
+/// A playout call's options checked: the policy, how far to play, and at
+/// least one thread.
+pub fn options<'a>(policy: &'a str, until: &str, threads: usize) -> PyResult<(&'a str, Horizon)> {
+    let checked = (policy_name(policy)?, horizon(until)?);
+    if threads == 0 {
+        return Err(PyValueError::new_err("threads must be at least 1"));
+    }
+    Ok(checked)
+}
+
+fn horizon(until: &str) -> PyResult<Horizon> {
     match until {
         "game" => Ok(Horizon::Game),
         "hand" => Ok(Horizon::Deal),
@@ -116,11 +126,7 @@ pub fn playouts<'py>(
     seed: u64,
     until: &str,
 ) -> PyResult<Bound<'py, PyArray2<i32>>> {
-    let policy = policy_name(policy)?;
-    let horizon = horizon(until)?;
-    if threads == 0 {
-        return Err(PyValueError::new_err("threads must be at least 1"));
-    }
+    let (policy, horizon) = options(policy, until, threads)?;
     let mut owned: Vec<Game> = match games.cast::<PyGameBatch>() {
         Ok(batch) => batch
             .borrow()
