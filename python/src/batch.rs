@@ -14,7 +14,7 @@ use schmier_protocol::rules::{Game, RulesConfig};
 
 use crate::action::PyAction;
 use crate::game::PyGame;
-use crate::playout::{options, play_all, rows_array};
+use crate::play::{options, play_all, rows_array};
 
 /// Many games, stepped together. Build one from seeds, from `Game`s
 /// (`GameBatch.from_games`) or from a view (`sample_world_batch`).

@@ -12,6 +12,7 @@ mod buffer;
 mod encode;
 mod game;
 mod json;
+mod play;
 mod playout;
 mod sampling;
 
