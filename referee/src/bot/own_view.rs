@@ -33,7 +33,7 @@ pub fn directories(referee: &Path) -> Option<Vec<PathBuf>> {
         // Not a memfd's or a deleted file's name.
         .filter(|p| p != referee && p.is_file())
         .collect();
-    files.push(interpreter(&std::fs::read(referee).ok()?)?);
+    files.push(interpreter(&head(referee).ok()?)?);
     let shown: Vec<PathBuf> = system_paths().into_iter().chain(link_dirs()).collect();
     let mut dirs = Vec::new();
     for file in files {
@@ -47,6 +47,20 @@ pub fn directories(referee: &Path) -> Option<Vec<PathBuf>> {
     dirs.dedup();
     Some(dirs)
 }
+
+/// The first [`HEAD`] bytes of `path`: enough for an executable's ELF header,
+/// program headers and interpreter name, which a linker puts at its start (the
+/// referee's executable is tens of megabytes; reading it all would be waste).
+fn head(path: &Path) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let mut bytes = Vec::with_capacity(HEAD as usize);
+    std::fs::File::open(path)?
+        .take(HEAD)
+        .read_to_end(&mut bytes)?;
+    Ok(bytes)
+}
+
+const HEAD: u64 = 64 * 1024;
 
 /// The program interpreter a 64-bit little-endian ELF executable names
 /// (`PT_INTERP`); `None` for anything else, a static executable included
@@ -83,7 +97,7 @@ mod tests {
     #[test]
     fn a_built_in_bot_needs_the_loader_and_the_c_library_only() {
         let exe = std::fs::canonicalize(std::env::current_exe().unwrap()).unwrap();
-        let interp = interpreter(&std::fs::read(&exe).unwrap());
+        let interp = interpreter(&head(&exe).unwrap());
         let Some(interp) = interp else {
             // A static build: the caller shows the system view.
             return;
