@@ -30,7 +30,7 @@
 
 use std::ffi::OsString;
 use std::os::unix::process::CommandExt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::anyhow;
 use clap::Args;
@@ -154,12 +154,42 @@ pub fn exec(args: &LandlockArgs) -> anyhow::Error {
             return e;
         }
     }
+    if let Some(name) = builtin_name(program, rest) {
+        run_builtin(name);
+    }
     // The environment is inherited as is (the bot's, set by the referee).
     let e = std::process::Command::new(program).args(rest).exec();
     anyhow!(
         "failed to start the bot {}: {e}",
         PathBuf::from(program).display()
     )
+}
+
+/// The built-in bot `program rest` runs, if it is one: `program` is this
+/// very executable (the referee's, which runs the built-in bots) and `rest`
+/// is `bot NAME`.
+fn builtin_name<'a>(program: &OsString, rest: &'a [OsString]) -> Option<&'a str> {
+    let [word, name] = rest else { return None };
+    let own = std::env::current_exe().ok()?;
+    (word == "bot" && Path::new(program) == own).then_some(name.to_str()?)
+}
+
+/// Runs the built-in bot `name` in this process, now confined exactly as
+/// the exec'd bot would be (same pid, descriptors, rules and filters): the
+/// exec would start this executable again only to run the same code, and
+/// that second start of a large executable was a fifth of a sandboxed
+/// built-in bot's start (BENCHMARKS.md, issue 27). Exits as `referee bot
+/// NAME` would.
+fn run_builtin(name: &str) -> ! {
+    let result = crate::builtin::run(name);
+    let _ = std::io::Write::flush(&mut std::io::stdout());
+    match result {
+        Ok(()) => std::process::exit(0),
+        Err(e) => {
+            eprintln!("referee: {e:#}");
+            std::process::exit(2)
+        }
+    }
 }
 
 /// Reads exactly one byte of stdin, the referee's word to run the bot (the
