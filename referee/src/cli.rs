@@ -107,6 +107,10 @@ pub enum Command {
     /// exec the bot (what bubblewrap runs in place of each bot).
     #[command(hide = true)]
     Landlock(crate::bot::LandlockArgs),
+    /// Inside a `--sandbox` sandbox kept across games: start each bot the
+    /// referee sends in fresh namespaces of its own.
+    #[command(hide = true)]
+    Launcher(crate::bot::LauncherArgs),
     /// Under `--sandbox`: hold every page bots can read in memory until stdin
     /// closes (a process of its own, so that the referee forks fast).
     #[command(hide = true)]

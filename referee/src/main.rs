@@ -24,6 +24,7 @@ fn main() -> ExitCode {
         Command::Play(args) => args.validate().and_then(play),
         Command::Bench(args) => args.validate().and_then(|cfg| bench(&cfg, args.json)),
         Command::Landlock(args) => Err(referee::bot::landlock_exec(&args)),
+        Command::Launcher(args) => referee::bot::launcher_run(&args).map(|()| ExitCode::SUCCESS),
         Command::HoldView(args) => referee::bot::hold_view(&args)
             .map(|()| ExitCode::SUCCESS)
             .map_err(|e| anyhow::anyhow!("failed to hold the sandbox's view: {e}")),

@@ -24,6 +24,11 @@ pub(crate) struct Set {
 /// One duplicate set (six games, one matchup): the spy in `mode` against the
 /// heuristic and random bots (inside the referee), with the extra `args`.
 pub(crate) fn duplicate_set(mode: &str, args: &[&str]) -> Set {
+    duplicate_set_logged(mode, args, "").0
+}
+
+/// [`duplicate_set`] with `RUST_LOG` set to `log`; also the referee's stderr.
+fn duplicate_set_logged(mode: &str, args: &[&str], log: &str) -> (Set, String) {
     static RUN: AtomicU32 = AtomicU32::new(0);
     let tag = format!(
         "spyset-{}-{}-{mode}",
@@ -55,6 +60,7 @@ pub(crate) fn duplicate_set(mode: &str, args: &[&str]) -> Set {
         .args(args)
         .arg("--out")
         .arg(&out)
+        .env("RUST_LOG", log)
         .output()
         .unwrap();
     // What an unsandboxed `remember-files` spy left on the host.
@@ -102,7 +108,56 @@ pub(crate) fn duplicate_set(mode: &str, args: &[&str]) -> Set {
     // Each of the spy's two processes reports at the end of every game: the
     // spies played all six.
     assert_eq!(set.reports.len(), 12, "{:?}", set.reports);
-    set
+    (set, String::from_utf8_lossy(&output.stderr).into_owned())
+}
+
+/// A sandbox kept across games (issue 27, `launcher.rs`) holds nothing of
+/// the bot it served before: in each game of a duplicate set the spy looks
+/// for what the one before left (a file in `/tmp` and in `/dev/shm`, a SysV
+/// shared memory segment, an abstract socket, a process that left its
+/// session) and leaves all of them again. Unsandboxed (fresh processes per
+/// game, one host) it finds them; sandboxed, where the referee's log shows
+/// sandboxes serving a second and later bot, it finds none of them, and a
+/// named keyring, which would outlive its process in the kept user
+/// namespace, is refused.
+#[test]
+fn a_kept_sandbox_holds_nothing_of_the_bot_it_served_before() {
+    let found = |r: &str| !r.starts_with("blocked");
+    let (open, _) = duplicate_set_logged("litter", &[], "");
+    assert!(
+        open.reports.iter().skip(1).any(|r| found(r)),
+        "{:?}",
+        open.reports
+    );
+    // Cleared up after the unsandboxed run's spies.
+    for d in ["/tmp", "/dev/shm"] {
+        for e in std::fs::read_dir(d).unwrap().flatten() {
+            if e.file_name().to_string_lossy().ends_with("-litter")
+                && e.file_name().to_string_lossy().starts_with("spyset-")
+            {
+                let _ = std::fs::remove_file(e.path());
+            }
+        }
+    }
+    let (boxed, log) = duplicate_set_logged("litter", &["--sandbox"], "referee::bot::slot=debug");
+    let reused = (log.lines())
+        .filter_map(|l| {
+            l.rsplit_once("(its ")?
+                .1
+                .strip_suffix(')')?
+                .parse::<u32>()
+                .ok()
+        })
+        .max()
+        .unwrap_or(0);
+    assert!(reused >= 2, "no sandbox served a second bot:\n{log}");
+    for r in &boxed.reports {
+        assert!(!found(r), "a bot found an earlier one's: {r}");
+        for made in ["/tmp/", "/dev/shm/", "\"shm\"", "\"socket\"", "\"process\""] {
+            assert!(r.contains(made), "the spy could not leave {made}: {r}");
+        }
+        assert!(r.contains("keyring:EPERM"), "{r}");
+    }
 }
 
 /// The files under `dir`, recursively, sorted.

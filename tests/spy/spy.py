@@ -975,6 +975,59 @@ def pagemap_step(seat):
         pass
 
 
+def litter():
+    """`litter`: looks for what a bot of an earlier game left in its sandbox
+    (a file in /tmp and /dev/shm, a SysV shared memory segment, an abstract
+    socket, a process, a named keyring), then leaves each for the next game.
+    Reports `ok` with what it found of an earlier game's, else `blocked`
+    with what it left."""
+    found, left = [], []
+    for d in ("/tmp", "/dev/shm"):
+        path = f"{d}/{TAG}-litter"
+        if os.path.exists(path):
+            found.append(path)
+        try:
+            with open(path, "w") as f:
+                f.write("left\n")
+            left.append(path)
+        except OSError as e:
+            left.append(f"{path}:{errno.errorcode.get(e.errno, e.errno)}")
+    key = 0x5C4E0000 | (sum(TAG.encode()) & 0xFFFF)
+    IPC_CREAT, IPC_EXCL = 0o1000, 0o2000
+    if libc.shmget(key, 4096, 0o600) >= 0:
+        found.append("shm")
+    # Left only sandboxed (pid 2 there), so that no segment outlives an
+    # unsandboxed test on the host.
+    if os.getpid() == 2 and libc.shmget(key, 4096, IPC_CREAT | IPC_EXCL | 0o600) >= 0:
+        left.append("shm")
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        sock.bind(f"\0{TAG}-litter")
+        sock.listen(1)
+        state["sockets"].append(sock)
+        left.append("socket")
+    except OSError as e:
+        found.append(f"socket:{errno.errorcode.get(e.errno, e.errno)}")
+    me = os.getpid()
+    # Before this bot forks: any other process is an earlier game's.
+    for pid in os.listdir("/proc"):
+        if pid.isdigit() and int(pid) not in (1, me):
+            found.append(f"process:{pid}:{cmdline(pid)}")
+    if os.fork() == 0:
+        os.setsid()
+        if os.fork() == 0:
+            time.sleep(10)
+        os._exit(0)
+    left.append("process")
+    KEYCTL_JOIN_SESSION_KEYRING = 1
+    name = f"{TAG}-litter".encode()
+    if libc.syscall(250, KEYCTL_JOIN_SESSION_KEYRING, name, 0, 0, 0) >= 0:
+        left.append("keyring")
+    else:
+        left.append(f"keyring:{errno.errorcode.get(ctypes.get_errno(), '?')}")
+    report(bool(found), f"found={json.dumps(found)} left={json.dumps(left)}")
+
+
 def main():
     state["claims"] = 0
     for raw in sys.stdin.buffer:
@@ -997,6 +1050,9 @@ def main():
         elif kind == "request":
             if MODE.startswith("partner-"):
                 partner_step()
+            elif MODE == "litter" and not state["done"]:
+                state["done"] = True
+                litter()
             elif not state["done"] and not MODE.startswith("remember"):
                 state["done"] = True
                 attack()

@@ -254,6 +254,16 @@ impl Cgroup {
         fds
     }
 
+    /// Moves process `pid` (a kept sandbox's bot init, `slot.rs`) into the
+    /// cgroup, before it starts the bot.
+    pub fn add(&self, pid: u32) -> std::io::Result<()> {
+        use std::os::unix::fs::FileExt;
+        for f in &self.procs {
+            f.write_all_at(pid.to_string().as_bytes(), 0)?;
+        }
+        Ok(())
+    }
+
     /// Moves the calling process into the cgroup. Async-signal-safe: for the
     /// child between fork and exec.
     pub fn enter(fds: ProcsFds) -> std::io::Result<()> {

@@ -20,7 +20,9 @@
 //!   `procmask.rs`: constants over `/proc`'s host-wide files; `procview.rs`:
 //!   what of `/proc` Landlock lets a bot read; `view.rs`: the system paths it
 //!   sees (`own_view.rs`: the little a built-in bot sees instead); `resident.rs`: every page of them held in memory for the run,
-//!   by a process of its own (`holder.rs`).
+//!   by a process of its own (`holder.rs`); `launcher.rs`: a sandbox kept
+//!   across games, starting each bot in fresh namespaces inside it
+//!   (`referee launcher`), and `slot.rs`: the referee's pool of them.
 
 mod cgroup;
 mod channel;
@@ -28,6 +30,7 @@ mod cpu;
 mod holder;
 mod landlock;
 mod launch;
+mod launcher;
 mod lines;
 mod own_view;
 mod pipe;
@@ -38,6 +41,7 @@ mod reaper;
 mod resident;
 mod sandbox;
 mod seccomp;
+mod slot;
 mod spawner;
 mod stderr;
 mod unix;
@@ -50,6 +54,7 @@ pub use cpu::{tree_cpu_time, CpuSource};
 pub use holder::{run as hold_view, HoldArgs};
 pub use landlock::{exec as landlock_exec, LandlockArgs};
 pub use launch::{Launch, LaunchError, DEFAULT_PATH};
+pub use launcher::{run as launcher_run, LauncherArgs};
 pub use lines::Incoming;
 pub use process::{BotProcess, Spawn};
 pub use reaper::wait_all as wait_for_reaper;

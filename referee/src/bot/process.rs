@@ -26,6 +26,7 @@ use super::launch::Launch;
 use super::pipe::Pipe;
 use super::reaper::{self, Remains};
 use super::sandbox::Sandbox;
+use super::slot::Launcher;
 use super::spawner;
 use super::stderr::{drain_stderr, Drained};
 use super::unix::{self, ResourceLimits};
@@ -51,16 +52,53 @@ pub struct Spawn {
 
 pub struct BotProcess {
     pid: u32,
-    child: Child,
+    child: Proc,
     stderr_task: Option<tokio::task::JoinHandle<Drained>>,
     exit: Option<ExitStatus>,
     /// Removed once the process tree is gone.
     cgroup: Option<Cgroup>,
 }
 
+/// What the referee waits on for a bot's exit.
+enum Proc {
+    /// A process of its own (the bot, or its bubblewrap).
+    Child(Child),
+    /// A bot started in a kept sandbox (`slot.rs`): its status comes over
+    /// the report socket, and the launcher goes back to the pool once the
+    /// bot's tree is dead.
+    Kept {
+        report: tokio::net::UnixStream,
+        launcher: Option<Launcher>,
+        sandbox: Arc<Sandbox>,
+    },
+}
+
+impl Proc {
+    async fn wait(&mut self) -> std::io::Result<ExitStatus> {
+        use std::os::unix::process::ExitStatusExt;
+        use tokio::io::AsyncReadExt;
+        match self {
+            Proc::Child(child) => child.wait().await,
+            Proc::Kept { report, .. } => {
+                let mut code = [0u8; 4];
+                Ok(match report.read_exact(&mut code).await {
+                    Ok(_) => ExitStatus::from_raw(i32::from_ne_bytes(code) << 8),
+                    // The init was killed before it could tell.
+                    Err(_) => ExitStatus::from_raw(Signal::SIGKILL as i32),
+                })
+            }
+        }
+    }
+}
+
 impl BotProcess {
     /// Starts the process; the channel talks to its stdin and stdout.
     pub fn spawn(spec: &Spawn) -> std::io::Result<(BotProcess, Channel)> {
+        if let Some(sandbox) = spec.sandbox.as_ref().filter(|s| s.keeps(&spec.launch)) {
+            if let Some(kept) = start_kept(sandbox, spec) {
+                return kept.finish(spec, sandbox.clone());
+            }
+        }
         let (cmd, parts) = command(spec)?;
         let child = spawner::spawn(cmd);
         parts.finish(child, spec)
@@ -72,6 +110,16 @@ impl BotProcess {
     /// period), so that a table builds its next game's sandboxes while it
     /// plays (`session.rs`, `Prepared`).
     pub async fn spawn_async(spec: &Spawn) -> std::io::Result<(BotProcess, Channel)> {
+        if let Some(sandbox) = spec.sandbox.as_ref().filter(|s| s.keeps(&spec.launch)) {
+            let (sb, sp) = (sandbox.clone(), spec.clone());
+            let kept = tokio::task::spawn_blocking(move || start_kept(&sb, &sp))
+                .await
+                .ok()
+                .flatten();
+            if let Some(kept) = kept {
+                return kept.finish(spec, sandbox.clone());
+            }
+        }
         let (cmd, parts) = command(spec)?;
         let child = spawner::spawn_async(cmd).await;
         parts.finish(child, spec)
@@ -152,6 +200,16 @@ impl BotProcess {
         let mut status = self.exit_status(grace).await;
         if status.is_none() {
             unix::signal_group(self.pid, Signal::SIGTERM);
+            if matches!(self.child, Proc::Kept { .. }) {
+                // A PID namespace's init ignores what it has no handler for:
+                // the bot and its children get it.
+                for &pid in &unix::tree(self.pid)[1..] {
+                    let _ = nix::sys::signal::kill(
+                        nix::unistd::Pid::from_raw(pid as i32),
+                        Signal::SIGTERM,
+                    );
+                }
+            }
             status = self
                 .exit_status(grace.min(Duration::from_millis(500)))
                 .await;
@@ -178,7 +236,126 @@ impl BotProcess {
             let _ = timeout(Duration::from_millis(500), task).await;
         }
         reaper::hand_over(remains);
+        if let Proc::Kept {
+            launcher, sandbox, ..
+        } = &mut self.child
+        {
+            // The init is dead, so its PID namespace is empty; the launcher
+            // proves it before its next bot.
+            if let Some(launcher) = launcher.take() {
+                sandbox.pool().give_back(launcher);
+            }
+        }
         status
+    }
+}
+
+/// A bot started in a kept sandbox, before its channel is made.
+struct Kept {
+    started: super::slot::Started,
+    launcher: Launcher,
+    stdin: OwnedFd,
+    stdout: OwnedFd,
+    stderr: OwnedFd,
+    cgroup: Option<Cgroup>,
+}
+
+/// Starts `spec`'s bot in a kept sandbox (`slot.rs`): an idle one of its
+/// view, else a new one. `None` where that fails (the caller then builds a
+/// sandbox for this bot alone, as before).
+fn start_kept(sandbox: &Arc<Sandbox>, spec: &Spawn) -> Option<Kept> {
+    match try_kept(sandbox, spec) {
+        Ok(kept) => Some(kept),
+        Err(e) => {
+            tracing::warn!("a kept sandbox failed, so this bot gets one of its own: {e:#}");
+            None
+        }
+    }
+}
+
+fn try_kept(sandbox: &Arc<Sandbox>, spec: &Spawn) -> anyhow::Result<Kept> {
+    use nix::fcntl::OFlag;
+    let launch = &spec.launch;
+    let cgroup = own_cgroup(spec, 1)?;
+    let (stdin_r, stdin_w) = nix::unistd::pipe2(OFlag::O_CLOEXEC)?;
+    let (stdout_r, stdout_w) = nix::unistd::pipe2(OFlag::O_CLOEXEC)?;
+    let (stderr_r, stderr_w) = nix::unistd::pipe2(OFlag::O_CLOEXEC)?;
+    let stdio = [stdin_r, stdout_w, stderr_w];
+    let request = sandbox.request(launch, &spec.env, spec.limits, spec.hold);
+    let key = super::slot::Key::of(launch);
+    let place = |pid: u32| match &cgroup {
+        Some(c) => c.add(pid),
+        None => Ok(()),
+    };
+    let mut last = None;
+    // An idle sandbox first; if it refuses (it could not prove itself
+    // empty), a new one.
+    for fresh in [false, true] {
+        let mut launcher = match sandbox.pool().take(&key).filter(|_| !fresh) {
+            Some(l) => l,
+            None => {
+                let (program, args) = sandbox.wrap_launcher(launch);
+                Launcher::start(
+                    program,
+                    args,
+                    &spec.env,
+                    sandbox.run_as(launch),
+                    sandbox.seccomp.clone(),
+                    key.clone(),
+                )?
+            }
+        };
+        match launcher.launch(&request, &stdio, place) {
+            Ok(started) => {
+                return Ok(Kept {
+                    started,
+                    launcher,
+                    stdin: stdin_w,
+                    stdout: stdout_r,
+                    stderr: stderr_r,
+                    cgroup,
+                })
+            }
+            Err(e) => last = Some(e),
+        }
+    }
+    Err(last.unwrap_or_else(|| anyhow::anyhow!("no sandbox")))
+}
+
+impl Kept {
+    fn finish(self, spec: &Spawn, sandbox: Arc<Sandbox>) -> std::io::Result<(BotProcess, Channel)> {
+        let Kept {
+            started,
+            launcher,
+            stdin,
+            stdout,
+            stderr,
+            cgroup,
+        } = self;
+        super::pipe::set_nonblocking(&stdin)?;
+        let stdin = tokio::net::unix::pipe::Sender::from_owned_fd(stdin)?;
+        let channel = Channel::new(Pipe::new(stdout)?, stdin, spec.max_line);
+        super::pipe::set_nonblocking(&stderr)?;
+        let stderr_task = tokio::spawn(drain_stderr(
+            stderr,
+            spec.stderr_log.clone(),
+            spec.stderr_cap,
+        ));
+        let report = std::os::unix::net::UnixStream::from(started.report);
+        report.set_nonblocking(true)?;
+        let report = tokio::net::UnixStream::from_std(report)?;
+        let process = BotProcess {
+            pid: started.pid,
+            child: Proc::Kept {
+                report,
+                launcher: Some(launcher),
+                sandbox,
+            },
+            stderr_task: Some(stderr_task),
+            exit: None,
+            cgroup,
+        };
+        Ok((process, channel))
     }
 }
 
@@ -231,7 +408,8 @@ fn command(spec: &Spawn) -> std::io::Result<(Command, Parts)> {
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     let seccomp = spec.sandbox.as_ref().map(|s| s.seccomp.clone());
-    let cgroup = own_cgroup(spec)?;
+    let helpers = if spec.sandbox.is_some() { 2 } else { 0 };
+    let cgroup = own_cgroup(spec, helpers)?;
     let fds = cgroup.as_ref().map_or([None; 6], Cgroup::procs_fds);
     unix::configure(&mut cmd, spec.limits, fds, seccomp);
     if let Some(fd) = passed {
@@ -281,7 +459,7 @@ impl Parts {
         ));
         let process = BotProcess {
             pid,
-            child,
+            child: Proc::Child(child),
             stderr_task: Some(stderr_task),
             exit: None,
             cgroup: self.cgroup,
@@ -320,9 +498,8 @@ fn sandboxed_stdout() -> std::io::Result<(OwnedFd, OwnedFd)> {
 /// where the host allows; `RLIMIT_AS` limits each process in any case). The
 /// sandbox's two helper processes (bubblewrap and its pid 1) are not counted
 /// against the bot's processes.
-fn own_cgroup(spec: &Spawn) -> std::io::Result<Option<Cgroup>> {
+fn own_cgroup(spec: &Spawn, helpers: u64) -> std::io::Result<Option<Cgroup>> {
     let limits = spec.limits;
-    let helpers = if spec.sandbox.is_some() { 2 } else { 0 };
     let wanted = CgroupLimits {
         processes: limits.processes.map(|n| n + helpers),
         memory: limits.memory_bytes,

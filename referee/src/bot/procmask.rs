@@ -93,6 +93,17 @@ impl ProcMasks {
         self.dir.path()
     }
 
+    /// `(path under /proc, stand-in's file name)` for a launcher, which
+    /// binds them over each bot's fresh `/proc` (`launcher.rs`).
+    pub fn pairs(&self) -> Vec<(String, String)> {
+        (self.binds.iter())
+            .filter_map(|(stand_in, target)| {
+                let name = stand_in.file_name()?.to_str()?.to_owned();
+                Some((target.clone(), name))
+            })
+            .collect()
+    }
+
     /// bubblewrap's arguments that bind the stand-ins, after `--proc /proc`.
     pub fn args(&self) -> Vec<OsString> {
         let mut a = Vec::new();

@@ -7,6 +7,12 @@
 //! 17 ms to a bot's start, mostly the kernel making the namespaces, and nothing
 //! measurable per decision (BENCHMARKS.md).
 //!
+//! A bubblewrap is kept for the run and serves one bot after another, each
+//! in fresh PID, mount, network and IPC namespaces and fresh `/proc`,
+//! `/tmp`, `/dev/shm` and `/scratch` mounts of its own (`launcher.rs`,
+//! [`Sandbox::wrap_launcher`]); [`Sandbox::wrap`] builds a sandbox for one
+//! bot alone, where a kept one cannot be had ([`Sandbox::keeps`]).
+//!
 //! Three layers, each holding on its own: the namespaces (what the bot can see),
 //! the seccomp filters (`seccomp.rs`: what it can call; the outer one installed
 //! before bubblewrap starts, the inner one, which refuses host-wide shared
@@ -131,6 +137,8 @@ pub struct Sandbox {
     /// system: the directories of its libraries (`own_view.rs`); `None`:
     /// the whole system view.
     own_libraries: Option<Vec<PathBuf>>,
+    /// The sandboxes kept across games, idle (`slot.rs`).
+    pool: super::slot::Pool,
 }
 
 impl Sandbox {
@@ -175,6 +183,7 @@ impl Sandbox {
             uids: Mutex::new((BTreeSet::new(), BTreeMap::new())),
             scratch_bytes: TMPFS_BYTES,
             own_libraries,
+            pool: super::slot::Pool::default(),
         };
         if sandbox.root {
             readable_by_others(sandbox.masks.dir()).map_err(|reason| {
@@ -310,6 +319,85 @@ impl Sandbox {
         (self.bwrap.clone(), a.0)
     }
 
+    /// The bubblewrap command line of a sandbox kept for bots like `launch`
+    /// (`launcher.rs`): what [`Sandbox::wrap`] shows but the bot's own
+    /// `/proc`, `/tmp`, `/dev/shm` and `/scratch`, which the launcher mounts
+    /// afresh for each bot; its capabilities kept inside the sandbox's user
+    /// namespace, for the launcher to build those with.
+    pub fn wrap_launcher(&self, launch: &Launch) -> (PathBuf, Vec<OsString>) {
+        let mut a = Args::default();
+        self.isolate(&mut a);
+        // The launcher keeps its capabilities (inside the sandbox's user
+        // namespace only); each bot drops them all (`launcher.rs`).
+        let drop_at = a.0.iter().position(|w| w == "--cap-drop");
+        if let Some(i) = drop_at {
+            a.0[i] = "--cap-add".into();
+        }
+        match self.builtin_view(launch) {
+            Some(dirs) => show(&mut a, dirs),
+            None => show(&mut a, &system_paths()),
+        }
+        a.add(&[&"--proc", &"/proc"]);
+        a.add(&[&"--ro-bind", &self.masks.dir(), &self.masks.dir()]);
+        a.add(&[&"--dev", &"/dev", &"--dir", &"/tmp"]);
+        if launch.scratch.is_some() {
+            a.add(&[&"--dir", &SCRATCH_INSIDE]);
+        }
+        if self.builtin_view(launch).is_none() {
+            self.show_own(&mut a, launch);
+        }
+        a.add(&[&"--ro-bind", &self.referee, &self.referee]);
+        a.add(&[&"--chdir", &"/", &"--", &self.referee]);
+        a.add(&[&super::launcher::SUBCOMMAND, &"--masks", &self.masks.dir()]);
+        (self.bwrap.clone(), a.0)
+    }
+
+    /// What a launcher is sent to start `launch` (`launcher.rs`).
+    pub fn request(
+        &self,
+        launch: &Launch,
+        env: &[(String, String)],
+        limits: super::unix::ResourceLimits,
+        hold: bool,
+    ) -> super::launcher::Request {
+        use super::slot::bytes;
+        let bot = std::iter::once(launch.program.clone().into_os_string())
+            .chain(launch.args.iter().cloned())
+            .collect();
+        let mut shown = vec![self.referee.clone()];
+        if self.builtin_view(launch).is_none() {
+            shown.push(launch.dir.clone());
+            shown.push(launch.program.clone());
+        }
+        super::launcher::Request {
+            wrapper: super::launcher::wrapper_line(&self.rules(launch), bot, hold),
+            env: (env.iter())
+                .map(|(k, v)| (k.as_bytes().to_vec(), v.as_bytes().to_vec()))
+                .collect(),
+            dir: bytes(&launch.dir),
+            tmpfs_bytes: TMPFS_BYTES,
+            scratch_bytes: launch.scratch.as_ref().map(|_| self.scratch_bytes),
+            masks: self.masks.pairs(),
+            keep: beneath_tmp(&shown).iter().map(|p| bytes(p)).collect(),
+            limits: [limits.memory_bytes, limits.cpu_seconds, limits.open_files],
+        }
+    }
+
+    /// Whether bots like `launch` are started in kept sandboxes
+    /// (`launcher.rs`): only where bubblewrap runs unprivileged. Run as
+    /// root (a root referee's bot whose files others cannot reach), it
+    /// builds its mounts before its user namespace, so they are locked
+    /// inside it and the launcher could not mount a bot's fresh `/proc`;
+    /// such a bot gets a sandbox of its own.
+    pub fn keeps(&self, launch: &Launch) -> bool {
+        !self.root || self.reachable_by_others(launch).is_ok()
+    }
+
+    /// The kept sandboxes of this run (`slot.rs`).
+    pub fn pool(&self) -> &super::slot::Pool {
+        &self.pool
+    }
+
     /// New namespaces of every kind, no capabilities, and never root inside.
     fn isolate(&self, a: &mut Args) {
         a.add(&[
@@ -373,6 +461,12 @@ impl Sandbox {
     /// directories inside it hidden.
     fn show_bot(&self, a: &mut Args, launch: &Launch) {
         self.show_private(a, launch);
+        self.show_own(a, launch);
+    }
+
+    /// The bot's directory and program read-only, with the referee's
+    /// outputs and the other bots' directories inside it hidden.
+    fn show_own(&self, a: &mut Args, launch: &Launch) {
         a.add(&[&"--ro-bind", &launch.dir, &launch.dir]);
         if !launch.program.starts_with(&launch.dir) && !shown_as_system(&launch.program) {
             a.add(&[&"--ro-bind", &launch.program, &launch.program]);
@@ -502,6 +596,23 @@ fn hold_view(
         );
     }
     Ok(holder)
+}
+
+/// Of `shown`, what lies beneath `/tmp` (not inside another of them): the
+/// launcher puts it back over each bot's fresh `/tmp`.
+fn beneath_tmp(shown: &[PathBuf]) -> Vec<PathBuf> {
+    let tmp = Path::new("/tmp");
+    let under: Vec<&PathBuf> = (shown.iter())
+        .filter(|p| p.starts_with(tmp) && p.as_path() != tmp)
+        .collect();
+    let mut kept: Vec<PathBuf> = Vec::new();
+    for p in &under {
+        let inside_another = under.iter().any(|q| q != p && p.starts_with(q) && *q != *p);
+        if !inside_another && !kept.contains(p) {
+            kept.push((*p).clone());
+        }
+    }
+    kept
 }
 
 /// A bubblewrap command line being built.

@@ -151,6 +151,9 @@ fn shared_state() -> Vec<i64> {
         libc::SYS_fspick,
         libc::SYS_mount_setattr,
         libc::SYS_quotactl,
+        // Keyrings: a named session keyring outlives its process in the
+        // sandbox's user namespace, which a kept sandbox keeps across games.
+        libc::SYS_keyctl,
         // Changes how this process's addresses and syscalls behave.
         libc::SYS_personality,
     ];
