@@ -57,6 +57,12 @@ use super::landlock::{LandlockArgs, Rules};
 /// The hidden subcommand bubblewrap runs to keep a sandbox.
 pub const SUBCOMMAND: &str = "launcher";
 
+/// Where a sandboxed bot sees its `--scratch` directory, whatever and wherever
+/// it is on the host (and `SCHMIER_SCRATCH` names this): the host path names
+/// the round, matchup, game and slot, which would tell a bot which game of a
+/// duplicate set it plays.
+pub const SCRATCH_INSIDE: &str = "/scratch";
+
 /// The descriptor the launcher's control socket is passed in.
 pub const CONTROL_FD: RawFd = 3;
 
@@ -400,7 +406,7 @@ fn mounts(request: &Request, masks: &Path) -> anyhow::Result<()> {
     tmpfs("/tmp", request.tmpfs_bytes)?;
     tmpfs("/dev/shm", request.tmpfs_bytes)?;
     if let Some(bytes) = request.scratch_bytes {
-        tmpfs(super::sandbox::SCRATCH_INSIDE, bytes)?;
+        tmpfs(SCRATCH_INSIDE, bytes)?;
     }
     for (path, tree) in kept {
         put_back(&path, &tree)?;

@@ -95,11 +95,7 @@ pub const TOOL: &str = "bubblewrap";
 /// changes what every sandboxed run records.
 pub const LAYERS: [&str; 3] = ["namespaces", "seccomp", "landlock-abi-6"];
 
-/// Where a sandboxed bot sees its `--scratch` directory, whatever and wherever
-/// it is on the host (and `SCHMIER_SCRATCH` names this): the host path names
-/// the round, matchup, game and slot, which would tell a bot which game of a
-/// duplicate set it plays.
-pub const SCRATCH_INSIDE: &str = "/scratch";
+pub use super::launcher::SCRATCH_INSIDE;
 
 /// The size of each sandbox's private `/tmp` and of its `/dev/shm`: tmpfs
 /// lives in the host's memory, so an unbounded one lets a bot take the host's.
