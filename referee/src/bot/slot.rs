@@ -134,10 +134,6 @@ impl Launcher {
         })
     }
 
-    pub fn key(&self) -> &Key {
-        &self.key
-    }
-
     /// Starts one bot: sends `request` and its stdio, waits for the init's
     /// pid, lets `place` move it into its cgroup, then gives it the word.
     pub fn launch(
@@ -267,12 +263,6 @@ impl Pool {
     pub fn give_back(&self, launcher: Launcher) {
         let mut idle = self.idle.lock().unwrap_or_else(|e| e.into_inner());
         idle.entry(launcher.key.clone()).or_default().push(launcher);
-    }
-
-    /// Drops every idle launcher (their sandboxes killed).
-    pub fn clear(&self) {
-        let all = std::mem::take(&mut *self.idle.lock().unwrap_or_else(|e| e.into_inner()));
-        drop(all);
     }
 }
 
