@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Run a referee tournament and time, with inotify on its games/ folder, each
 game's start (its transcript's .partial created) and end (renamed into place).
-Prints the run's wall time and the p50/p90 of game lengths and of the gaps from
+Prints the run's wall time, the time before the first game starts and after
+the last one ends, and the p50/p90 of game lengths and of the gaps from
 one game's end to the next game's start (--jobs 1), in ms.
     gaps.py OUT -- REFEREE tournament ... --out OUT ..."""
 import ctypes, os, struct, subprocess, sys, time, statistics, select
@@ -40,4 +41,6 @@ for t, k, n in ev:
         if n in starts: lengths.append((t - starts[n]) * 1000)
         last_end = t
 q = lambda v, f: sorted(v)[min(len(v)-1, int(len(v)*f))] if v else float("nan")
-print(f"wall {wall:.2f} s rc {p.returncode}; games {len(lengths)}: length p50 {q(lengths,.5):.0f} p90 {q(lengths,.9):.0f} ms; end->next start p50 {q(gaps,.5):.0f} p90 {q(gaps,.9):.0f} ms ({len(gaps)} gaps)")
+first = min((t for t, k, _ in ev if k == "start"), default=t0) - t0
+tail = wall - (max((t for t, k, _ in ev if k == "end"), default=t0) - t0)
+print(f"wall {wall:.2f} s rc {p.returncode}; before the first game {first*1000:.0f} ms, after the last {tail*1000:.0f} ms; games {len(lengths)}: length p50 {q(lengths,.5):.0f} p90 {q(lengths,.9):.0f} ms; end->next start p50 {q(gaps,.5):.0f} p90 {q(gaps,.9):.0f} ms ({len(gaps)} gaps)")

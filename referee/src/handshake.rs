@@ -54,8 +54,9 @@ pub async fn answer(
              such as `cargo run`, should be built beforehand)",
             startup.unwrap_or_default().as_millis()
         )),
-        Some(Incoming::Line { bytes, .. }) => match serde_json::from_slice::<FromBot>(&bytes) {
+        Some(Incoming::Line { bytes, at }) => match serde_json::from_slice::<FromBot>(&bytes) {
             Ok(FromBot::Hello { name, protocol, .. }) if protocol == PROTOCOL => {
+                player.said_hello(at);
                 Ok(bounded_name(name))
             }
             Ok(FromBot::Hello { protocol, .. }) => Err(format!(

@@ -37,6 +37,9 @@ pub struct Player {
     /// of these is discarded (noted in the timings sidecar), never a second
     /// fault, whenever it arrives — in this game or a later one.
     timed_out: BTreeMap<u64, Decision>,
+    /// When it was asked to start (spawned, or a held one given the word):
+    /// for the debug log's start-to-hello time (`said_hello`).
+    asked: Option<Instant>,
 }
 
 #[derive(Default)]
@@ -111,15 +114,34 @@ impl Closed {
 impl Player {
     /// Starts a bot process.
     pub fn spawn(spec: &Spawn) -> std::io::Result<Player> {
+        let asked = Instant::now();
         let (process, channel) = BotProcess::spawn(spec)?;
-        Ok(Player::piped(channel, Some(process)))
+        Ok(Player::piped(channel, Some(process)).asked_at(asked))
     }
 
     /// [`Player::spawn`] without blocking the thread (see
     /// [`BotProcess::spawn_async`]).
     pub async fn spawn_async(spec: &Spawn) -> std::io::Result<Player> {
+        let asked = Instant::now();
         let (process, channel) = BotProcess::spawn_async(spec).await?;
-        Ok(Player::piped(channel, Some(process)))
+        Ok(Player::piped(channel, Some(process)).asked_at(asked))
+    }
+
+    fn asked_at(mut self, at: Instant) -> Player {
+        self.asked = Some(at);
+        self
+    }
+
+    /// Its hello arrived `at`: logs (debug) how long after it was asked to
+    /// start (`scripts/bot_start.py` reads these lines).
+    pub fn said_hello(&self, at: Instant) {
+        if let (Some(asked), Link::Piped(p)) = (self.asked, &self.link) {
+            let pid = p.process.as_ref().map_or(0, BotProcess::pid);
+            tracing::debug!(
+                "bot {pid} said hello {} us after its start",
+                at.saturating_duration_since(asked).as_micros()
+            );
+        }
     }
 
     /// A bot at the other end of `channel` with no process of the referee's
@@ -260,6 +282,7 @@ impl Player {
     /// Lets a held sandbox (built at the lowest priority) run its bot at the
     /// usual one: see [`BotProcess::release`]. Then queue the word to run it.
     pub fn release(&mut self) {
+        self.asked = Some(Instant::now());
         if let Link::Piped(p) = &mut self.link {
             if let Some(process) = &p.process {
                 process.release();

@@ -360,7 +360,10 @@ async fn place(
     which: &[usize],
     hold: bool,
 ) -> anyhow::Result<Vec<usize>> {
-    let mut spawned = Vec::new();
+    // The processes are started all at once (sandboxed, each start waits on
+    // its sandbox's namespaces and cgroup: issue 27, item 2), and placed in
+    // `which`'s order.
+    let mut starting = Vec::new();
     for &i in which {
         let slot = &mut slots[i];
         let log = crate::layout::stderr_log(stderr_dir, i, slot.starts);
@@ -375,8 +378,24 @@ async fn place(
                 Ok(crate::remote::seat::open(hub, name, cfg.time.max_line))
             }
             (BotSpec::Remote(name), None) => Err(format!("remote:{name} needs --listen")),
-            _ => spawn(cfg, i, &slot.spec, log, hold).await,
+            _ => {
+                let (cfg, spec) = (cfg.clone(), slot.spec.clone());
+                let task = tokio::spawn(async move { spawn(&cfg, i, &spec, log, hold).await });
+                starting.push((i, Err(task)));
+                continue;
+            }
         };
+        starting.push((i, Ok(placed)));
+    }
+    let mut spawned = Vec::new();
+    for (i, placed) in starting {
+        let placed = match placed {
+            Ok(placed) => placed,
+            Err(task) => task
+                .await
+                .unwrap_or_else(|e| Err(format!("the bot's start failed: {e}"))),
+        };
+        let slot = &mut slots[i];
         slot.player = match placed {
             Ok(player) => player,
             Err(reason) => Player::failed(Fault::new(FaultKind::Start, reason)),

@@ -64,8 +64,9 @@ pub struct Holder {
 
 impl Holder {
     /// Starts `referee` (the referee's own executable) holding `args`'
-    /// view, and waits until it holds it.
-    pub fn start(referee: PathBuf, args: HoldArgs) -> std::io::Result<Holder> {
+    /// view, without waiting: [`Holder::wait`] waits until it holds it, so
+    /// that the referee prepares the rest of the sandbox meanwhile.
+    pub fn start(referee: PathBuf, args: HoldArgs) -> std::io::Result<Starting> {
         let mut child = super::spawner::on_thread(move || {
             let mut cmd = Command::new(&referee);
             cmd.arg(SUBCOMMAND);
@@ -87,24 +88,36 @@ impl Holder {
             cmd.spawn()
         })?;
         let stdin = child.stdin.take();
+        Ok(Starting { child, stdin })
+    }
+}
+
+/// A holder started, not yet known to hold its view.
+#[derive(Debug)]
+pub struct Starting {
+    child: Child,
+    stdin: Option<ChildStdin>,
+}
+
+impl Starting {
+    /// Waits until the holder holds the view, and says how much.
+    pub fn wait(mut self) -> std::io::Result<Holder> {
         let mut line = String::new();
-        let read = child
-            .stdout
-            .take()
-            .map(|out| std::io::BufReader::new(out).read_line(&mut line));
+        let read =
+            (self.child.stdout.take()).map(|out| std::io::BufReader::new(out).read_line(&mut line));
         let held = match (read, parse(&line)) {
             (Some(Ok(_)), Some(held)) => held,
             _ => {
-                let _ = child.kill();
-                let status = child.wait()?;
+                let _ = self.child.kill();
+                let status = self.child.wait()?;
                 return Err(std::io::Error::other(format!(
                     "the process holding the sandbox's view in memory failed ({status})"
                 )));
             }
         };
         Ok(Holder {
-            child: Some(child),
-            stdin,
+            child: Some(self.child),
+            stdin: self.stdin,
             held,
         })
     }

@@ -97,6 +97,10 @@ pub struct Request {
     pub keep: Vec<Vec<u8>>,
     /// `RLIMIT_AS`, `RLIMIT_CPU`, `RLIMIT_NOFILE`.
     pub limits: [Option<u64>; 3],
+    /// The init's nice value: 19 for a bot built ahead of its game, so that
+    /// building it takes no CPU from the game being played (the referee
+    /// gives its tree nice 0 before the bot runs: `BotProcess::release`).
+    pub nice: i32,
 }
 
 /// The launcher's answer to a request.
@@ -277,6 +281,15 @@ fn init(
     report: &OwnedFd,
 ) -> anyhow::Result<i32> {
     nix::sys::prctl::set_pdeathsig(nix::sys::signal::Signal::SIGKILL)?;
+    if request.nice != 0 {
+        // SAFETY: setpriority(2) on this process.
+        if unsafe { libc::setpriority(libc::PRIO_PROCESS, 0, request.nice) } != 0 {
+            return Err(anyhow!(
+                "failed to lower the bot's priority: {}",
+                std::io::Error::last_os_error()
+            ));
+        }
+    }
     mounts(request, masks)?;
     use nix::sys::socket::{sendmsg, ControlMessage, MsgFlags, UnixCredentials};
     let creds = UnixCredentials::new();

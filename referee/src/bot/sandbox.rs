@@ -70,7 +70,7 @@ use std::sync::{Arc, Mutex};
 
 use seccompiler::BpfProgram;
 
-use super::holder::{HoldArgs, Holder};
+use super::holder::{Held, HoldArgs, Holder, Starting};
 use super::landlock::Rules;
 use super::launch::{find_on_path, Launch, DEFAULT_PATH};
 use super::procmask::ProcMasks;
@@ -123,8 +123,9 @@ pub struct Sandbox {
     /// Constant stand-ins for `/proc`'s host-wide files (`procmask.rs`).
     masks: ProcMasks,
     /// Every page a bot can read, held in memory for the run (`resident.rs`)
-    /// by a process of its own (`holder.rs`).
-    _resident: Holder,
+    /// by a process of its own (`holder.rs`); `None` only while
+    /// [`Sandbox::prepare`] probes the host.
+    _resident: Option<Holder>,
     /// The bot uids handed out, and the uid of each scratch directory.
     uids: Mutex<(BTreeSet<u32>, BTreeMap<PathBuf, u32>)>,
     /// The size of each bot's `/scratch` tmpfs (`--scratch-mb`).
@@ -164,15 +165,17 @@ impl Sandbox {
             (Some(dirs), true) => dirs.clone(),
             _ => system_paths().into_iter().chain(link_dirs()).collect(),
         };
-        let resident = hold_view(&outputs, system, &shown_dirs, &referee, root).map_err(|e| {
-            SandboxError::Layer(anyhow::anyhow!("failed to start the sandbox: {e}"))
-        })?;
-        let sandbox = Sandbox {
+        let began = std::time::Instant::now();
+        // The view is held while the rest is prepared and the host probed
+        // (no bot runs in the probe); the sandbox is ready once it is held.
+        let holding = hold_view(&outputs, system, &shown_dirs, &referee, root)
+            .map_err(SandboxError::hold_failed)?;
+        let mut sandbox = Sandbox {
             bwrap,
             outputs,
             bot_dirs,
             root,
-            _resident: resident,
+            _resident: None,
             seccomp: super::seccomp::deny_list()?,
             referee,
             masks: ProcMasks::create()?,
@@ -190,6 +193,15 @@ impl Sandbox {
             })?;
         }
         sandbox.probe()?;
+        tracing::debug!("sandbox probed in {:?}", began.elapsed());
+        let holder = holding.wait().map_err(SandboxError::hold_failed)?;
+        warn_left_out(holder.held);
+        tracing::debug!(
+            "view held ({} MiB) in {:?}",
+            holder.held.bytes >> 20,
+            began.elapsed()
+        );
+        sandbox._resident = Some(holder);
         Ok(sandbox)
     }
 
@@ -376,6 +388,7 @@ impl Sandbox {
             masks: self.masks.pairs(),
             keep: beneath_tmp(&shown).iter().map(|p| bytes(p)).collect(),
             limits: [limits.memory_bytes, limits.cpu_seconds, limits.open_files],
+            nice: if hold && self.builds_ahead() { 19 } else { 0 },
         }
     }
 
@@ -556,30 +569,33 @@ impl Sandbox {
     }
 }
 
-/// Holds every page of what sandboxed bots can read (`resident.rs`, in a
-/// process of its own: `holder.rs`): the system view, the bots' own
-/// directories (their outputs hidden) and the referee's executable; warns if
-/// some of it is too large to hold.
+/// Starts holding every page of what sandboxed bots can read
+/// (`resident.rs`, in a process of its own: `holder.rs`): the system view,
+/// the bots' own directories (their outputs hidden) and the referee's
+/// executable.
 fn hold_view(
     outputs: &[PathBuf],
     system: Vec<PathBuf>,
     bot_dirs: &[PathBuf],
     referee: &Path,
     root: bool,
-) -> std::io::Result<Holder> {
+) -> std::io::Result<Starting> {
     let mut roots = system;
     roots.extend(bot_dirs.iter().map(|d| canonical(d)));
     roots.push(referee.to_path_buf());
     let hidden: Vec<PathBuf> = outputs.iter().map(|o| canonical(o)).collect();
-    let holder = Holder::start(
+    Holder::start(
         referee.to_path_buf(),
         HoldArgs {
             root: roots,
             hidden,
             others_only: root,
         },
-    )?;
-    let held = holder.held;
+    )
+}
+
+/// Warns if some of the view is too large to hold.
+fn warn_left_out(held: Held) {
     if held.left_out.0 > 0 {
         eprintln!(
             "referee: warning: the sandbox holds in memory only {} MiB of what bots can read; \
@@ -591,7 +607,6 @@ fn hold_view(
             held.left_out.1 >> 20
         );
     }
-    Ok(holder)
 }
 
 /// Of `shown`, what lies beneath `/tmp` (not inside another of them): the

@@ -44,9 +44,12 @@ pub async fn check(
             return Some(Vec::new());
         }
     };
+    let began = Instant::now();
     let spec = &cfg.table;
     let hello = handshake::hello(spec);
-    let mut started: Vec<(usize, Result<Player, String>)> = Vec::new();
+    // Every entrant's process is started at once (a sandboxed start waits on
+    // its sandbox), then each is sent hello in turn.
+    let mut starting = Vec::new();
     for (i, e) in cfg.entrants.iter().enumerate() {
         if matches!(
             e.bot,
@@ -55,7 +58,17 @@ pub async fn check(
             continue; // the referee's own code: nothing to start
         }
         let log = crate::layout::startcheck_log(logs.path(), i);
-        let mut p = spawn(spec, &e.bot, log);
+        let (spec, bot) = (spec.clone(), e.bot.clone());
+        starting.push((
+            i,
+            tokio::spawn(async move { spawn(&spec, &bot, log).await }),
+        ));
+    }
+    let mut started: Vec<(usize, Result<Player, String>)> = Vec::new();
+    for (i, task) in starting {
+        let mut p = task
+            .await
+            .unwrap_or_else(|e| Err(format!("the bot's start failed: {e}")));
         if let Ok(bot) = &mut p {
             if let Err(reason) = handshake::greet(bot, &hello, spec.time.write).await {
                 // Ended now, not left to run until the referee exits.
@@ -93,10 +106,11 @@ pub async fn check(
             });
         }
     }
+    tracing::debug!("entrants checked in {:?}", began.elapsed());
     Some(failures)
 }
 
-fn spawn(spec: &TableSpec, bot: &BotSpec, log: std::path::PathBuf) -> Result<Player, String> {
+async fn spawn(spec: &TableSpec, bot: &BotSpec, log: std::path::PathBuf) -> Result<Player, String> {
     let env = bot.env(&spec.isolation.env);
     let program = (bot.argv().ok())
         .and_then(|argv| argv.first().cloned())
@@ -105,7 +119,7 @@ fn spawn(spec: &TableSpec, bot: &BotSpec, log: std::path::PathBuf) -> Result<Pla
     let launch = bot
         .launch(&cwd, Isolation::path_in(&env))
         .map_err(|e| crate::session::launch_failure(&program, &e))?;
-    Player::spawn(&Spawn {
+    Player::spawn_async(&Spawn {
         launch,
         env,
         sandbox: spec.isolation.sandbox.clone(),
@@ -115,6 +129,7 @@ fn spawn(spec: &TableSpec, bot: &BotSpec, log: std::path::PathBuf) -> Result<Pla
         stderr_cap: spec.stderr_cap,
         hold: false,
     })
+    .await
     .map_err(|e| crate::session::spawn_failure(&program, &e))
 }
 

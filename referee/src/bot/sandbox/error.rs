@@ -87,3 +87,10 @@ pub enum Unreachable {
     #[error("{} is not {} by other users", .0.display(), .1)]
     Closed(PathBuf, &'static str),
 }
+
+impl SandboxError {
+    /// The process holding the view in memory could not be started or failed.
+    pub fn hold_failed(e: std::io::Error) -> SandboxError {
+        SandboxError::Layer(anyhow::anyhow!("failed to start the sandbox: {e}"))
+    }
+}
