@@ -1,5 +1,5 @@
 //! What a sandboxed built-in bot sees: the referee's own executable and the
-//! directories of the shared libraries it runs on, not the whole system view.
+//! shared libraries it runs on, not the whole system view.
 //!
 //! Why: a built-in bot (`builtin:NAME`) is the referee's executable run as
 //! `referee bot NAME`; it needs no interpreter, no `/etc`, no `/usr/bin`. Each
@@ -9,23 +9,29 @@
 //! issue 27, the quick wins"). Showing less also leaves such a bot less to
 //! look at.
 //!
-//! Which directories: those of the files the referee itself has mapped
-//! (`/proc/self/maps`: the C library, the loader, whatever else it links), and
-//! that of the loader as its executable names it (`PT_INTERP`, e.g.
-//! `/lib64/ld-linux-x86-64.so.2`, a link the kernel follows through the
-//! merged-usr links the sandbox keeps). Only directories of the system view
-//! are shown this way; if one lies elsewhere, or the executable cannot be
-//! read, [`directories`] gives `None` and the bot gets the system view.
+//! Which files: those the referee itself has mapped (`/proc/self/maps`: the
+//! C library, the loader, whatever else it links), and the loader as its
+//! executable names it (`PT_INTERP`, e.g. `/lib64/ld-linux-x86-64.so.2`, a
+//! link the kernel follows through the merged-usr links the sandbox keeps).
+//! Each is shown alone, not its directory: a directory of libraries is most
+//! of the system view's size (823 MiB here), all of which the sandbox would
+//! otherwise hold in memory for the run (`resident.rs`), and a bot could
+//! read. Only files of the system view are shown this way; if one lies
+//! elsewhere, or the executable cannot be read, [`files`] gives `None` and
+//! the bot gets the system view.
 
 use std::path::{Path, PathBuf};
 
 use super::view::{link_dirs, system_paths};
 
-/// The directories (canonical, sorted) a built-in bot of executable
-/// `referee` needs; `None`: show it the whole system view.
-pub fn directories(referee: &Path) -> Option<Vec<PathBuf>> {
+/// The files (sorted) a built-in bot of executable `referee` needs beside
+/// it: the libraries the referee has mapped, at their canonical paths, and
+/// the loader at the path its executable names (its directory canonical,
+/// e.g. `/usr/lib64/ld-linux-x86-64.so.2`, which the sandbox shows as the
+/// file that name leads to); `None`: show it the whole system view.
+pub fn files(referee: &Path) -> Option<Vec<PathBuf>> {
     let maps = std::fs::read_to_string("/proc/self/maps").ok()?;
-    let mut files: Vec<PathBuf> = maps
+    let mut mapped: Vec<PathBuf> = maps
         .lines()
         .filter_map(|l| l.split_whitespace().nth(5))
         .filter(|p| p.starts_with('/'))
@@ -33,19 +39,21 @@ pub fn directories(referee: &Path) -> Option<Vec<PathBuf>> {
         // Not a memfd's or a deleted file's name.
         .filter(|p| p != referee && p.is_file())
         .collect();
-    files.push(interpreter(&head(referee).ok()?)?);
+    mapped.push(interpreter(&head(referee).ok()?)?);
     let shown: Vec<PathBuf> = system_paths().into_iter().chain(link_dirs()).collect();
-    let mut dirs = Vec::new();
-    for file in files {
-        let dir = std::fs::canonicalize(file.parent()?).ok()?;
-        if !shown.iter().any(|s| dir.starts_with(s)) {
+    let mut files = Vec::new();
+    for file in mapped {
+        let path = std::fs::canonicalize(file.parent()?)
+            .ok()?
+            .join(file.file_name()?);
+        if !shown.iter().any(|s| path.starts_with(s)) || !path.is_file() {
             return None;
         }
-        dirs.push(dir);
+        files.push(path);
     }
-    dirs.sort();
-    dirs.dedup();
-    Some(dirs)
+    files.sort();
+    files.dedup();
+    Some(files)
 }
 
 /// The first [`HEAD`] bytes of `path`: enough for an executable's ELF header,
@@ -91,9 +99,9 @@ fn interpreter(elf: &[u8]) -> Option<PathBuf> {
 mod tests {
     use super::*;
 
-    /// This test binary, linked as the referee is, needs the loader's
-    /// directory and the C library's, all in the system view, and no more
-    /// than a few.
+    /// This test binary, linked as the referee is, needs the loader (at
+    /// the path it names) and the C library, all in the system view, each a
+    /// file, and no more than a few.
     #[test]
     fn a_built_in_bot_needs_the_loader_and_the_c_library_only() {
         let exe = std::fs::canonicalize(std::env::current_exe().unwrap()).unwrap();
@@ -103,13 +111,22 @@ mod tests {
             return;
         };
         assert!(interp.is_absolute(), "{interp:?}");
-        let dirs = directories(&exe).expect("the libraries lie in the system view");
-        let loader = std::fs::canonicalize(interp.parent().unwrap()).unwrap();
-        assert!(dirs.contains(&loader), "{dirs:?}");
-        assert!(dirs.len() <= 4, "{dirs:?}");
-        assert!(!dirs
+        let files = files(&exe).expect("the libraries lie in the system view");
+        let loader = std::fs::canonicalize(interp.parent().unwrap())
+            .unwrap()
+            .join(interp.file_name().unwrap());
+        assert!(files.contains(&loader), "{files:?}");
+        assert!(
+            files.iter().any(|f| f
+                .file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with("libc.so"))),
+            "{files:?}"
+        );
+        assert!(files.len() <= 8, "{files:?}");
+        assert!(files.iter().all(|f| f.is_file()), "{files:?}");
+        assert!(!files
             .iter()
-            .any(|d| d.starts_with("/etc") || d == Path::new("/usr/bin")));
+            .any(|f| f.starts_with("/etc") || f.starts_with("/usr/bin")));
     }
 
     #[test]

@@ -131,7 +131,7 @@ pub struct Sandbox {
     /// The size of each bot's `/scratch` tmpfs (`--scratch-mb`).
     scratch_bytes: u64,
     /// What a built-in bot (the referee's own executable) is shown of the
-    /// system: the directories of its libraries (`own_view.rs`); `None`:
+    /// system: its libraries, file by file (`own_view.rs`); `None`:
     /// the whole system view.
     own_libraries: Option<Vec<PathBuf>>,
     /// The sandboxes kept across games, idle (`slot.rs`).
@@ -152,7 +152,7 @@ impl Sandbox {
             .map_err(SandboxError::NoOwnExecutable)?;
         let root = nix::unistd::getuid().is_root();
         let bot_dirs: Vec<PathBuf> = launches.iter().map(|l| l.dir.clone()).collect();
-        let own_libraries = super::own_view::directories(&referee);
+        let own_libraries = super::own_view::files(&referee);
         // A built-in bot is shown only the referee's executable and its
         // libraries, not its directory: there is nothing of that to hold, and
         // of the system view only the libraries if every bot is built in.
