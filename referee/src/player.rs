@@ -244,6 +244,12 @@ impl Player {
         }
     }
 
+    /// Whether its frozen process was handed everything queued for it
+    /// ([`Player::deliver_now`]): it then finds it all there when thawed.
+    pub fn frozen_and_written(&self) -> bool {
+        matches!(&self.link, Link::Piped(p) if p.frozen && p.channel.written())
+    }
+
     /// Hands over what is queued as far as the channel takes it now, never
     /// waiting; `false` if the channel is closed (found out for good by the
     /// next [`Player::flush`]).

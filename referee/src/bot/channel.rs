@@ -66,6 +66,11 @@ impl Channel {
         self.pending.len() - before
     }
 
+    /// Whether everything queued has been written.
+    pub fn written(&self) -> bool {
+        self.pending.is_empty()
+    }
+
     /// Drops queued messages (for a bot nobody is listening to any more).
     pub fn discard_queue(&mut self) {
         self.pending.clear();

@@ -61,6 +61,14 @@ impl Table<'_> {
         let writing = std::time::Instant::now();
         self.stats.request += writing - building;
         let by = Instant::now() + allowed.map_or(time.write, |a| a + time.grace);
+        // Written while the bot is still frozen, as far as its pipe takes it
+        // now: thawed, it finds its request waiting, instead of waking to
+        // wait for it and waking again when it comes (`--freeze-waiting`).
+        // Its clock then starts before the thaw, so that none of its
+        // thinking comes before its clock.
+        self.player(seat).deliver_now();
+        let early = (self.player(seat).frozen_and_written())
+            .then(|| DecisionClock::start(&time, allowed, self.player(seat).cpu_clock()));
         self.player(seat).freeze(false);
         let flushed = self.flush(seat, by).await;
         self.asked_at = std::time::Instant::now();
@@ -73,7 +81,8 @@ impl Table<'_> {
             return Ok(None);
         }
         // The clock starts now that the request's last byte is written.
-        let clock = DecisionClock::start(&time, allowed, self.player(seat).cpu_clock())
+        let clock = early
+            .unwrap_or_else(|| DecisionClock::start(&time, allowed, self.player(seat).cpu_clock()))
             .with_credit(self.player(seat).latency_credit());
         let mut pending = Pending {
             seat,
