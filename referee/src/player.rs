@@ -133,7 +133,7 @@ impl Player {
     }
 
     /// Its hello arrived `at`: logs (debug) how long after it was asked to
-    /// start (`scripts/bot_start.py` reads these lines).
+    /// start (`scripts/hello_times.py` reads these lines).
     pub fn said_hello(&self, at: Instant) {
         if let (Some(asked), Link::Piped(p)) = (self.asked, &self.link) {
             let pid = p.process.as_ref().map_or(0, BotProcess::pid);

@@ -381,19 +381,17 @@ async fn place(
             _ => {
                 let (cfg, spec) = (cfg.clone(), slot.spec.clone());
                 let task = tokio::spawn(async move { spawn(&cfg, i, &spec, log, hold).await });
-                starting.push((i, Err(task)));
+                starting.push((i, Placing::Starting(task)));
                 continue;
             }
         };
-        starting.push((i, Ok(placed)));
+        starting.push((i, Placing::Placed(placed)));
     }
     let mut spawned = Vec::new();
-    for (i, placed) in starting {
-        let placed = match placed {
-            Ok(placed) => placed,
-            Err(task) => task
-                .await
-                .unwrap_or_else(|e| Err(format!("the bot's start failed: {e}"))),
+    for (i, placing) in starting {
+        let placed = match placing {
+            Placing::Placed(placed) => placed,
+            Placing::Starting(task) => started(task).await,
         };
         let slot = &mut slots[i];
         slot.player = match placed {
@@ -405,6 +403,19 @@ async fn place(
         }
     }
     Ok(spawned)
+}
+
+/// A slot's player as [`place`] gets it: at once, or from a start under way.
+enum Placing {
+    Placed(Result<Player, String>),
+    Starting(tokio::task::JoinHandle<Result<Player, String>>),
+}
+
+/// The player a start under way (`tokio::spawn`ed) comes to, or why not.
+pub(crate) async fn started(
+    task: tokio::task::JoinHandle<Result<Player, String>>,
+) -> Result<Player, String> {
+    (task.await).unwrap_or_else(|e| Err(format!("the bot's start failed: {e}")))
 }
 
 /// The strategy of a bot the referee plays itself (`inproc:*`, a person at

@@ -66,9 +66,7 @@ pub async fn check(
     }
     let mut started: Vec<(usize, Result<Player, String>)> = Vec::new();
     for (i, task) in starting {
-        let mut p = task
-            .await
-            .unwrap_or_else(|e| Err(format!("the bot's start failed: {e}")));
+        let mut p = crate::session::started(task).await;
         if let Ok(bot) = &mut p {
             if let Err(reason) = handshake::greet(bot, &hello, spec.time.write).await {
                 // Ended now, not left to run until the referee exits.
