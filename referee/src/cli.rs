@@ -507,6 +507,7 @@ impl PlayArgs {
             hidden.push(&stderr_dir);
             hidden.extend(scratch.as_deref());
             let sandbox = sandbox_for(bots, &hidden, &env, self.table.isolation.scratch_bytes()?)?;
+            sandbox.held()?;
             Some(std::sync::Arc::new(sandbox))
         } else {
             None

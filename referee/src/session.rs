@@ -275,6 +275,22 @@ async fn start(
     greet(cfg, slots, which, &spawned, false).await
 }
 
+/// Waits, if `spec` is sandboxed, until the sandbox's view is held
+/// (`Sandbox::held`): before the word that runs a held bot, and before a
+/// tournament's first game (its start check does not wait). Fails if the
+/// view cannot be held.
+pub async fn view_held(spec: &TableSpec) -> anyhow::Result<()> {
+    let Some(sandbox) = spec.isolation.sandbox.clone() else {
+        return Ok(());
+    };
+    if !sandbox.is_held() {
+        tokio::task::spawn_blocking(move || sandbox.held())
+            .await
+            .context("the wait for the sandbox's view failed")??;
+    }
+    Ok(())
+}
+
 /// Sends `hello` to the processes of `spawned` (after the word to run their
 /// bot, if `held`) and waits for their answers against one deadline. A bot
 /// that fails is marked gone (the fallback plays for it); the failed slots
@@ -287,6 +303,9 @@ async fn greet(
     held: bool,
 ) -> anyhow::Result<Vec<usize>> {
     let hello = handshake::hello(cfg);
+    if held {
+        view_held(cfg).await?;
+    }
     let mut greeted = Vec::new();
     for &i in spawned {
         let player = &mut slots[i].player;
@@ -472,6 +491,7 @@ async fn spawn(
         stderr_log: Some(log),
         stderr_cap: cfg.stderr_cap,
         hold,
+        before_any_game: false,
     })
     .await
     .map_err(|e| spawn_failure(&program, &e))

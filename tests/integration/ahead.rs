@@ -97,3 +97,116 @@ fn a_sandboxed_bot_of_the_next_game_runs_only_once_its_game_begins() {
         }
     }
 }
+
+/// Nanoseconds since the epoch of a log line's timestamp, as the referee's
+/// log writes it (`2026-12-03T13:15:02.984121Z`, UTC).
+fn logged_at(line: &str) -> u128 {
+    let stamp = line.split_whitespace().next().unwrap_or_default();
+    let parse = |range: std::ops::Range<usize>| -> i64 {
+        stamp
+            .get(range)
+            .and_then(|s| s.parse().ok())
+            .unwrap_or_else(|| panic!("not a timestamp: {line:?}"))
+    };
+    let (y, m, d) = (parse(0..4), parse(5..7), parse(8..10));
+    let (hh, mm, ss) = (parse(11..13), parse(14..16), parse(17..19));
+    let fraction = stamp[20..].trim_end_matches('Z');
+    let nanos: u128 = format!("{fraction:0<9}")[..9].parse().unwrap();
+    // Days since 1970-01-01 of a proleptic Gregorian date (the civil-days
+    // algorithm: years counted from March, so that leap days come last).
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let doy = (153 * (m + if m > 2 { -3 } else { 9 }) + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    let secs = days * 86_400 + hh * 3_600 + mm * 60 + ss;
+    secs as u128 * 1_000_000_000 + nanos
+}
+
+#[test]
+fn the_log_timestamps_are_read_as_the_clock_reads_them() {
+    assert_eq!(logged_at("1970-01-01T00:00:00.000001Z DEBUG x"), 1_000);
+    // `date -u -d 2026-12-03T13:15:02.984121Z +%s%N`
+    assert_eq!(
+        logged_at("2026-12-03T13:15:02.984121Z DEBUG x"),
+        1_796_303_702_984_121_000
+    );
+    assert_eq!(
+        logged_at("2024-02-29T23:59:59.5Z"),
+        1_709_251_199_500_000_000
+    );
+}
+
+/// A tournament's start check runs its bots while the sandbox's view is
+/// still being held (they are sent hello and ended before any card is
+/// dealt), but no bot of a game may run before the view is held: the page
+/// cache would otherwise be a store between the games of a duplicate set
+/// (`referee/src/bot/resident.rs`). Each game process notes the host's clock
+/// as its first act; every note must come after the referee logged the view
+/// held.
+#[test]
+fn no_sandboxed_game_bot_runs_before_the_view_is_held() {
+    let dir = tempfile::tempdir().unwrap();
+    let bot_dir = dir.path().join("bot");
+    std::fs::create_dir(&bot_dir).unwrap();
+    let script = bot_dir.join("clock.sh");
+    std::fs::write(
+        &script,
+        format!(
+            "date +%s%N >&2\nexec {} bot random\n",
+            env!("CARGO_BIN_EXE_referee")
+        ),
+    )
+    .unwrap();
+    for p in [dir.path(), &bot_dir, &script] {
+        std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let out = dir.path().join("out");
+    let output = referee()
+        .env("RUST_LOG", "referee::bot::sandbox=debug")
+        .arg("tournament")
+        .arg("--entrant")
+        .arg(format!("clock=sh {}", script.display()))
+        .args([
+            "--entrant",
+            "h=inproc:heuristic",
+            "--entrant",
+            "r=inproc:random",
+        ])
+        .args(["--sets", "1", "--seed", "5", "--quiet", "--sandbox"])
+        .args([
+            "--jobs",
+            "2",
+            "--startup-ms",
+            "20000",
+            "--decision-ms",
+            "10000",
+        ])
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    let log = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{log}");
+    let held: Vec<&str> = log.lines().filter(|l| l.contains("view held")).collect();
+    assert_eq!(held.len(), 1, "one view, held once: {log}");
+    let held = logged_at(held[0]);
+    let mut notes = 0;
+    for game in std::fs::read_dir(out.join("stderr")).unwrap().flatten() {
+        for entry in std::fs::read_dir(game.path()).unwrap().flatten() {
+            let text = std::fs::read_to_string(entry.path()).unwrap();
+            let first = text.lines().next().unwrap_or_default().trim();
+            let start: u128 = (first.parse())
+                .unwrap_or_else(|e| panic!("{}: {first:?}: {e}", entry.path().display()));
+            assert!(
+                start > held,
+                "{} ran at {start} ns, before the view was held at {held} ns",
+                entry.path().display()
+            );
+            notes += 1;
+        }
+    }
+    // Six games of two seats each for the entrant.
+    assert_eq!(notes, 12, "{log}");
+}

@@ -48,6 +48,12 @@ pub struct Spawn {
     /// Sandboxed: build the sandbox but run the bot only once a newline is
     /// written to its stdin (`landlock.rs`, `--hold`). Unsandboxed: ignored.
     pub hold: bool,
+    /// A tournament's start check: the bot is sent hello and ended before
+    /// any game is dealt, so it may run while the sandbox's view is still
+    /// being held. Every other sandboxed bot runs only once it is
+    /// (`Sandbox::held`): its start waits for it, or, if `hold`, the word
+    /// that runs it does (`session.rs`, `greet`).
+    pub before_any_game: bool,
 }
 
 pub struct BotProcess {
@@ -94,6 +100,9 @@ impl Proc {
 impl BotProcess {
     /// Starts the process; the channel talks to its stdin and stdout.
     pub fn spawn(spec: &Spawn) -> std::io::Result<(BotProcess, Channel)> {
+        if let Some(sandbox) = spec.sandbox.as_ref().filter(|_| runs_at_once(spec)) {
+            sandbox.held().map_err(std::io::Error::other)?;
+        }
         if let Some(sandbox) = spec.sandbox.as_ref().filter(|s| s.keeps(&spec.launch)) {
             if let Some(kept) = start_kept(sandbox, spec) {
                 return kept.finish(spec, sandbox.clone());
@@ -110,6 +119,12 @@ impl BotProcess {
     /// period), so that a table builds its next game's sandboxes while it
     /// plays (`session.rs`, `Prepared`).
     pub async fn spawn_async(spec: &Spawn) -> std::io::Result<(BotProcess, Channel)> {
+        let waits = (spec.sandbox.as_ref()).filter(|s| runs_at_once(spec) && !s.is_held());
+        if let Some(sandbox) = waits.cloned() {
+            (tokio::task::spawn_blocking(move || sandbox.held()).await)
+                .map_err(std::io::Error::other)?
+                .map_err(std::io::Error::other)?;
+        }
         if let Some(sandbox) = spec.sandbox.as_ref().filter(|s| s.keeps(&spec.launch)) {
             let (sb, sp) = (sandbox.clone(), spec.clone());
             let kept = tokio::task::spawn_blocking(move || start_kept(&sb, &sp))
@@ -525,6 +540,12 @@ fn own_cgroup(spec: &Spawn, helpers: u64) -> std::io::Result<Option<Cgroup>> {
     }
 }
 
+/// Whether `spec`'s bot runs as soon as it is started and must therefore
+/// wait for the sandbox's view to be held (see [`Spawn::before_any_game`]).
+fn runs_at_once(spec: &Spawn) -> bool {
+    !spec.before_any_game && !spec.hold
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -547,6 +568,7 @@ mod tests {
             stderr_log: None,
             stderr_cap: 0,
             hold: false,
+            before_any_game: false,
         }
     }
 

@@ -123,9 +123,9 @@ pub struct Sandbox {
     /// Constant stand-ins for `/proc`'s host-wide files (`procmask.rs`).
     masks: ProcMasks,
     /// Every page a bot can read, held in memory for the run (`resident.rs`)
-    /// by a process of its own (`holder.rs`); `None` only while
-    /// [`Sandbox::prepare`] probes the host.
-    _resident: Option<Holder>,
+    /// by a process of its own (`holder.rs`): being held from
+    /// [`Sandbox::prepare`] on, held once [`Sandbox::held`] says so.
+    resident: Mutex<Hold>,
     /// The bot uids handed out, and the uid of each scratch directory.
     uids: Mutex<(BTreeSet<u32>, BTreeMap<PathBuf, u32>)>,
     /// The size of each bot's `/scratch` tmpfs (`--scratch-mb`).
@@ -170,12 +170,12 @@ impl Sandbox {
         // (no bot runs in the probe); the sandbox is ready once it is held.
         let holding = hold_view(&outputs, system, &shown_dirs, &referee, root)
             .map_err(SandboxError::hold_failed)?;
-        let mut sandbox = Sandbox {
+        let sandbox = Sandbox {
             bwrap,
             outputs,
             bot_dirs,
             root,
-            _resident: None,
+            resident: Mutex::new(Hold::Starting(holding, began)),
             seccomp: super::seccomp::deny_list()?,
             referee,
             masks: ProcMasks::create()?,
@@ -194,15 +194,53 @@ impl Sandbox {
         }
         sandbox.probe()?;
         tracing::debug!("sandbox probed in {:?}", began.elapsed());
-        let holder = holding.wait().map_err(SandboxError::hold_failed)?;
-        warn_left_out(holder.held);
-        tracing::debug!(
-            "view held ({} MiB) in {:?}",
-            holder.held.bytes >> 20,
-            began.elapsed()
-        );
-        sandbox._resident = Some(holder);
         Ok(sandbox)
+    }
+
+    /// Waits until the view is held (at once if it is): no bot that may be
+    /// told anything of a game runs before, so that the page cache is no
+    /// store between games (`resident.rs`). Only a tournament's start check,
+    /// whose bots are sent hello and ended before any game is dealt, starts
+    /// bots while it is being held (`Spawn::before_any_game`).
+    pub fn held(&self) -> Result<(), SandboxError> {
+        let mut hold = self.resident.lock().unwrap_or_else(|p| p.into_inner());
+        if matches!(*hold, Hold::Starting(..)) {
+            let Hold::Starting(starting, began) =
+                std::mem::replace(&mut *hold, Hold::Failed(String::new()))
+            else {
+                unreachable!("matched just above")
+            };
+            *hold = match starting.wait() {
+                Ok(holder) => {
+                    warn_left_out(holder.held);
+                    tracing::debug!(
+                        "view held ({} MiB) in {:?}",
+                        holder.held.bytes >> 20,
+                        began.elapsed()
+                    );
+                    Hold::Held { _holder: holder }
+                }
+                Err(e) => Hold::Failed(e.to_string()),
+            };
+        }
+        match &*hold {
+            Hold::Failed(why) => Err(SandboxError::hold_failed(std::io::Error::other(
+                why.clone(),
+            ))),
+            _ => Ok(()),
+        }
+    }
+
+    /// Whether [`Sandbox::held`] has returned `Ok` (the view is held).
+    /// Never blocks: `false` while another thread waits in `held`.
+    pub fn is_held(&self) -> bool {
+        match self.resident.try_lock() {
+            Ok(hold) => matches!(*hold, Hold::Held { .. }),
+            Err(std::sync::TryLockError::Poisoned(p)) => {
+                matches!(*p.into_inner(), Hold::Held { .. })
+            }
+            Err(std::sync::TryLockError::WouldBlock) => false,
+        }
     }
 
     /// Each bot's `/scratch` a tmpfs of `bytes` (`--scratch-mb`; else
@@ -567,6 +605,17 @@ impl Sandbox {
             SandboxError::NoNamespaces(refusal)
         })
     }
+}
+
+/// Where the holding of the view is (`Sandbox::held`).
+#[derive(Debug)]
+enum Hold {
+    /// Being held, since the instant given.
+    Starting(Starting, std::time::Instant),
+    /// Held for the run: dropped with the sandbox.
+    Held { _holder: Holder },
+    /// The holder failed, as said.
+    Failed(String),
 }
 
 /// Starts holding every page of what sandboxed bots can read

@@ -105,6 +105,7 @@ impl Conversation {
             stderr_log: None,
             stderr_cap: 0,
             hold: false,
+            before_any_game: false,
         };
         let program = self.argv[0].clone();
         let mut bot = Player::spawn(&spawn).map_err(|e| {

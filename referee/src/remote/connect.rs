@@ -209,6 +209,7 @@ fn start_bot(bot: &BotSpec, max_line: usize, log: Option<PathBuf>) -> Result<Pla
         stderr_log: log,
         stderr_cap: 1 << 20,
         hold: false,
+        before_any_game: false,
     })
     .map_err(|e| crate::session::spawn_failure(&bot.display(), &e))
 }

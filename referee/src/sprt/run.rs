@@ -105,6 +105,7 @@ pub async fn run(cfg: &SprtConfig, cancel: &CancellationToken) -> anyhow::Result
             f.reason
         );
     }
+    crate::session::view_held(&t.table).await?;
     if t.overwrite {
         remove_own_files(dir)?;
     }

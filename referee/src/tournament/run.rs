@@ -129,6 +129,7 @@ async fn open(
         return Ok(None);
     };
     refuse_unstarted(cfg, &failed, reporter)?;
+    crate::session::view_held(&cfg.table).await?;
     prepare(dir, manifest, cfg.resume, cfg.overwrite)?;
     crate::outdir::check_free_space(dir)?;
     let (mut journal, loaded) = Journal::open(dir)?;

@@ -126,6 +126,9 @@ async fn spawn(spec: &TableSpec, bot: &BotSpec, log: std::path::PathBuf) -> Resu
         stderr_log: Some(log),
         stderr_cap: spec.stderr_cap,
         hold: false,
+        // Sent hello and ended before any game is dealt: it may run while
+        // the view is still being held (`Sandbox::held`).
+        before_any_game: true,
     })
     .await
     .map_err(|e| crate::session::spawn_failure(&program, &e))
