@@ -258,7 +258,12 @@ impl BotProcess {
             // The init is dead, so its PID namespace is empty; the launcher
             // proves it before its next bot.
             if let Some(launcher) = launcher.take() {
-                sandbox.pool().give_back(launcher);
+                if let Some(retired) = sandbox.pool().give_back(launcher) {
+                    // Ending a sandbox waits for its bubblewrap: not here.
+                    let _ = std::thread::Builder::new()
+                        .name("sandbox-retire".into())
+                        .spawn(move || drop(retired));
+                }
             }
         }
         status

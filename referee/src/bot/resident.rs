@@ -10,11 +10,12 @@
 //! page already cached, and locked so that nothing evicts it, loading a page
 //! changes nothing and every read times alike: there is nothing to write.
 //!
-//! How: before any bot starts, the referee maps every regular file of the
-//! sandbox's view (the system directories it shows, the bots' own
-//! directories, its own executable) read-only and `mlock`s it, which reads in
-//! whatever was not cached and keeps it there until the referee exits (on up
-//! to four threads: a view of 11,000 files is read in faster so). A
+//! How: before any bot of a game runs (`Sandbox::held`), the referee maps
+//! every regular file of the sandbox's view (the system directories it
+//! shows, the bots' own directories, its own executable) read-only and
+//! `mlock`s it, which reads in whatever was not cached and keeps it there
+//! until the referee exits (on up to four threads: a view of 11,000 files is
+//! read in faster so). A
 //! referee that may not lock (not root: `RLIMIT_MEMLOCK`) reads the pages in
 //! (`MADV_POPULATE_READ`) and keeps them mapped: resident, but memory pressure
 //! can still evict them. The view is kept small for this (`sandbox.rs`,

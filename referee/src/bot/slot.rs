@@ -246,23 +246,100 @@ fn credentials(report: &OwnedFd) -> anyhow::Result<u32> {
     }
 }
 
+/// At most this many sandboxes are kept idle in a run; past it, the one idle
+/// longest is ended. Without a bound a run of many entrants kept up to
+/// 2 × jobs sandboxes of each entrant to its end (two processes, their
+/// namespaces and their memory each) long after its last game; 48 idle
+/// sandboxes cover what four tables at once play and build ahead (six
+/// each), and a sandbox ended too early only costs its rebuilding.
+pub const MAX_IDLE: usize = 48;
+
 /// The idle launchers of a run, by key.
-#[derive(Debug, Default)]
-pub struct Pool {
-    idle: Mutex<HashMap<Key, Vec<Launcher>>>,
+pub type Pool = Idle<Launcher>;
+
+/// What an idle [`Pool`] keeps: anything with a key (a launcher; a stand-in
+/// in tests).
+pub trait Keyed {
+    fn key(&self) -> &Key;
 }
 
-impl Pool {
-    /// An idle launcher for `key`, if there is one.
-    pub fn take(&self, key: &Key) -> Option<Launcher> {
-        let mut idle = self.idle.lock().unwrap_or_else(|e| e.into_inner());
-        idle.get_mut(key).and_then(Vec::pop)
+impl Keyed for Launcher {
+    fn key(&self) -> &Key {
+        &self.key
+    }
+}
+
+/// Idle `L`s by key, at most [`MAX_IDLE`] of them: see [`Pool`].
+#[derive(Debug)]
+pub struct Idle<L> {
+    inner: Mutex<IdleInner<L>>,
+}
+
+#[derive(Debug)]
+struct IdleInner<L> {
+    /// Each key's idle ones, in the order they were given back, each with
+    /// its turn (`next` when it was given back).
+    by_key: HashMap<Key, Vec<(u64, L)>>,
+    next: u64,
+    count: usize,
+}
+
+impl<L> Default for Idle<L> {
+    fn default() -> Self {
+        Idle {
+            inner: Mutex::new(IdleInner {
+                by_key: HashMap::new(),
+                next: 0,
+                count: 0,
+            }),
+        }
+    }
+}
+
+impl<L: Keyed> Idle<L> {
+    /// An idle one for `key` (the last given back), if there is one.
+    pub fn take(&self, key: &Key) -> Option<L> {
+        let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        let (_, taken) = inner.by_key.get_mut(key)?.pop()?;
+        inner.count -= 1;
+        Some(taken)
     }
 
-    /// `launcher` is idle again: its bot's tree is dead.
-    pub fn give_back(&self, launcher: Launcher) {
-        let mut idle = self.idle.lock().unwrap_or_else(|e| e.into_inner());
-        idle.entry(launcher.key.clone()).or_default().push(launcher);
+    /// `idle` is idle again (a launcher: its bot's tree is dead). If that
+    /// makes more than [`MAX_IDLE`], the one idle longest is taken out and
+    /// returned, for the caller to end.
+    #[must_use = "the sandbox returned is to be ended"]
+    pub fn give_back(&self, idle: L) -> Option<L> {
+        let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        let turn = inner.next;
+        inner.next += 1;
+        inner.count += 1;
+        inner
+            .by_key
+            .entry(idle.key().clone())
+            .or_default()
+            .push((turn, idle));
+        match inner.count > MAX_IDLE {
+            true => inner.retire_oldest(),
+            false => None,
+        }
+    }
+}
+
+impl<L> IdleInner<L> {
+    /// Takes out the one given back longest ago.
+    fn retire_oldest(&mut self) -> Option<L> {
+        let key = (self.by_key.iter())
+            .filter_map(|(key, idle)| idle.first().map(|(turn, _)| (*turn, key)))
+            .min_by_key(|(turn, _)| *turn)
+            .map(|(_, key)| key.clone())?;
+        let idle = self.by_key.get_mut(&key)?;
+        let (_, oldest) = idle.remove(0);
+        if idle.is_empty() {
+            self.by_key.remove(&key);
+        }
+        self.count -= 1;
+        Some(oldest)
     }
 }
 
@@ -279,4 +356,71 @@ impl Key {
 /// Paths as the bytes a request carries.
 pub fn bytes(p: &std::path::Path) -> Vec<u8> {
     p.as_os_str().as_bytes().to_vec()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+
+    /// A stand-in for a launcher that counts how many were ended (dropped).
+    struct Sandbox {
+        key: Key,
+        ended: Arc<AtomicUsize>,
+    }
+
+    impl Keyed for Sandbox {
+        fn key(&self) -> &Key {
+            &self.key
+        }
+    }
+
+    impl Drop for Sandbox {
+        fn drop(&mut self) {
+            self.ended.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+
+    fn key(n: usize) -> Key {
+        Key {
+            dir: PathBuf::from(format!("/bots/{n}")),
+            program: PathBuf::from("/usr/bin/python3"),
+            scratch: false,
+        }
+    }
+
+    /// Past [`MAX_IDLE`], each sandbox given back ends the one idle longest;
+    /// the others stay to be taken, the last given back first.
+    #[test]
+    fn at_most_max_idle_sandboxes_are_kept_and_the_longest_idle_goes_first() {
+        let pool = Idle::default();
+        let ended = Arc::new(AtomicUsize::new(0));
+        let extra = 7;
+        // Two of each key, given back in turn: 0, 0, 1, 1, 2, 2, ...
+        for n in 0..(MAX_IDLE + extra) {
+            let retired = pool.give_back(Sandbox {
+                key: key(n / 2),
+                ended: ended.clone(),
+            });
+            assert_eq!(retired.is_some(), n >= MAX_IDLE);
+            drop(retired);
+            assert_eq!(ended.load(Ordering::SeqCst), n.saturating_sub(MAX_IDLE - 1));
+        }
+        assert_eq!(ended.load(Ordering::SeqCst), extra);
+        // The first seven given back (keys 0 to 2 and one of key 3) are gone.
+        for k in 0..3 {
+            assert!(pool.take(&key(k)).is_none(), "key {k} was idle longest");
+        }
+        assert!(pool.take(&key(3)).is_some());
+        assert!(pool.take(&key(3)).is_none());
+        let last = (MAX_IDLE + extra - 1) / 2;
+        assert!(pool.take(&key(last)).is_some());
+        // The two taken were ended here, as they were dropped; nothing else was.
+        assert_eq!(ended.load(Ordering::SeqCst), extra + 2);
+        let left = pool.inner.lock().unwrap().count;
+        assert_eq!(left, MAX_IDLE - 2);
+        drop(pool);
+        assert_eq!(ended.load(Ordering::SeqCst), MAX_IDLE + extra);
+    }
 }
