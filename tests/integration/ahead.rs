@@ -1,7 +1,9 @@
 //! A sandboxed table builds each game's six sandboxes while the game before it
 //! is played (`referee/src/session.rs`, `Prepared`), but runs no bot before
 //! its game begins: the wrapper in each sandbox waits for the referee's word
-//! before it execs the bot (`referee landlock --hold`).
+//! before it execs the bot (`referee landlock --hold`). Nor does any bot of
+//! a game run before the sandbox's view is held in memory (`Sandbox::held`),
+//! though the start check's bots may.
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
@@ -16,17 +18,12 @@ fn written_at(path: &Path) -> u128 {
     time.duration_since(UNIX_EPOCH).unwrap().as_nanos()
 }
 
-/// Each bot process notes the host's clock as its first act (a process that
-/// ran early would note a time before the game it waited for); every
-/// process of game N+1 must have noted a time after game N's transcript was
-/// complete: that game had ended, and its bots had been told `bye`, before
-/// the next game's bots ran. (A file's time is the kernel's coarse clock,
-/// never ahead of the clock `date` reads, so an honest order is never seen
-/// reversed.)
-#[test]
-fn a_sandboxed_bot_of_the_next_game_runs_only_once_its_game_begins() {
-    let dir = tempfile::tempdir().unwrap();
-    let bot_dir = dir.path().join("bot");
+/// A bot in a directory of its own beneath `dir` (all readable by the
+/// sandbox's bot users) that writes the host's clock, in nanoseconds since the
+/// epoch, to its stderr as its first act, then plays as `referee bot
+/// random`. Returns the script.
+fn clock_bot(dir: &Path) -> std::path::PathBuf {
+    let bot_dir = dir.join("bot");
     std::fs::create_dir(&bot_dir).unwrap();
     let script = bot_dir.join("clock.sh");
     std::fs::write(
@@ -37,12 +34,19 @@ fn a_sandboxed_bot_of_the_next_game_runs_only_once_its_game_begins() {
         ),
     )
     .unwrap();
-    for p in [dir.path(), &bot_dir, &script] {
+    for p in [dir, &bot_dir, &script] {
         std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o755)).unwrap();
     }
-    let out = dir.path().join("out");
-    let output = referee()
-        .arg("tournament")
+    script
+}
+
+/// A sandboxed tournament into `out`, on `jobs` tables, of the clock bot
+/// (`clock_bot`, made beneath `dir`) against the two in-process bots: one
+/// duplicate set, so the clock bot plays six games in two seats each.
+fn clock_tournament(dir: &Path, out: &Path, jobs: u32) -> std::process::Command {
+    let script = clock_bot(dir);
+    let mut cmd = referee();
+    cmd.arg("tournament")
         .arg("--entrant")
         .arg(format!("clock=sh {}", script.display()))
         .args([
@@ -51,21 +55,27 @@ fn a_sandboxed_bot_of_the_next_game_runs_only_once_its_game_begins() {
             "--entrant",
             "r=inproc:random",
         ])
-        .args([
-            "--sets",
-            "1",
-            "--seed",
-            "5",
-            "--quiet",
-            "--sandbox",
-            "--jobs",
-            "1",
-        ])
+        .args(["--sets", "1", "--seed", "5", "--quiet", "--sandbox"])
         .args(["--startup-ms", "20000", "--decision-ms", "10000"])
+        .arg("--jobs")
+        .arg(jobs.to_string())
         .arg("--out")
-        .arg(&out)
-        .output()
-        .unwrap();
+        .arg(out);
+    cmd
+}
+
+/// Each bot process notes the host's clock as its first act (a process that
+/// ran early would note a time before the game it waited for); every
+/// process of game N+1 must have noted a time after game N's transcript was
+/// complete: that game had ended, and its bots had been told `bye`, before
+/// the next game's bots ran. (A file's time is the kernel's coarse clock,
+/// never ahead of the clock `date` reads, so an honest order is never seen
+/// reversed.)
+#[test]
+fn a_sandboxed_bot_of_the_next_game_runs_only_once_its_game_begins() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let output = clock_tournament(dir.path(), &out, 1).output().unwrap();
     assert!(
         output.status.success(),
         "{}",
@@ -148,43 +158,9 @@ fn the_log_timestamps_are_read_as_the_clock_reads_them() {
 #[test]
 fn no_sandboxed_game_bot_runs_before_the_view_is_held() {
     let dir = tempfile::tempdir().unwrap();
-    let bot_dir = dir.path().join("bot");
-    std::fs::create_dir(&bot_dir).unwrap();
-    let script = bot_dir.join("clock.sh");
-    std::fs::write(
-        &script,
-        format!(
-            "date +%s%N >&2\nexec {} bot random\n",
-            env!("CARGO_BIN_EXE_referee")
-        ),
-    )
-    .unwrap();
-    for p in [dir.path(), &bot_dir, &script] {
-        std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o755)).unwrap();
-    }
     let out = dir.path().join("out");
-    let output = referee()
+    let output = clock_tournament(dir.path(), &out, 2)
         .env("RUST_LOG", "referee::bot::sandbox=debug")
-        .arg("tournament")
-        .arg("--entrant")
-        .arg(format!("clock=sh {}", script.display()))
-        .args([
-            "--entrant",
-            "h=inproc:heuristic",
-            "--entrant",
-            "r=inproc:random",
-        ])
-        .args(["--sets", "1", "--seed", "5", "--quiet", "--sandbox"])
-        .args([
-            "--jobs",
-            "2",
-            "--startup-ms",
-            "20000",
-            "--decision-ms",
-            "10000",
-        ])
-        .arg("--out")
-        .arg(&out)
         .output()
         .unwrap();
     let log = String::from_utf8_lossy(&output.stderr);

@@ -78,6 +78,21 @@ impl Conversation {
         self.bot.is_some()
     }
 
+    /// The `hello` the bot is sent: this check's limits, the wall clock.
+    fn hello(&self) -> ToBot {
+        ToBot::Hello {
+            protocol: PROTOCOL.to_owned(),
+            referee: REFEREE.to_owned(),
+            limits: Limits {
+                startup_ms: Some(self.limits.startup.as_millis() as u64),
+                decision_ms: Some(self.limits.decision.as_millis() as u64),
+                time_bank_ms: 0,
+                clock: Clock::Wall,
+                max_line_bytes: self.limits.max_line,
+            },
+        }
+    }
+
     /// Starts the bot and runs the handshake; on success says how it went.
     pub async fn start(&mut self) -> Result<String, Failure> {
         self.stop().await;
@@ -115,18 +130,7 @@ impl Conversation {
                 "a command that starts (check the path and the execute bit)",
             )
         })?;
-        let hello = ToBot::Hello {
-            protocol: PROTOCOL.to_owned(),
-            referee: REFEREE.to_owned(),
-            limits: Limits {
-                startup_ms: Some(self.limits.startup.as_millis() as u64),
-                decision_ms: Some(self.limits.decision.as_millis() as u64),
-                time_bank_ms: 0,
-                clock: Clock::Wall,
-                max_line_bytes: self.limits.max_line,
-            },
-        };
-        bot.queue_line(&serde_json::to_vec(&hello).expect("messages serialize"));
+        bot.queue_line(&serde_json::to_vec(&self.hello()).expect("messages serialize"));
         let sent = Instant::now();
         self.bot = Some(bot);
         self.flush().await?;
