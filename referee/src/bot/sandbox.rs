@@ -213,8 +213,10 @@ impl Sandbox {
             *hold = match starting.wait() {
                 Ok(holder) => {
                     warn_left_out(holder.held);
+                    // The holder's report is read only now: this is when
+                    // the view was seen held, not how long holding it took.
                     tracing::debug!(
-                        "view held ({} MiB) in {:?}",
+                        "view held ({} MiB), seen {:?} after the sandbox was begun",
                         holder.held.bytes >> 20,
                         began.elapsed()
                     );
