@@ -280,15 +280,10 @@ async fn start(
 /// tournament's first game (its start check does not wait). Fails if the
 /// view cannot be held.
 pub async fn view_held(spec: &TableSpec) -> anyhow::Result<()> {
-    let Some(sandbox) = spec.isolation.sandbox.clone() else {
-        return Ok(());
-    };
-    if !sandbox.is_held() {
-        tokio::task::spawn_blocking(move || sandbox.held())
-            .await
-            .context("the wait for the sandbox's view failed")??;
+    match &spec.isolation.sandbox {
+        Some(sandbox) => Ok(crate::bot::Sandbox::held_async(sandbox).await?),
+        None => Ok(()),
     }
-    Ok(())
 }
 
 /// Sends `hello` to the processes of `spawned` (after the word to run their

@@ -119,10 +119,9 @@ impl BotProcess {
     /// period), so that a table builds its next game's sandboxes while it
     /// plays (`session.rs`, `Prepared`).
     pub async fn spawn_async(spec: &Spawn) -> std::io::Result<(BotProcess, Channel)> {
-        let waits = (spec.sandbox.as_ref()).filter(|s| runs_at_once(spec) && !s.is_held());
-        if let Some(sandbox) = waits.cloned() {
-            (tokio::task::spawn_blocking(move || sandbox.held()).await)
-                .map_err(std::io::Error::other)?
+        if let Some(sandbox) = spec.sandbox.as_ref().filter(|_| runs_at_once(spec)) {
+            Sandbox::held_async(sandbox)
+                .await
                 .map_err(std::io::Error::other)?;
         }
         if let Some(sandbox) = spec.sandbox.as_ref().filter(|s| s.keeps(&spec.launch)) {

@@ -233,6 +233,17 @@ impl Sandbox {
         }
     }
 
+    /// [`Sandbox::held`] for async code: waits on a blocking thread, unless
+    /// the view is already held.
+    pub async fn held_async(sandbox: &Arc<Sandbox>) -> Result<(), SandboxError> {
+        if sandbox.is_held() {
+            return Ok(());
+        }
+        let sandbox = Arc::clone(sandbox);
+        (tokio::task::spawn_blocking(move || sandbox.held()).await)
+            .unwrap_or_else(|e| Err(SandboxError::hold_failed(std::io::Error::other(e))))
+    }
+
     /// Whether [`Sandbox::held`] has returned `Ok` (the view is held).
     /// Never blocks: `false` while another thread waits in `held`.
     pub fn is_held(&self) -> bool {

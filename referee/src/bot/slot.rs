@@ -281,7 +281,6 @@ struct IdleInner<L> {
     /// its turn (`next` when it was given back).
     by_key: HashMap<Key, Vec<(u64, L)>>,
     next: u64,
-    count: usize,
 }
 
 impl<L> Default for Idle<L> {
@@ -290,7 +289,6 @@ impl<L> Default for Idle<L> {
             inner: Mutex::new(IdleInner {
                 by_key: HashMap::new(),
                 next: 0,
-                count: 0,
             }),
         }
     }
@@ -301,7 +299,6 @@ impl<L: Keyed> Idle<L> {
     pub fn take(&self, key: &Key) -> Option<L> {
         let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
         let (_, taken) = inner.by_key.get_mut(key)?.pop()?;
-        inner.count -= 1;
         Some(taken)
     }
 
@@ -313,13 +310,12 @@ impl<L: Keyed> Idle<L> {
         let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
         let turn = inner.next;
         inner.next += 1;
-        inner.count += 1;
         inner
             .by_key
             .entry(idle.key().clone())
             .or_default()
             .push((turn, idle));
-        match inner.count > MAX_IDLE {
+        match inner.count() > MAX_IDLE {
             true => inner.retire_oldest(),
             false => None,
         }
@@ -327,6 +323,11 @@ impl<L: Keyed> Idle<L> {
 }
 
 impl<L> IdleInner<L> {
+    /// How many are idle.
+    fn count(&self) -> usize {
+        self.by_key.values().map(Vec::len).sum()
+    }
+
     /// Takes out the one given back longest ago.
     fn retire_oldest(&mut self) -> Option<L> {
         let key = (self.by_key.iter())
@@ -338,7 +339,6 @@ impl<L> IdleInner<L> {
         if idle.is_empty() {
             self.by_key.remove(&key);
         }
-        self.count -= 1;
         Some(oldest)
     }
 }
@@ -418,7 +418,7 @@ mod tests {
         assert!(pool.take(&key(last)).is_some());
         // The two taken were ended here, as they were dropped; nothing else was.
         assert_eq!(ended.load(Ordering::SeqCst), extra + 2);
-        let left = pool.inner.lock().unwrap().count;
+        let left = pool.inner.lock().unwrap().count();
         assert_eq!(left, MAX_IDLE - 2);
         drop(pool);
         assert_eq!(ended.load(Ordering::SeqCst), MAX_IDLE + extra);
