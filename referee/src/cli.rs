@@ -115,6 +115,9 @@ pub enum Command {
     /// closes (a process of its own, so that the referee forks fast).
     #[command(hide = true)]
     HoldView(crate::bot::HoldArgs),
+    /// Under `--sandbox` (root): build one erofs image of the bots' view.
+    #[command(hide = true)]
+    StageView(crate::bot::StageArgs),
     /// Compare two transcripts (or two folders of them, paired by file name) in
     /// game terms: the first divergence, then how the outcomes differ. Exit 0 when
     /// the games are the same move for move, 1 when they differ.

@@ -28,6 +28,7 @@ fn main() -> ExitCode {
         Command::HoldView(args) => referee::bot::hold_view(&args)
             .map(|()| ExitCode::SUCCESS)
             .map_err(|e| anyhow::anyhow!("failed to hold the sandbox's view: {e}")),
+        Command::StageView(args) => referee::bot::stage_view(&args).map(|()| ExitCode::SUCCESS),
         Command::BenchEcho => referee::bench::echo()
             .map(|()| ExitCode::SUCCESS)
             .map_err(|e| anyhow::anyhow!("failed to echo: {e}")),

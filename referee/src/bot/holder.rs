@@ -41,6 +41,20 @@ pub struct HoldArgs {
     /// read no other).
     #[arg(long)]
     pub others_only: bool,
+    /// Make (or find in the cache) an erofs image of this view (`image.rs`,
+    /// a JSON `Spec`; repeatable) and hold it.
+    #[arg(long, value_name = "JSON")]
+    pub image: Vec<String>,
+    /// The image cache.
+    #[arg(long, value_name = "DIR")]
+    pub image_cache: Option<PathBuf>,
+    /// `mkfs.erofs`.
+    #[arg(long, value_name = "PATH")]
+    pub mkfs: Option<PathBuf>,
+    /// Hold every file beneath PATH only if an image could not be made
+    /// (repeatable): bots then see these paths as they are on the host.
+    #[arg(long, value_name = "PATH")]
+    pub imaged: Vec<PathBuf>,
 }
 
 /// What the holder holds, as it reported it.
@@ -52,6 +66,9 @@ pub struct Held {
     pub left_out: (u64, u64),
 }
 
+/// Each image asked for: its path in the cache, or why it could not be made.
+pub type Images = Vec<Result<PathBuf, String>>;
+
 /// The running holder; the view is let go when it is dropped.
 #[derive(Debug)]
 pub struct Holder {
@@ -60,6 +77,7 @@ pub struct Holder {
     /// Closed on drop: the holder's signal to exit.
     stdin: Option<ChildStdin>,
     pub held: Held,
+    pub images: Images,
 }
 
 impl Holder {
@@ -67,6 +85,7 @@ impl Holder {
     /// view, without waiting: [`Holder::wait`] waits until it holds it, so
     /// that the referee prepares the rest of the sandbox meanwhile.
     pub fn start(referee: PathBuf, args: HoldArgs) -> std::io::Result<Starting> {
+        let images = args.image.len();
         let mut child = super::spawner::on_thread(move || {
             let mut cmd = Command::new(&referee);
             cmd.arg(SUBCOMMAND);
@@ -79,6 +98,15 @@ impl Holder {
             if args.others_only {
                 cmd.arg("--others-only");
             }
+            for i in &args.image {
+                cmd.arg("--image").arg(i);
+            }
+            for i in &args.imaged {
+                cmd.arg("--imaged").arg(i);
+            }
+            if let (Some(cache), Some(mkfs)) = (&args.image_cache, &args.mkfs) {
+                cmd.arg("--image-cache").arg(cache).arg("--mkfs").arg(mkfs);
+            }
             cmd.env_clear()
                 .current_dir("/")
                 .stdin(Stdio::piped())
@@ -88,7 +116,11 @@ impl Holder {
             cmd.spawn()
         })?;
         let stdin = child.stdin.take();
-        Ok(Starting { child, stdin })
+        Ok(Starting {
+            child,
+            stdin,
+            images,
+        })
     }
 }
 
@@ -97,16 +129,27 @@ impl Holder {
 pub struct Starting {
     child: Child,
     stdin: Option<ChildStdin>,
+    /// How many images were asked for: a line each follows the report.
+    images: usize,
 }
 
 impl Starting {
     /// Waits until the holder holds the view, and says how much.
     pub fn wait(mut self) -> std::io::Result<Holder> {
         let mut line = String::new();
-        let read =
-            (self.child.stdout.take()).map(|out| std::io::BufReader::new(out).read_line(&mut line));
+        let mut out = self.child.stdout.take().map(std::io::BufReader::new);
+        let read = out.as_mut().map(|o| o.read_line(&mut line));
+        let mut images = Vec::new();
+        for _ in 0..self.images {
+            let mut line = String::new();
+            let image = out
+                .as_mut()
+                .map(|o| o.read_line(&mut line))
+                .and_then(|r| r.ok());
+            images.push(parse_image(image.map(|_| line.as_str())));
+        }
         let held = match (read, parse(&line)) {
-            (Some(Ok(_)), Some(held)) => held,
+            (Some(Ok(_)), Some(held)) if images.iter().all(Option::is_some) => held,
             _ => {
                 let _ = self.child.kill();
                 let status = self.child.wait()?;
@@ -119,6 +162,7 @@ impl Starting {
             child: Some(self.child),
             stdin: self.stdin,
             held,
+            images: images.into_iter().flatten().collect(),
         })
     }
 }
@@ -142,13 +186,31 @@ impl Drop for Holder {
 
 /// `referee hold-view`: holds the view, reports it, waits for stdin to close.
 pub fn run(args: &HoldArgs) -> std::io::Result<()> {
-    let held = Resident::hold(&args.root, &args.hidden, args.others_only);
+    let images = make_images(args);
+    let mut roots = args.root.clone();
+    if images.iter().any(Result::is_err) {
+        roots.extend(args.imaged.iter().cloned());
+    }
+    let held = Resident::hold(&roots, &args.hidden, args.others_only);
+    // The images are the referee's (mode 0600), read by the kernel for
+    // every bot: held whoever may read them.
+    let made: Vec<PathBuf> = images.iter().flatten().cloned().collect();
+    let held_images = Resident::hold(&made, &[], false);
     let mut out = std::io::stdout().lock();
     writeln!(
         out,
         "{} {} {} {}",
-        held.bytes, held.locked as u8, held.left_out.0, held.left_out.1
+        held.bytes + held_images.bytes,
+        (held.locked && held_images.locked) as u8,
+        held.left_out.0 + held_images.left_out.0,
+        held.left_out.1 + held_images.left_out.1
     )?;
+    for image in &images {
+        match image {
+            Ok(path) => writeln!(out, "image {}", path.display())?,
+            Err(why) => writeln!(out, "unmade {}", why.replace('\n', " "))?,
+        }
+    }
     out.flush()?;
     drop(out);
     // Whatever arrives is ignored; EOF (the referee closed the pipe, or is
@@ -157,7 +219,38 @@ pub fn run(args: &HoldArgs) -> std::io::Result<()> {
     let mut stdin = std::io::stdin().lock();
     while !matches!(stdin.read(&mut sink), Ok(0) | Err(_)) {}
     drop(held);
+    drop(held_images);
     Ok(())
+}
+
+/// The images `args` asks for, made or found (`image.rs`).
+fn make_images(args: &HoldArgs) -> Images {
+    let referee = std::env::current_exe();
+    (args.image.iter())
+        .map(|json| {
+            let (Some(cache), Some(mkfs), Ok(referee)) = (&args.image_cache, &args.mkfs, &referee)
+            else {
+                return Err("no image cache".to_owned());
+            };
+            let maker = super::image::Maker {
+                cache: cache.clone(),
+                mkfs: mkfs.clone(),
+            };
+            let spec: super::image::Spec =
+                serde_json::from_str(json).map_err(|e| format!("a malformed spec: {e}"))?;
+            super::image::ensure(&maker, referee, &spec).map_err(|e| format!("{e:#}"))
+        })
+        .collect()
+}
+
+/// An image line of the report: `image PATH` or `unmade WHY`; `None` if
+/// there is none, or it is neither.
+fn parse_image(line: Option<&str>) -> Option<Result<PathBuf, String>> {
+    let line = line?.strip_suffix('\n')?;
+    if let Some(path) = line.strip_prefix("image ") {
+        return Some(Ok(PathBuf::from(path)));
+    }
+    line.strip_prefix("unmade ").map(|why| Err(why.to_owned()))
 }
 
 fn parse(line: &str) -> Option<Held> {
@@ -187,5 +280,15 @@ mod tests {
         );
         assert_eq!(parse(""), None);
         assert_eq!(parse("12 x 0 0"), None);
+        assert_eq!(
+            parse_image(Some("image /var/cache/x.erofs\n")),
+            Some(Ok(PathBuf::from("/var/cache/x.erofs")))
+        );
+        assert_eq!(
+            parse_image(Some("unmade no space\n")),
+            Some(Err("no space".to_owned()))
+        );
+        assert_eq!(parse_image(Some("image /x")), None, "a line cut short");
+        assert_eq!(parse_image(None), None);
     }
 }

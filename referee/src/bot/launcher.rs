@@ -101,6 +101,22 @@ pub struct Request {
     /// building it takes no CPU from the game being played (the referee
     /// gives its tree nice 0 before the bot runs: `BotProcess::release`).
     pub nice: i32,
+    /// Fresh mounts of the view's images put over the sandbox's binds
+    /// (`image.rs`): each names a mount passed with the request.
+    #[serde(default)]
+    pub views: Vec<ViewMount>,
+}
+
+/// One path of the bot's view shown from a mount of its own (`image.rs`).
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]
+pub struct ViewMount {
+    /// Where the bot sees it.
+    pub target: Vec<u8>,
+    /// Which of the request's mounts (0: the first after the four stdio and
+    /// report descriptors).
+    pub image: usize,
+    /// The path inside that mount (empty: its root).
+    pub within: Vec<u8>,
 }
 
 /// The launcher's answer to a request.
@@ -133,9 +149,20 @@ pub fn run(args: &LauncherArgs) -> anyhow::Result<()> {
         let reply = match empty(&mounts).and_then(|()| {
             let request: Request =
                 serde_json::from_slice(&buf[..len]).context("a malformed request")?;
+            let mut fds = fds;
+            if fds.len() < 4 {
+                return Err(anyhow!("{} descriptors, not 4 or more", fds.len()));
+            }
+            let images = fds.split_off(4);
             let [stdin, stdout, stderr, report] = <[OwnedFd; 4]>::try_from(fds)
                 .map_err(|fds| anyhow!("{} descriptors, not 4", fds.len()))?;
-            let pid = clone_init(&request, &args.masks, [stdin, stdout, stderr], report)?;
+            let pid = clone_init(
+                &request,
+                &args.masks,
+                [stdin, stdout, stderr],
+                report,
+                &images,
+            )?;
             init = Some(pid);
             Ok(())
         }) {
@@ -158,7 +185,7 @@ pub fn run(args: &LauncherArgs) -> anyhow::Result<()> {
 /// One message and the descriptors that came with it.
 fn receive(control: &OwnedFd, buf: &mut [u8]) -> anyhow::Result<(usize, Vec<OwnedFd>)> {
     use nix::sys::socket::{recvmsg, ControlMessageOwned, MsgFlags};
-    let mut space = nix::cmsg_space!([RawFd; 8]);
+    let mut space = nix::cmsg_space!([RawFd; 16]);
     let mut iov = [IoSliceMut::new(buf)];
     let msg = loop {
         match recvmsg::<()>(
@@ -237,6 +264,7 @@ fn clone_init(
     masks: &Path,
     stdio: [OwnedFd; 3],
     report: OwnedFd,
+    images: &[OwnedFd],
 ) -> anyhow::Result<libc::pid_t> {
     let flags = libc::CLONE_NEWPID | libc::CLONE_NEWNS | libc::CLONE_NEWNET | libc::CLONE_NEWIPC;
     // SAFETY: clone without a new stack behaves as fork(2): the child runs on
@@ -257,7 +285,7 @@ fn clone_init(
             std::io::Error::last_os_error()
         )),
         0 => {
-            let code = match init(request, masks, stdio, &report) {
+            let code = match init(request, masks, stdio, &report, images) {
                 Ok(code) => code,
                 Err(e) => {
                     eprintln!("referee: failed to start the bot: {e:#}");
@@ -279,6 +307,7 @@ fn init(
     masks: &Path,
     stdio: [OwnedFd; 3],
     report: &OwnedFd,
+    images: &[OwnedFd],
 ) -> anyhow::Result<i32> {
     nix::sys::prctl::set_pdeathsig(nix::sys::signal::Signal::SIGKILL)?;
     if request.nice != 0 {
@@ -290,7 +319,7 @@ fn init(
             ));
         }
     }
-    mounts(request, masks)?;
+    mounts(request, masks, images)?;
     use nix::sys::socket::{sendmsg, ControlMessage, MsgFlags, UnixCredentials};
     let creds = UnixCredentials::new();
     sendmsg::<()>(
@@ -346,7 +375,7 @@ fn mount(
 }
 
 /// The bot's own mounts (module doc).
-fn mounts(request: &Request, masks: &Path) -> anyhow::Result<()> {
+fn mounts(request: &Request, masks: &Path, images: &[OwnedFd]) -> anyhow::Result<()> {
     use nix::mount::MsFlags;
     let none: Option<&str> = None;
     mount(
@@ -424,7 +453,39 @@ fn mounts(request: &Request, masks: &Path) -> anyhow::Result<()> {
     for (path, tree) in kept {
         put_back(&path, &tree)?;
     }
+    show_views(request, images)
+}
+
+/// Last, over the binds (and what was put back beneath /tmp): the view
+/// from mounts of its own, whose caches no other bot shares (`image.rs`).
+fn show_views(request: &Request, images: &[OwnedFd]) -> anyhow::Result<()> {
+    for view in &request.views {
+        let image = (images.get(view.image))
+            .ok_or_else(|| anyhow!("no mount {} was passed", view.image))?;
+        let target = PathBuf::from(OsString::from_vec(view.target.clone()));
+        let tree = clone_within(image, &view.within)
+            .with_context(|| format!("failed to show {} from its image", target.display()))?;
+        put_back(&target, &tree)?;
+    }
     Ok(())
+}
+
+/// A detached copy of the tree at `within` (empty: the root) in the
+/// detached mount `image`.
+fn clone_within(image: &OwnedFd, within: &[u8]) -> anyhow::Result<OwnedFd> {
+    const OPEN_TREE_CLONE: libc::c_uint = 1;
+    let c = CString::new(within)?;
+    let mut flags = OPEN_TREE_CLONE | libc::O_CLOEXEC as libc::c_uint;
+    if within.is_empty() {
+        flags |= libc::AT_EMPTY_PATH as libc::c_uint;
+    }
+    // SAFETY: a mount's descriptor, a path relative to it, and flags.
+    let fd = unsafe { libc::syscall(libc::SYS_open_tree, image.as_raw_fd(), c.as_ptr(), flags) };
+    if fd < 0 {
+        return Err(std::io::Error::last_os_error().into());
+    }
+    // SAFETY: a descriptor just returned to us.
+    Ok(unsafe { OwnedFd::from_raw_fd(fd as RawFd) })
 }
 
 /// A detached copy of the mount tree at `path` (`open_tree(2)`).

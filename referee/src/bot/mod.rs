@@ -20,7 +20,8 @@
 //!   `procmask.rs`: constants over `/proc`'s host-wide files; `procview.rs`:
 //!   what of `/proc` Landlock lets a bot read; `view.rs`: the system paths it
 //!   sees (`own_view.rs`: the little a built-in bot sees instead); `resident.rs`: every page of them held in memory for the run,
-//!   by a process of its own (`holder.rs`); `launcher.rs`: a sandbox kept
+//!   by a process of its own (`holder.rs`); `image.rs`: that view as erofs
+//!   images mounted afresh for each bot (opt-in, `SCHMIER_VIEW_CACHE`); `launcher.rs`: a sandbox kept
 //!   across games, starting each bot in fresh namespaces inside it
 //!   (`referee launcher`), and `slot.rs`: the referee's pool of them.
 
@@ -28,6 +29,7 @@ mod cgroup;
 mod channel;
 mod cpu;
 mod holder;
+mod image;
 mod landlock;
 mod launch;
 mod launcher;
@@ -52,6 +54,7 @@ pub use cgroup::{probe_with as probe_cgroup_limits, CgroupError, CgroupLimits};
 pub use channel::{Channel, WriteError};
 pub use cpu::{tree_cpu_time, CpuSource};
 pub use holder::{run as hold_view, HoldArgs};
+pub use image::{stage as stage_view, StageArgs};
 pub use landlock::{exec as landlock_exec, LandlockArgs};
 pub use launch::{Launch, LaunchError, DEFAULT_PATH};
 pub use launcher::{run as launcher_run, LauncherArgs};

@@ -73,6 +73,7 @@ use seccompiler::BpfProgram;
 use super::holder::{Held, HoldArgs, Holder, Starting};
 use super::landlock::Rules;
 use super::launch::{find_on_path, Launch, DEFAULT_PATH};
+use super::launcher::ViewMount;
 use super::procmask::ProcMasks;
 use super::view::{link_dirs, shown_as_system, system_paths, SYSTEM_LINKS};
 
@@ -136,6 +137,21 @@ pub struct Sandbox {
     own_libraries: Option<Vec<PathBuf>>,
     /// The sandboxes kept across games, idle (`slot.rs`).
     pool: super::slot::Pool,
+    /// Which images of the view bots are shown, where this host can make
+    /// them (`image.rs`); `None`: bots see the host's paths bound.
+    images: Option<ImagePlan>,
+}
+
+/// The images asked of the holder, in its order: the system view's (if a
+/// bot needs it) and each bot directory's.
+#[derive(Debug)]
+struct ImagePlan {
+    /// The system view's image, and the directories of it each bot is shown.
+    system: Option<(usize, Vec<PathBuf>)>,
+    /// Each bot directory's image.
+    dirs: BTreeMap<PathBuf, usize>,
+    specs: Vec<super::image::Spec>,
+    maker: super::image::Maker,
 }
 
 impl Sandbox {
@@ -166,10 +182,27 @@ impl Sandbox {
             _ => system_paths().into_iter().chain(link_dirs()).collect(),
         };
         let began = std::time::Instant::now();
+        let hidden: Vec<PathBuf> = outputs.iter().map(|o| canonical(o)).collect();
+        let images = match launches.iter().all(builtin) {
+            true => None,
+            false => image_plan(root, &system, &shown_dirs, &hidden, &bot_dirs),
+        };
+        // Bots started in sandboxes of their own (not kept) see the host's
+        // paths, never images: what they read is held as it is.
+        let unkept =
+            (launches.iter()).any(|l| !builtin(l) && root && reachable(&referee, l).is_err());
         // The view is held while the rest is prepared and the host probed
         // (no bot runs in the probe); the sandbox is ready once it is held.
-        let holding = hold_view(&outputs, system, &shown_dirs, &referee, root)
-            .map_err(SandboxError::hold_failed)?;
+        let holding = hold_view(
+            &hidden,
+            system,
+            &shown_dirs,
+            &referee,
+            root,
+            images.as_ref(),
+            unkept,
+        )
+        .map_err(SandboxError::hold_failed)?;
         let sandbox = Sandbox {
             bwrap,
             outputs,
@@ -183,6 +216,7 @@ impl Sandbox {
             scratch_bytes: TMPFS_BYTES,
             own_libraries,
             pool: super::slot::Pool::default(),
+            images,
         };
         if sandbox.root {
             readable_by_others(sandbox.masks.dir()).map_err(|reason| {
@@ -220,7 +254,11 @@ impl Sandbox {
                         holder.held.bytes >> 20,
                         began.elapsed()
                     );
-                    Hold::Held { _holder: holder }
+                    let images = open_images(&holder.images);
+                    Hold::Held {
+                        _holder: holder,
+                        images,
+                    }
                 }
                 Err(e) => Hold::Failed(e.to_string()),
             };
@@ -338,12 +376,68 @@ impl Sandbox {
     /// Whether other users can reach a bot's directory and program, and the
     /// referee's executable that confines it.
     fn reachable_by_others(&self, launch: &Launch) -> Result<(), Unreachable> {
-        readable_by_others(&launch.dir)?;
-        readable_by_others(&launch.program)?;
-        if let Some(scratch) = &launch.scratch {
-            readable_by_others(scratch)?;
+        reachable(&self.referee, launch)
+    }
+
+    /// The mounts of `launch`'s view made for it alone (`image.rs`), and
+    /// where its init puts them (`launcher.rs`); none for a built-in bot,
+    /// where this host makes no images, or for a bot of the start check
+    /// while the view is still being held (it is sent hello and ended
+    /// before any game: it has nothing to leave). Every other bot waits
+    /// for the view to be held, images and all.
+    pub fn view_mounts(
+        &self,
+        launch: &Launch,
+        before_any_game: bool,
+    ) -> Result<(Vec<ViewMount>, Vec<std::os::fd::OwnedFd>), SandboxError> {
+        let none = || Ok((Vec::new(), Vec::new()));
+        let Some(plan) = self.images.as_ref() else {
+            return none();
+        };
+        if self.builtin_view(launch).is_some() || (before_any_game && !self.is_held()) {
+            return none();
         }
-        readable_by_others(&self.referee)
+        self.held()?;
+        let files: Vec<Option<std::fs::File>> = {
+            let hold = self.resident.lock().unwrap_or_else(|p| p.into_inner());
+            match &*hold {
+                Hold::Held { images, .. } => (images.iter())
+                    .map(|f| f.as_ref().and_then(|f| f.try_clone().ok()))
+                    .collect(),
+                _ => return none(),
+            }
+        };
+        let mount = |i: usize| match files.get(i) {
+            Some(Some(file)) => super::image::mount(file)
+                .map(Some)
+                .map_err(SandboxError::ImageMount),
+            _ => Ok(None),
+        };
+        let (mut views, mut fds) = (Vec::new(), Vec::new());
+        if let Some((i, dirs)) = &plan.system {
+            if let Some(fd) = mount(*i)? {
+                for dir in dirs {
+                    let within = dir.strip_prefix("/").unwrap_or(dir);
+                    views.push(ViewMount {
+                        target: super::slot::bytes(dir),
+                        image: fds.len(),
+                        within: super::slot::bytes(within),
+                    });
+                }
+                fds.push(fd);
+            }
+        }
+        if let Some(i) = plan.dirs.get(&launch.dir) {
+            if let Some(fd) = mount(*i)? {
+                views.push(ViewMount {
+                    target: super::slot::bytes(&launch.dir),
+                    image: fds.len(),
+                    within: Vec::new(),
+                });
+                fds.push(fd);
+            }
+        }
+        Ok((views, fds))
     }
 
     /// The bubblewrap command line that runs `launch` sandboxed; its stdout
@@ -440,6 +534,7 @@ impl Sandbox {
             keep: beneath_tmp(&shown).iter().map(|p| bytes(p)).collect(),
             limits: [limits.memory_bytes, limits.cpu_seconds, limits.open_files],
             nice: if hold && self.builds_ahead() { 19 } else { 0 },
+            views: Vec::new(),
         }
     }
 
@@ -625,8 +720,12 @@ impl Sandbox {
 enum Hold {
     /// Being held, since the instant given.
     Starting(Starting, std::time::Instant),
-    /// Held for the run: dropped with the sandbox.
-    Held { _holder: Holder },
+    /// Held for the run: dropped with the sandbox. With the images asked
+    /// for, in order, open (`None`: not made; bots see the host's paths).
+    Held {
+        _holder: Holder,
+        images: Vec<Option<std::fs::File>>,
+    },
     /// The holder failed, as said.
     Failed(String),
 }
@@ -635,25 +734,150 @@ enum Hold {
 /// (`resident.rs`, in a process of its own: `holder.rs`): the system view,
 /// the bots' own directories (their outputs hidden) and the referee's
 /// executable.
+/// With `images`, the paths they show are held only if an image could not
+/// be made (or `host_too`: some bot sees them as they are), and the images
+/// (`holder.rs`).
 fn hold_view(
-    outputs: &[PathBuf],
+    hidden: &[PathBuf],
     system: Vec<PathBuf>,
     bot_dirs: &[PathBuf],
     referee: &Path,
     root: bool,
+    images: Option<&ImagePlan>,
+    host_too: bool,
 ) -> std::io::Result<Starting> {
     let mut roots = system;
     roots.extend(bot_dirs.iter().map(|d| canonical(d)));
-    roots.push(referee.to_path_buf());
-    let hidden: Vec<PathBuf> = outputs.iter().map(|o| canonical(o)).collect();
-    Holder::start(
-        referee.to_path_buf(),
-        HoldArgs {
-            root: roots,
-            hidden,
-            others_only: root,
-        },
-    )
+    let mut args = HoldArgs {
+        root: Vec::new(),
+        hidden: hidden.to_vec(),
+        others_only: root,
+        ..HoldArgs::default()
+    };
+    match images {
+        Some(plan) => {
+            // What no image shows (files of the system view) is held as is.
+            let (imaged, files): (Vec<PathBuf>, Vec<PathBuf>) =
+                roots.into_iter().partition(|p| p.is_dir() && !host_too);
+            args.root = files;
+            args.imaged = imaged;
+            args.image = (plan.specs.iter())
+                .map(|s| serde_json::to_string(s).expect("a spec serialises"))
+                .collect();
+            args.image_cache = Some(plan.maker.cache.clone());
+            args.mkfs = Some(plan.maker.mkfs.clone());
+        }
+        None => args.root = roots,
+    }
+    args.root.push(referee.to_path_buf());
+    Holder::start(referee.to_path_buf(), args)
+}
+
+/// The images bots of this run are shown (`image.rs`), if this host can
+/// make them: one of the system view's directories, one of each bot
+/// directory outside it; each with the referee's outputs and (in a bot's
+/// directory) other bots' directories shown empty. Says once why not, to a
+/// root referee.
+fn image_plan(
+    root: bool,
+    system: &[PathBuf],
+    shown_dirs: &[PathBuf],
+    hidden: &[PathBuf],
+    bot_dirs: &[PathBuf],
+) -> Option<ImagePlan> {
+    use super::image::Spec;
+    let maker = match super::image::maker(root) {
+        Ok(m) => m,
+        Err(why) => {
+            if root && !why.starts_with(super::image::CACHE_ENV) {
+                eprintln!(
+                    "referee: warning: sandboxed bots see the system's directories bound from \
+                     the host ({why}), so a bot can leave bits for a later game in the host's \
+                     dentry cache (SECURITY.md, \"The dentry cache\")"
+                );
+            }
+            return None;
+        }
+    };
+    let inside = |p: &Path, dir: &Path| p != dir && p.starts_with(dir);
+    let mut specs = Vec::new();
+    let dirs: Vec<PathBuf> = system.iter().filter(|p| p.is_dir()).cloned().collect();
+    let system = (!dirs.is_empty()).then(|| {
+        let covers = (hidden.iter())
+            .filter(|h| dirs.iter().any(|d| inside(h, d)))
+            .map(|h| h.strip_prefix("/").unwrap_or(h).to_path_buf())
+            .collect();
+        let sources = (dirs.iter())
+            .map(|d| (d.strip_prefix("/").unwrap_or(d).to_path_buf(), d.clone()))
+            .collect();
+        specs.push(Spec { sources, covers });
+        (specs.len() - 1, dirs)
+    });
+    let others: Vec<PathBuf> = bot_dirs.iter().map(|d| canonical(d)).collect();
+    let mut by_dir = BTreeMap::new();
+    for dir in shown_dirs {
+        if by_dir.contains_key(dir) || shown_as_system(dir) || !dir.is_dir() {
+            continue;
+        }
+        let real = canonical(dir);
+        let covers = (hidden.iter().chain(&others))
+            .filter(|h| inside(h, &real))
+            .filter_map(|h| h.strip_prefix(&real).ok().map(Path::to_path_buf))
+            .collect();
+        specs.push(Spec {
+            sources: vec![(PathBuf::new(), real)],
+            covers,
+        });
+        by_dir.insert(dir.clone(), specs.len() - 1);
+    }
+    Some(ImagePlan {
+        system,
+        dirs: by_dir,
+        specs,
+        maker,
+    })
+}
+
+/// Opens the images the holder made (a warning for each it could not):
+/// open, they stay usable even if another referee's cache pruning removes
+/// their names.
+fn open_images(images: &super::holder::Images) -> Vec<Option<std::fs::File>> {
+    (images.iter())
+        .map(|image| {
+            let opened = match image {
+                Ok(path) => {
+                    std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))
+                }
+                Err(why) => Err(why.clone()),
+            };
+            match opened {
+                Ok(f) => {
+                    tracing::debug!("bots are shown the image {image:?}");
+                    Some(f)
+                }
+                Err(why) => {
+                    eprintln!(
+                        "referee: warning: an image of the sandbox's view could not be made \
+                         ({why}), so bots see its paths bound from the host, where a bot can \
+                         leave bits for a later game in the dentry cache (SECURITY.md, \
+                         \"The dentry cache\")"
+                    );
+                    None
+                }
+            }
+        })
+        .collect()
+}
+
+/// Whether other users can reach a bot's directory and program, and the
+/// referee's executable that confines it.
+fn reachable(referee: &Path, launch: &Launch) -> Result<(), Unreachable> {
+    readable_by_others(&launch.dir)?;
+    readable_by_others(&launch.program)?;
+    if let Some(scratch) = &launch.scratch {
+        readable_by_others(scratch)?;
+    }
+    readable_by_others(referee)
 }
 
 /// Warns if some of the view is too large to hold.

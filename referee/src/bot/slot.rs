@@ -134,12 +134,14 @@ impl Launcher {
         })
     }
 
-    /// Starts one bot: sends `request` and its stdio, waits for the init's
+    /// Starts one bot: sends `request`, its stdio and the mounts of its
+    /// view (`images`, as `request.views` names them), waits for the init's
     /// pid, lets `place` move it into its cgroup, then gives it the word.
     pub fn launch(
         &mut self,
         request: &Request,
         stdio: &[OwnedFd; 3],
+        images: &[OwnedFd],
         place: impl FnOnce(u32) -> std::io::Result<()>,
     ) -> anyhow::Result<Started> {
         let (report, theirs) = socketpair(
@@ -151,12 +153,13 @@ impl Launcher {
         .context("failed to make a bot's report socket")?;
         setsockopt(&report, sockopt::PassCred, &true)?;
         let text = serde_json::to_vec(request)?;
-        let fds = [
+        let mut fds = vec![
             stdio[0].as_raw_fd(),
             stdio[1].as_raw_fd(),
             stdio[2].as_raw_fd(),
             theirs.as_raw_fd(),
         ];
+        fds.extend(images.iter().map(|fd| fd.as_raw_fd()));
         sendmsg::<()>(
             self.control.as_raw_fd(),
             &[IoSlice::new(&text)],

@@ -63,6 +63,8 @@ pub enum SandboxError {
         .0.display()
     )]
     HoldsOutput(PathBuf),
+    #[error("failed to mount an image of the bot's view for it")]
+    ImageMount(#[source] std::io::Error),
 }
 
 /// How bubblewrap refused the probe: its exit status and what it said.

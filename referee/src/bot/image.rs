@@ -1,0 +1,511 @@
+//! The sandbox's view as erofs images, mounted afresh for each bot (issue 28):
+//! no bot's lookups reach the host's dentry cache.
+//!
+//! Why: a sandboxed bot that looks up a name that does not exist under a
+//! directory bound from the host (`stat /usr/bin/.x`) leaves a negative
+//! dentry in the host's cache, and a bot of a later game of the set (or its
+//! partner) can time a lookup of the same name: a store of some 30 kbit/s
+//! (SECURITY.md, "The dentry cache"). Each mount of a file-backed erofs
+//! image is a superblock of its own, with its own dentry, inode and page
+//! caches; a bot whose view is such a mount, made for it alone and gone with
+//! it, leaves nothing any later bot can look up.
+//!
+//! How: a root referee builds one image of the system view (`view.rs`) and
+//! one of each bot's directory, with `mkfs.erofs` from a staging tree of
+//! bind mounts in a mount namespace of its own ([`stage`], `referee
+//! stage-view`), and keeps them in a cache ([`DEFAULT_CACHE`]) keyed by
+//! everything the tree's metadata says ([`key`]): a view unchanged since the
+//! last run is not built again. The holder (`holder.rs`) makes or finds the
+//! images and holds every page of them in memory, as it held the view's files
+//! before: the images' page cache is shared by every mount. For each bot the
+//! referee mounts the images (`fsmount`, [`mount`]) and passes the mounts to
+//! the bot's init, which puts them over the sandbox's binds of the same
+//! paths (`launcher.rs`).
+//!
+//! Opt-in for now: only with `SCHMIER_VIEW_CACHE=DIR` (or `=default`, for
+//! [`DEFAULT_CACHE`]); it has not yet been through the whole test suite.
+//! Where it is not asked for, or cannot be (a referee that is not root, a
+//! kernel without erofs, no `mkfs.erofs` on the host), bots see the binds,
+//! as before, and the channel stays open (a root referee that asked is told
+//! why once).
+
+use std::fs::File;
+use std::io::Write;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+
+use anyhow::{anyhow, Context};
+use clap::Args;
+use nix::libc;
+use serde::{Deserialize, Serialize};
+
+/// The hidden subcommand that builds one image.
+pub const SUBCOMMAND: &str = "stage-view";
+
+/// Where images are kept between runs, unless [`CACHE_ENV`] says otherwise.
+pub const DEFAULT_CACHE: &str = "/var/cache/schmier-referee/views";
+
+/// The environment variable naming the image cache (`none`: no images).
+pub const CACHE_ENV: &str = "SCHMIER_VIEW_CACHE";
+
+/// How images are built; part of every key, so that a change here builds
+/// them again.
+const FORMAT: &str = "schmier view image 1: mkfs.erofs --quiet --preserve-mtime, uncompressed";
+
+/// At most this many images stay in the cache (the least recently used go).
+const KEEP: usize = 16;
+
+/// What one image holds: host paths at paths inside it, and paths inside
+/// it shown empty (the referee's outputs, other bots' directories).
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+pub struct Spec {
+    /// `(path inside the image, host path)`; an empty path is the image's root.
+    pub sources: Vec<(PathBuf, PathBuf)>,
+    /// Paths inside the image shown as an empty directory or file.
+    pub covers: Vec<PathBuf>,
+}
+
+/// Where images can be made: the cache and `mkfs.erofs`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Maker {
+    pub cache: PathBuf,
+    pub mkfs: PathBuf,
+}
+
+/// Whether this host can give bots views of their own: a root referee, a
+/// kernel with erofs, `mkfs.erofs`; `Err` says why not.
+pub fn maker(root: bool) -> Result<Maker, String> {
+    // Opt-in for now (not yet through the whole test suite): `SCHMIER_VIEW_CACHE=DIR`.
+    let cache = match std::env::var_os(CACHE_ENV) {
+        Some(v) if v == "none" || v.is_empty() => return Err(format!("{CACHE_ENV} not set")),
+        Some(v) if v == "default" => PathBuf::from(DEFAULT_CACHE),
+        Some(v) => PathBuf::from(v),
+        None => return Err(format!("{CACHE_ENV} not set")),
+    };
+    if !root {
+        return Err("the referee is not root (only root may mount an erofs image)".into());
+    }
+    let filesystems = std::fs::read_to_string("/proc/filesystems").unwrap_or_default();
+    if !filesystems
+        .lines()
+        .any(|l| l.split_whitespace().last() == Some("erofs"))
+    {
+        return Err("this kernel has no erofs".into());
+    }
+    let path = std::env::var("PATH").unwrap_or_default();
+    let mkfs = super::launch::find_on_path("mkfs.erofs", &path)
+        .or_else(|| super::launch::find_on_path("mkfs.erofs", super::launch::DEFAULT_PATH))
+        .ok_or("no mkfs.erofs on this host (Debian: apt-get install erofs-utils)")?;
+    Ok(Maker { cache, mkfs })
+}
+
+/// The image's name in the cache: a digest of [`FORMAT`], the spec and
+/// everything `lstat` says of each file beneath each source (size, times,
+/// inode, owner, mode, a link's target), so that any change to the tree
+/// gives another key.
+pub fn key(spec: &Spec) -> String {
+    let mut digest = ring::digest::Context::new(&ring::digest::SHA256);
+    let mut put = |bytes: &[u8]| {
+        digest.update(&(bytes.len() as u64).to_le_bytes());
+        digest.update(bytes);
+    };
+    put(FORMAT.as_bytes());
+    for cover in &spec.covers {
+        put(b"cover");
+        put(cover.as_os_str().as_bytes());
+    }
+    for (inside, host) in &spec.sources {
+        put(b"source");
+        put(inside.as_os_str().as_bytes());
+        put(host.as_os_str().as_bytes());
+        // The source itself is followed, as a bind follows it.
+        let top = std::fs::canonicalize(host).unwrap_or_else(|_| host.clone());
+        walk(&top, inside, &spec.covers, &mut put);
+    }
+    let hex: String = (digest.finish().as_ref().iter())
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    hex[..32].to_owned()
+}
+
+fn walk(host: &Path, inside: &Path, covers: &[PathBuf], put: &mut impl FnMut(&[u8])) {
+    put(inside.as_os_str().as_bytes());
+    if covers.iter().any(|c| c == inside) {
+        put(b"covered");
+        return;
+    }
+    let meta = match std::fs::symlink_metadata(host) {
+        Ok(m) => m,
+        Err(e) => return put(e.to_string().as_bytes()),
+    };
+    let words = [
+        meta.mode() as i64,
+        meta.uid() as i64,
+        meta.gid() as i64,
+        meta.size() as i64,
+        meta.mtime(),
+        meta.mtime_nsec(),
+        meta.ctime(),
+        meta.ctime_nsec(),
+        meta.ino() as i64,
+        meta.dev() as i64,
+        meta.rdev() as i64,
+    ];
+    for w in words {
+        put(&w.to_le_bytes());
+    }
+    if meta.file_type().is_symlink() {
+        if let Ok(target) = std::fs::read_link(host) {
+            put(target.as_os_str().as_bytes());
+        }
+    } else if meta.is_dir() {
+        let mut names: Vec<_> = match std::fs::read_dir(host) {
+            Ok(entries) => entries.flatten().map(|e| e.file_name()).collect(),
+            Err(e) => return put(e.to_string().as_bytes()),
+        };
+        names.sort();
+        for name in names {
+            walk(&host.join(&name), &inside.join(&name), covers, put);
+        }
+    }
+}
+
+/// The image of `spec`, from the cache or built now (by `referee`, the
+/// referee's executable, as `referee stage-view`); one builder at a time per
+/// image across every referee of the host (a lock file), the others wait.
+pub fn ensure(maker: &Maker, referee: &Path, spec: &Spec) -> anyhow::Result<PathBuf> {
+    let cache = &maker.cache;
+    std::fs::create_dir_all(cache)
+        .with_context(|| format!("failed to make the image cache {}", cache.display()))?;
+    std::fs::set_permissions(cache, std::fs::Permissions::from_mode(0o700))
+        .with_context(|| format!("failed to close the image cache {}", cache.display()))?;
+    let key = key(spec);
+    let image = cache.join(format!("{key}.erofs"));
+    if touch(&image) {
+        return Ok(image);
+    }
+    let lock_path = cache.join(format!("{key}.lock"));
+    let lock = File::create(&lock_path)
+        .with_context(|| format!("failed to make {}", lock_path.display()))?;
+    let _lock = nix::fcntl::Flock::lock(lock, nix::fcntl::FlockArg::LockExclusive)
+        .map_err(|(_, e)| anyhow!("failed to lock {}: {e}", lock_path.display()))?;
+    if touch(&image) {
+        return Ok(image);
+    }
+    let part = cache.join(format!("{key}.{}.part", std::process::id()));
+    let (stage, empty) = (part.with_extension("stage"), part.with_extension("empty"));
+    for dir in [&stage, &empty] {
+        std::fs::create_dir(dir).with_context(|| format!("failed to make {}", dir.display()))?;
+    }
+    let began = std::time::Instant::now();
+    let status = std::process::Command::new(referee)
+        .arg(SUBCOMMAND)
+        .arg("--image")
+        .arg(&part)
+        .arg("--mkfs")
+        .arg(&maker.mkfs)
+        .arg("--spec")
+        .arg(serde_json::to_string(spec)?)
+        .env_clear()
+        .current_dir("/")
+        .stdin(std::process::Stdio::null())
+        .status();
+    // Empty folders here (the builder's mounts were its own): removed as
+    // such, never recursively.
+    for dir in [&stage, &empty] {
+        let _ = std::fs::remove_dir(dir);
+    }
+    let status = status.context("failed to run the image builder")?;
+    if !status.success() {
+        let _ = std::fs::remove_file(&part);
+        return Err(anyhow!("building the image failed ({status})"));
+    }
+    std::fs::rename(&part, &image)
+        .with_context(|| format!("failed to keep {}", image.display()))?;
+    let _ = std::fs::remove_file(&lock_path);
+    tracing::debug!("image {} built in {:?}", image.display(), began.elapsed());
+    prune(cache, KEEP);
+    Ok(image)
+}
+
+/// Marks `image` used now; whether it exists.
+fn touch(image: &Path) -> bool {
+    match File::options().append(true).open(image) {
+        Ok(f) => {
+            let _ = f.set_modified(std::time::SystemTime::now());
+            true
+        }
+        Err(_) => false,
+    }
+}
+
+/// Removes all but the `keep` images used last, and builds left unfinished
+/// for more than an hour.
+fn prune(cache: &Path, keep: usize) {
+    let Ok(entries) = std::fs::read_dir(cache) else {
+        return;
+    };
+    let mut images = Vec::new();
+    for e in entries.flatten() {
+        let path = e.path();
+        let modified = e.metadata().and_then(|m| m.modified()).ok();
+        match path.extension().and_then(|x| x.to_str()) {
+            Some("erofs") => images.push((modified, path)),
+            Some("part") => {
+                let old = modified
+                    .and_then(|m| m.elapsed().ok())
+                    .is_some_and(|age| age.as_secs() > 3600);
+                if old {
+                    let _ = std::fs::remove_file(&path);
+                }
+            }
+            _ => {}
+        }
+    }
+    images.sort();
+    images.reverse();
+    for (_, path) in images.into_iter().skip(keep) {
+        // A referee using it keeps it open: removing it takes nothing from it.
+        let _ = std::fs::remove_file(path);
+    }
+}
+
+/// `referee stage-view` (hidden): what to build.
+#[derive(Args, Debug)]
+pub struct StageArgs {
+    /// The image to write.
+    #[arg(long, value_name = "FILE")]
+    pub image: PathBuf,
+    /// `mkfs.erofs`.
+    #[arg(long, value_name = "PATH")]
+    pub mkfs: PathBuf,
+    /// The [`Spec`], as JSON.
+    #[arg(long, value_name = "JSON")]
+    pub spec: String,
+}
+
+/// `referee stage-view`: in a mount namespace of its own (gone when it
+/// exits), binds each source into a tmpfs at its path, covers the covers,
+/// and runs `mkfs.erofs` on that tree. Single-threaded.
+pub fn stage(args: &StageArgs) -> anyhow::Result<()> {
+    use nix::mount::{mount, MsFlags};
+    let spec: Spec = serde_json::from_str(&args.spec).context("a malformed spec")?;
+    // SAFETY: unshare(2) of the mount namespace; this process is
+    // single-threaded (the subcommand starts no runtime).
+    if unsafe { libc::unshare(libc::CLONE_NEWNS) } != 0 {
+        return Err(std::io::Error::last_os_error()).context("failed to make a mount namespace");
+    }
+    let none: Option<&str> = None;
+    mount(none, "/", none, MsFlags::MS_REC | MsFlags::MS_PRIVATE, none)?;
+    // Never a temporary folder removed recursively: the staging tree holds
+    // binds of host directories, and a recursive removal would delete
+    // through them. The two folders are made empty by the caller
+    // ([`ensure`]), covered by tmpfs mounts in this namespace only, and
+    // removed empty by the caller once this process (and its namespace) is
+    // gone.
+    let stage = args.image.with_extension("stage");
+    let empty = args.image.with_extension("empty");
+    let root = stage.as_path();
+    for dir in [&stage, &empty] {
+        if std::fs::read_dir(dir)
+            .map(|mut d| d.next().is_some())
+            .unwrap_or(true)
+        {
+            return Err(anyhow!("{} is not an empty folder", dir.display()));
+        }
+    }
+    let tmpfs = |at: &Path, data: &str| {
+        mount(
+            Some("tmpfs"),
+            at,
+            Some("tmpfs"),
+            MsFlags::MS_NOSUID | MsFlags::MS_NODEV,
+            Some(data),
+        )
+        .with_context(|| format!("failed to mount a tmpfs at {}", at.display()))
+    };
+    tmpfs(root, "mode=0755")?;
+    tmpfs(&empty, "mode=0755,size=4k")?;
+    let empty_file = empty.join("file");
+    File::create(&empty_file)?;
+    bind_tree(root, &spec, &empty_file)?;
+    let status = std::process::Command::new(&args.mkfs)
+        .args(["--quiet", "--preserve-mtime"])
+        .arg(&args.image)
+        .arg(root)
+        .stdin(std::process::Stdio::null())
+        .status()
+        .with_context(|| format!("failed to run {}", args.mkfs.display()))?;
+    if !status.success() {
+        return Err(anyhow!("{} failed ({status})", args.mkfs.display()));
+    }
+    std::fs::set_permissions(&args.image, std::fs::Permissions::from_mode(0o600))?;
+    std::io::stdout().flush()?;
+    Ok(())
+}
+
+/// Binds each source of `spec` at its path beneath `root` and covers each
+/// cover (a folder with an empty tmpfs, a file with `empty_file`).
+fn bind_tree(root: &Path, spec: &Spec, empty_file: &Path) -> anyhow::Result<()> {
+    use nix::mount::{mount, MsFlags};
+    let none: Option<&str> = None;
+    // A source inside another's bind would be made (or truncated) through
+    // it, on the host: refused.
+    for (a, _) in &spec.sources {
+        if (spec.sources.iter()).any(|(b, _)| a != b && a.starts_with(b)) {
+            return Err(anyhow!("{} lies inside another source", a.display()));
+        }
+    }
+    for (inside, host) in &spec.sources {
+        let at = root.join(inside);
+        if host.is_dir() {
+            std::fs::create_dir_all(&at)?;
+        } else {
+            std::fs::create_dir_all(at.parent().unwrap_or(root))?;
+            File::create(&at)?;
+        }
+        mount(
+            Some(host),
+            &at,
+            none,
+            MsFlags::MS_BIND | MsFlags::MS_REC,
+            none,
+        )
+        .with_context(|| format!("failed to bind {}", host.display()))?;
+    }
+    for cover in &spec.covers {
+        let at = root.join(cover);
+        if at.is_dir() {
+            mount(
+                Some("tmpfs"),
+                &at,
+                Some("tmpfs"),
+                MsFlags::MS_NOSUID | MsFlags::MS_NODEV,
+                Some("mode=0755,size=4k"),
+            )
+            .with_context(|| format!("failed to cover {}", at.display()))?;
+        } else if at.exists() {
+            mount(Some(empty_file), &at, none, MsFlags::MS_BIND, none)
+                .with_context(|| format!("failed to cover {}", at.display()))?;
+        }
+    }
+    Ok(())
+}
+
+/// A fresh mount of `image` (open: its path may be gone from the cache),
+/// read-only, no devices, no set-uid: a superblock of its own, detached,
+/// for a bot's init to attach (`launcher.rs`).
+pub fn mount(image: &File) -> std::io::Result<OwnedFd> {
+    const FSOPEN_CLOEXEC: libc::c_uint = 1;
+    const FSCONFIG_SET_STRING: libc::c_uint = 1;
+    const FSCONFIG_CMD_CREATE: libc::c_uint = 6;
+    const FSMOUNT_CLOEXEC: libc::c_uint = 1;
+    const MOUNT_ATTR_RDONLY: libc::c_uint = 1;
+    const MOUNT_ATTR_NOSUID: libc::c_uint = 2;
+    const MOUNT_ATTR_NODEV: libc::c_uint = 4;
+    let fail = || Err(std::io::Error::last_os_error());
+    // SAFETY: fsopen takes a file system name and flags.
+    let fs = unsafe { libc::syscall(libc::SYS_fsopen, c"erofs".as_ptr(), FSOPEN_CLOEXEC) };
+    if fs < 0 {
+        return fail();
+    }
+    // SAFETY: a descriptor just returned to us.
+    let fs = unsafe { OwnedFd::from_raw_fd(fs as RawFd) };
+    let source = std::ffi::CString::new(format!("/proc/self/fd/{}", image.as_raw_fd()))
+        .expect("no NUL in a number");
+    // SAFETY: fsconfig with a key and a string value, both NUL-terminated.
+    let set = unsafe {
+        libc::syscall(
+            libc::SYS_fsconfig,
+            fs.as_raw_fd(),
+            FSCONFIG_SET_STRING,
+            c"source".as_ptr(),
+            source.as_ptr(),
+            0,
+        )
+    };
+    // SAFETY: fsconfig's create command takes no key or value.
+    if set < 0
+        || unsafe {
+            libc::syscall(
+                libc::SYS_fsconfig,
+                fs.as_raw_fd(),
+                FSCONFIG_CMD_CREATE,
+                std::ptr::null::<libc::c_char>(),
+                std::ptr::null::<libc::c_char>(),
+                0,
+            )
+        } < 0
+    {
+        return fail();
+    }
+    let attrs = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV;
+    // SAFETY: fsmount of a created file system context.
+    let m = unsafe { libc::syscall(libc::SYS_fsmount, fs.as_raw_fd(), FSMOUNT_CLOEXEC, attrs) };
+    if m < 0 {
+        return fail();
+    }
+    // SAFETY: a descriptor just returned to us.
+    Ok(unsafe { OwnedFd::from_raw_fd(m as RawFd) })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The key follows the tree: the same tree gives the same key; a file
+    /// changed, added or renamed gives another; what lies under a cover
+    /// changes nothing.
+    #[test]
+    fn the_key_changes_with_the_tree_and_not_with_what_is_covered() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("bot");
+        std::fs::create_dir_all(root.join("out")).unwrap();
+        std::fs::write(root.join("bot.py"), b"print(1)").unwrap();
+        let spec = Spec {
+            sources: vec![(PathBuf::new(), root.clone())],
+            covers: vec![PathBuf::from("out")],
+        };
+        let first = key(&spec);
+        assert_eq!(first.len(), 32);
+        assert_eq!(key(&spec), first);
+        std::fs::write(root.join("out/transcript.jsonl"), b"{}").unwrap();
+        assert_eq!(key(&spec), first, "a change under a cover changed the key");
+        std::fs::write(root.join("bot.py"), b"print(2)").unwrap();
+        let changed = key(&spec);
+        assert_ne!(changed, first);
+        std::fs::rename(root.join("bot.py"), root.join("bot2.py")).unwrap();
+        assert_ne!(key(&spec), changed);
+        let uncovered = Spec {
+            covers: vec![],
+            ..spec.clone()
+        };
+        assert_ne!(key(&uncovered), key(&spec));
+    }
+
+    /// Only the least recently used images beyond the limit are removed,
+    /// and unfinished builds only when old.
+    #[test]
+    fn pruning_keeps_the_images_used_last() {
+        let dir = tempfile::tempdir().unwrap();
+        let now = std::time::SystemTime::now();
+        for i in 0..5u64 {
+            let f = File::create(dir.path().join(format!("{i}.erofs"))).unwrap();
+            f.set_modified(now - std::time::Duration::from_secs(100 * (5 - i)))
+                .unwrap();
+        }
+        File::create(dir.path().join("fresh.part")).unwrap();
+        let old = File::create(dir.path().join("old.part")).unwrap();
+        old.set_modified(now - std::time::Duration::from_secs(7200))
+            .unwrap();
+        prune(dir.path(), 2);
+        let mut left: Vec<String> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        left.sort();
+        assert_eq!(left, ["3.erofs", "4.erofs", "fresh.part"]);
+    }
+}
