@@ -119,8 +119,10 @@ fn a_sets_hands_left_in_the_dentry_cache_are_read_without_timing_only_unsandboxe
     }
 }
 
-/// What remains sandboxed: the names a sandboxed bot looks up are cached in
-/// the host's dentry cache, where a later game's bot can time them. The write
+/// What remains sandboxed through the host's binds: the names a sandboxed
+/// bot looks up are cached in the host's dentry cache, where a later game's
+/// bot can time them. With the view from images of each bot's own
+/// (`SCHMIER_VIEW_CACHE`, `image.rs`) none is: asserted in that mode. The write
 /// side is checked here without timing, from outside: after the set, every
 /// marker name the spies wrote is in the host's cache, and a name of the same
 /// shape that nobody looked up is not. The timed read is recorded, not
