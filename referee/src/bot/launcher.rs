@@ -473,16 +473,23 @@ fn show_views(request: &Request, images: &[OwnedFd]) -> anyhow::Result<()> {
 /// A detached copy of the tree at `within` (empty: the root) in the
 /// detached mount `image`.
 fn clone_within(image: &OwnedFd, within: &[u8]) -> anyhow::Result<OwnedFd> {
+    let empty = match within.is_empty() {
+        true => libc::AT_EMPTY_PATH as libc::c_uint,
+        false => 0,
+    };
+    Ok(open_tree(image.as_raw_fd(), within, empty)?)
+}
+
+/// `open_tree(2)` with `OPEN_TREE_CLONE`, close-on-exec, and `flags`.
+fn open_tree(dir: RawFd, path: &[u8], flags: libc::c_uint) -> std::io::Result<OwnedFd> {
     const OPEN_TREE_CLONE: libc::c_uint = 1;
-    let c = CString::new(within)?;
-    let mut flags = OPEN_TREE_CLONE | libc::O_CLOEXEC as libc::c_uint;
-    if within.is_empty() {
-        flags |= libc::AT_EMPTY_PATH as libc::c_uint;
-    }
-    // SAFETY: a mount's descriptor, a path relative to it, and flags.
-    let fd = unsafe { libc::syscall(libc::SYS_open_tree, image.as_raw_fd(), c.as_ptr(), flags) };
+    let c = CString::new(path)?;
+    let flags = flags | OPEN_TREE_CLONE | libc::O_CLOEXEC as libc::c_uint;
+    // SAFETY: a directory (or mount) descriptor, a path and flags; returns
+    // a new descriptor or -1.
+    let fd = unsafe { libc::syscall(libc::SYS_open_tree, dir, c.as_ptr(), flags) };
     if fd < 0 {
-        return Err(std::io::Error::last_os_error().into());
+        return Err(std::io::Error::last_os_error());
     }
     // SAFETY: a descriptor just returned to us.
     Ok(unsafe { OwnedFd::from_raw_fd(fd as RawFd) })
@@ -490,26 +497,9 @@ fn clone_within(image: &OwnedFd, within: &[u8]) -> anyhow::Result<OwnedFd> {
 
 /// A detached copy of the mount tree at `path` (`open_tree(2)`).
 fn clone_tree(path: &Path) -> anyhow::Result<OwnedFd> {
-    const OPEN_TREE_CLONE: libc::c_uint = 1;
-    let c = CString::new(path.as_os_str().as_bytes())?;
-    // SAFETY: a path and flags; returns a new descriptor or -1.
-    let fd = unsafe {
-        libc::syscall(
-            libc::SYS_open_tree,
-            libc::AT_FDCWD,
-            c.as_ptr(),
-            OPEN_TREE_CLONE | libc::AT_RECURSIVE as libc::c_uint | libc::O_CLOEXEC as libc::c_uint,
-        )
-    };
-    if fd < 0 {
-        return Err(anyhow!(
-            "failed to keep {}: {}",
-            path.display(),
-            std::io::Error::last_os_error()
-        ));
-    }
-    // SAFETY: a descriptor just returned to us.
-    Ok(unsafe { OwnedFd::from_raw_fd(fd as RawFd) })
+    let recursive = libc::AT_RECURSIVE as libc::c_uint;
+    open_tree(libc::AT_FDCWD, path.as_os_str().as_bytes(), recursive)
+        .map_err(|e| anyhow!("failed to keep {}: {e}", path.display()))
 }
 
 /// Attaches `tree` at `path`, making the directories (or file) it needs.
