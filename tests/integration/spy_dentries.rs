@@ -8,7 +8,7 @@
 //! left; `remember-dentries-timed` reads by timing `stat` instead of asking
 //! the kernel. Claims are checked against the transcripts.
 
-use crate::spy_sets::duplicate_set;
+use crate::spy_sets::{duplicate_set, duplicate_set_env, Set};
 
 /// Whether the host's dentry cache holds `path`'s lookup, asked as the
 /// noiseless spy asks (`openat2` with `RESOLVE_CACHED`, which looks nothing
@@ -53,20 +53,28 @@ fn cached(path: &str) -> Option<bool> {
     }
 }
 
-/// Whether this run's referees show sandboxed bots their view from images
-/// of their own (`SCHMIER_VIEW_CACHE` set, as root, with erofs and
-/// `mkfs.erofs`: `referee/src/bot/image.rs`).
-fn images_asked() -> bool {
-    let set = std::env::var_os("SCHMIER_VIEW_CACHE").is_some_and(|v| !v.is_empty() && v != "none");
+/// Whether this host's referees show sandboxed bots their view from images
+/// of their own (`referee/src/bot/image.rs`: the default for a root
+/// referee, with erofs in the kernel and `mkfs.erofs` on the host, unless
+/// `SCHMIER_VIEW_CACHE=none`); `Err` says why not.
+fn images_made() -> Result<(), &'static str> {
+    if std::env::var_os("SCHMIER_VIEW_CACHE").is_some_and(|v| v == "none") {
+        return Err("SCHMIER_VIEW_CACHE=none");
+    }
+    if !nix::unistd::getuid().is_root() {
+        return Err("not root");
+    }
     let erofs = std::fs::read_to_string("/proc/filesystems").is_ok_and(|f| f.contains("erofs"));
-    let mkfs = [
-        "/usr/bin/mkfs.erofs",
-        "/usr/sbin/mkfs.erofs",
-        "/sbin/mkfs.erofs",
-    ]
-    .iter()
-    .any(|p| std::path::Path::new(p).exists());
-    set && nix::unistd::getuid().is_root() && erofs && mkfs
+    if !erofs {
+        return Err("no erofs in this kernel");
+    }
+    let path = std::env::var("PATH").unwrap_or_default();
+    let mkfs = (path.split(':').chain(["/usr/sbin", "/sbin", "/usr/bin"]))
+        .any(|d| std::path::Path::new(d).join("mkfs.erofs").exists());
+    if !mkfs {
+        return Err("no mkfs.erofs");
+    }
+    Ok(())
 }
 
 /// Each spy report's store (`store={...}`): what the process wrote and read.
@@ -119,23 +127,56 @@ fn a_sets_hands_left_in_the_dentry_cache_are_read_without_timing_only_unsandboxe
     }
 }
 
-/// What remains sandboxed through the host's binds: the names a sandboxed
-/// bot looks up are cached in the host's dentry cache, where a later game's
-/// bot can time them. With the view from images of each bot's own
-/// (`SCHMIER_VIEW_CACHE`, `image.rs`) none is: asserted in that mode. The write
-/// side is checked here without timing, from outside: after the set, every
-/// marker name the spies wrote is in the host's cache, and a name of the same
-/// shape that nobody looked up is not. The timed read is recorded, not
-/// asserted (how well it reads depends on the host's load; its rate is
-/// measured by `scripts/dentry-channel.py`, SECURITY.md).
+/// Through the host's binds (`SCHMIER_VIEW_CACHE=none`, or a host that
+/// cannot make images) the names a sandboxed bot looks up are cached in the
+/// host's dentry cache, where a later game's bot can time them; with each
+/// bot's view from erofs mounts of its own (the default for a root referee,
+/// `image.rs`) none is. The write side is checked here without timing, from
+/// outside: after the set, every marker name the spies wrote is in the
+/// host's cache through the binds and none through the images, and a name of
+/// the same shape that nobody looked up is in neither. The timed read through
+/// the binds is recorded, not asserted (how well it reads depends on the
+/// host's load; its rate is measured by `scripts/dentry-channel.py`,
+/// SECURITY.md).
 #[test]
-fn negative_dentries_a_sandboxed_bot_leaves_reach_the_hosts_cache() {
+fn negative_dentries_a_sandboxed_bot_leaves_reach_the_hosts_cache_only_through_binds() {
     if cached("/").is_none() {
         crate::support::skip("no openat2 on this kernel: cannot look at the host's dentry cache");
         return;
     }
-    let boxed = duplicate_set("remember-dentries-timed", &["--sandbox"]);
-    let stores = stores(&boxed.reports);
+    let bound = duplicate_set_env(
+        "remember-dentries-timed",
+        &["--sandbox"],
+        &[("SCHMIER_VIEW_CACHE", "none")],
+    );
+    let (kept, markers) = in_the_hosts_cache(&bound);
+    assert!(
+        !markers.is_empty() && kept * 10 >= markers.len() * 9,
+        "through the binds, {kept} of {} markers in the host's cache",
+        markers.len()
+    );
+    record_the_timed_read(&bound, "through the binds", markers.len());
+    if let Err(why) = images_made() {
+        crate::support::skip(&format!(
+            "this host makes no images of the view ({why}): the closed channel is not checked"
+        ));
+        return;
+    }
+    let imaged = duplicate_set("remember-dentries-timed", &["--sandbox"]);
+    let (kept, markers) = in_the_hosts_cache(&imaged);
+    assert!(
+        !markers.is_empty() && kept == 0,
+        "views from images: {kept} of {} markers in the host's cache",
+        markers.len()
+    );
+    record_the_timed_read(&imaged, "views from images", markers.len());
+}
+
+/// How many of the marker names the set's spies looked up are in the host's
+/// dentry cache, and the names. Every process must have written; a name of
+/// the same shape that nobody looked up must not be cached.
+fn in_the_hosts_cache(set: &Set) -> (usize, Vec<String>) {
+    let stores = stores(&set.reports);
     let markers: Vec<String> = (stores.iter())
         .flat_map(|s| s["markers"].as_array().unwrap().clone())
         .map(|m| m.as_str().unwrap().to_owned())
@@ -146,8 +187,8 @@ fn negative_dentries_a_sandboxed_bot_leaves_reach_the_hosts_cache() {
         "{stores:?}"
     );
     // Every marker, but for any the kernel freed since (it may free an unused
-    // dentry at any time: see above), is in the cache; no name nobody looked
-    // up is.
+    // dentry at any time: see above), is counted; no name nobody looked up
+    // may be cached.
     let mut kept = 0;
     for m in &markers {
         assert!(m.starts_with("/usr/bin/."), "{m}");
@@ -155,22 +196,11 @@ fn negative_dentries_a_sandboxed_bot_leaves_reach_the_hosts_cache() {
         let never = format!("{m}-never-looked-up");
         assert_eq!(cached(&never), Some(false), "{never}");
     }
-    if images_asked() {
-        // Each bot's view from erofs mounts of its own (`image.rs`, opt-in):
-        // none of its lookups reaches the host's cache.
-        assert!(
-            !markers.is_empty() && kept == 0,
-            "views from images: {kept} of {} markers in the host's cache",
-            markers.len()
-        );
-        return;
-    }
-    assert!(
-        !markers.is_empty() && kept * 10 >= markers.len() * 9,
-        "{kept} of {} markers in the host's cache",
-        markers.len()
-    );
-    // The timed read, for the record.
+    (kept, markers)
+}
+
+/// The timed reader's claims, for the record.
+fn record_the_timed_read(boxed: &Set, how: &str, written: usize) {
     let pairs = boxed.claimed_and_dealt();
     let wrong_cards: usize = (pairs.iter())
         .map(|(claimed, dealt)| {
@@ -180,10 +210,61 @@ fn negative_dentries_a_sandboxed_bot_leaves_reach_the_hosts_cache() {
         .sum();
     let right = pairs.iter().filter(|(c, d)| c == d).count();
     eprintln!(
-        "recorded, not asserted: sandboxed, the timed reader claimed {} opponents' hands, \
-         {right} exactly right, {wrong_cards} of {} cards wrong; {} markers written",
+        "recorded, not asserted: sandboxed, {how}, the timed reader claimed {} opponents' \
+         hands, {right} exactly right, {wrong_cards} of {} cards wrong; {} markers written",
         pairs.len(),
         pairs.len() * 6,
-        markers.len()
+        written
     );
+}
+
+/// Where the view was to be shown from images and one cannot be made, no
+/// sandboxed bot starts: the run stops before any game, saying why and how
+/// to turn images off. It fails closed: no bot is shown the host's
+/// directories in their place. (`mkfs.erofs` here is a stand-in that
+/// refuses, first on `PATH`; the cache is new, so every image must be built.)
+#[test]
+fn a_view_whose_image_cannot_be_made_starts_no_sandboxed_bot() {
+    use std::os::unix::fs::PermissionsExt;
+    if let Err(why) = images_made() {
+        crate::support::skip(&format!("this host makes no images of the view ({why})"));
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let bin = dir.path().join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    let ran = dir.path().join("mkfs-ran");
+    let mkfs = bin.join("mkfs.erofs");
+    std::fs::write(
+        &mkfs,
+        format!(
+            "#!/bin/sh\ntouch '{}'\necho 'mkfs.erofs: refused' >&2\nexit 1\n",
+            ran.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&mkfs, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap());
+    let out = dir.path().join("out");
+    let output = crate::support::referee()
+        .args(["play", "--sandbox", "--games", "1", "--seed", "1"])
+        .args([
+            "--team",
+            "python3 sample-bots/python/bot.py",
+            "--transcript",
+        ])
+        .arg(&out)
+        .env("PATH", path)
+        .env("SCHMIER_VIEW_CACHE", dir.path().join("cache"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(ran.exists(), "the stand-in mkfs.erofs never ran: {stderr}");
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("could not be made") && stderr.contains("SCHMIER_VIEW_CACHE=none"),
+        "{stderr}"
+    );
+    let transcripts = std::fs::read_dir(&out).map_or(0, |d| d.count());
+    assert_eq!(transcripts, 0, "a game was played: {stderr}");
 }

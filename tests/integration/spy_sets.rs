@@ -24,11 +24,22 @@ pub(crate) struct Set {
 /// One duplicate set (six games, one matchup): the spy in `mode` against the
 /// heuristic and random bots (inside the referee), with the extra `args`.
 pub(crate) fn duplicate_set(mode: &str, args: &[&str]) -> Set {
-    duplicate_set_logged(mode, args, "").0
+    duplicate_set_logged(mode, args, "", &[]).0
 }
 
-/// [`duplicate_set`] with `RUST_LOG` set to `log`; also the referee's stderr.
-fn duplicate_set_logged(mode: &str, args: &[&str], log: &str) -> (Set, String) {
+/// [`duplicate_set`] with the referee's environment changed by `env`.
+pub(crate) fn duplicate_set_env(mode: &str, args: &[&str], env: &[(&str, &str)]) -> Set {
+    duplicate_set_logged(mode, args, "", env).0
+}
+
+/// [`duplicate_set`] with `RUST_LOG` set to `log` and the referee's
+/// environment changed by `env`; also the referee's stderr.
+fn duplicate_set_logged(
+    mode: &str,
+    args: &[&str],
+    log: &str,
+    env: &[(&str, &str)],
+) -> (Set, String) {
     static RUN: AtomicU32 = AtomicU32::new(0);
     let tag = format!(
         "spyset-{}-{}-{mode}",
@@ -61,6 +72,7 @@ fn duplicate_set_logged(mode: &str, args: &[&str], log: &str) -> (Set, String) {
         .arg("--out")
         .arg(&out)
         .env("RUST_LOG", log)
+        .envs(env.iter().copied())
         .output()
         .unwrap();
     // What an unsandboxed `remember-files` spy left on the host.
@@ -123,7 +135,7 @@ fn duplicate_set_logged(mode: &str, args: &[&str], log: &str) -> (Set, String) {
 #[test]
 fn a_kept_sandbox_holds_nothing_of_the_bot_it_served_before() {
     let found = |r: &str| !r.starts_with("blocked");
-    let (open, _) = duplicate_set_logged("litter", &[], "");
+    let (open, _) = duplicate_set_logged("litter", &[], "", &[]);
     assert!(
         open.reports.iter().skip(1).any(|r| found(r)),
         "{:?}",
@@ -139,7 +151,8 @@ fn a_kept_sandbox_holds_nothing_of_the_bot_it_served_before() {
             }
         }
     }
-    let (boxed, log) = duplicate_set_logged("litter", &["--sandbox"], "referee::bot::slot=debug");
+    let (boxed, log) =
+        duplicate_set_logged("litter", &["--sandbox"], "referee::bot::slot=debug", &[]);
     let reused = (log.lines())
         .filter_map(|l| {
             l.rsplit_once("(its ")?

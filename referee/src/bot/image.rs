@@ -22,12 +22,13 @@
 //! the bot's init, which puts them over the sandbox's binds of the same
 //! paths (`launcher.rs`).
 //!
-//! Opt-in for now: only with `SCHMIER_VIEW_CACHE=DIR` (or `=default`, for
-//! [`DEFAULT_CACHE`]); it has not yet been through the whole test suite.
-//! Where it is not asked for, or cannot be (a referee that is not root, a
-//! kernel without erofs, no `mkfs.erofs` on the host), bots see the binds,
-//! as before, and the channel stays open (a root referee that asked is told
-//! why once).
+//! The default for a root referee, with its cache at [`DEFAULT_CACHE`]
+//! (`SCHMIER_VIEW_CACHE=DIR` puts it elsewhere; `=none` turns images off).
+//! Where they are turned off or cannot be made (a referee that is not root, a
+//! kernel without erofs, no `mkfs.erofs` on the host), bots see the binds and
+//! the channel stays open; a root referee is told why, once. Where they were
+//! to be used and one cannot be made or mounted, no bot is started without
+//! it (the sandbox fails closed: `Sandbox::held`, `process.rs`).
 
 use std::fs::File;
 use std::io::Write;
@@ -54,8 +55,12 @@ pub const CACHE_ENV: &str = "SCHMIER_VIEW_CACHE";
 /// them again.
 const FORMAT: &str = "schmier view image 1: mkfs.erofs --quiet --preserve-mtime, uncompressed";
 
-/// At most this many images stay in the cache (the least recently used go).
+/// At most this many images stay in the cache (the least recently used go),
+/// besides those used within [`IN_USE`].
 const KEEP: usize = 16;
+
+/// An image used this recently is never pruned.
+const IN_USE: std::time::Duration = std::time::Duration::from_secs(600);
 
 /// What one image holds: host paths at paths inside it, and paths inside
 /// it shown empty (the referee's outputs, other bots' directories).
@@ -75,14 +80,14 @@ pub struct Maker {
 }
 
 /// Whether this host can give bots views of their own: a root referee, a
-/// kernel with erofs, `mkfs.erofs`; `Err` says why not.
+/// kernel with erofs, `mkfs.erofs`, and [`CACHE_ENV`] not `none`; `Err`
+/// says why not.
 pub fn maker(root: bool) -> Result<Maker, String> {
-    // Opt-in for now (not yet through the whole test suite): `SCHMIER_VIEW_CACHE=DIR`.
     let cache = match std::env::var_os(CACHE_ENV) {
-        Some(v) if v == "none" || v.is_empty() => return Err(format!("{CACHE_ENV} not set")),
-        Some(v) if v == "default" => PathBuf::from(DEFAULT_CACHE),
+        Some(v) if v == "none" => return Err(format!("{CACHE_ENV}=none")),
+        Some(v) if v.is_empty() || v == "default" => PathBuf::from(DEFAULT_CACHE),
         Some(v) => PathBuf::from(v),
-        None => return Err(format!("{CACHE_ENV} not set")),
+        None => PathBuf::from(DEFAULT_CACHE),
     };
     if !root {
         return Err("the referee is not root (only root may mount an erofs image)".into());
@@ -241,8 +246,8 @@ fn touch(image: &Path) -> bool {
     }
 }
 
-/// Removes all but the `keep` images used last, and builds left unfinished
-/// for more than an hour.
+/// Removes all but the `keep` images used last (sparing any used within
+/// [`IN_USE`]), and builds left unfinished for more than an hour.
 fn prune(cache: &Path, keep: usize) {
     let Ok(entries) = std::fs::read_dir(cache) else {
         return;
@@ -266,9 +271,16 @@ fn prune(cache: &Path, keep: usize) {
     }
     images.sort();
     images.reverse();
-    for (_, path) in images.into_iter().skip(keep) {
-        // A referee using it keeps it open: removing it takes nothing from it.
-        let _ = std::fs::remove_file(path);
+    for (modified, path) in images.into_iter().skip(keep) {
+        // One used in the last minutes may be about to be opened by a
+        // referee whose holder found it (a referee that has it open loses
+        // nothing when its name goes).
+        let recent = modified
+            .and_then(|m| m.elapsed().ok())
+            .is_none_or(|age| age < IN_USE);
+        if !recent {
+            let _ = std::fs::remove_file(path);
+        }
     }
 }
 
@@ -485,27 +497,41 @@ mod tests {
         assert_ne!(key(&uncovered), key(&spec));
     }
 
-    /// Only the least recently used images beyond the limit are removed,
-    /// and unfinished builds only when old.
+    /// Only the least recently used images beyond the limit are removed
+    /// (never one used within [`IN_USE`]), and unfinished builds only when
+    /// old.
     #[test]
     fn pruning_keeps_the_images_used_last() {
-        let dir = tempfile::tempdir().unwrap();
         let now = std::time::SystemTime::now();
-        for i in 0..5u64 {
-            let f = File::create(dir.path().join(format!("{i}.erofs"))).unwrap();
-            f.set_modified(now - std::time::Duration::from_secs(100 * (5 - i)))
-                .unwrap();
+        let hour = std::time::Duration::from_secs(3600);
+        let made = |dir: &Path, name: &str, age: std::time::Duration| {
+            let f = File::create(dir.join(name)).unwrap();
+            f.set_modified(now - age).unwrap();
+        };
+        let left = |dir: &Path| {
+            let mut names: Vec<String> = std::fs::read_dir(dir)
+                .unwrap()
+                .map(|e| e.unwrap().file_name().into_string().unwrap())
+                .collect();
+            names.sort();
+            names
+        };
+        let old = tempfile::tempdir().unwrap();
+        for i in 0..5u32 {
+            made(old.path(), &format!("{i}.erofs"), hour * (5 - i));
         }
-        File::create(dir.path().join("fresh.part")).unwrap();
-        let old = File::create(dir.path().join("old.part")).unwrap();
-        old.set_modified(now - std::time::Duration::from_secs(7200))
-            .unwrap();
-        prune(dir.path(), 2);
-        let mut left: Vec<String> = std::fs::read_dir(dir.path())
-            .unwrap()
-            .map(|e| e.unwrap().file_name().into_string().unwrap())
-            .collect();
-        left.sort();
-        assert_eq!(left, ["3.erofs", "4.erofs", "fresh.part"]);
+        made(old.path(), "fresh.part", std::time::Duration::ZERO);
+        made(old.path(), "old.part", hour * 2);
+        prune(old.path(), 2);
+        assert_eq!(left(old.path()), ["3.erofs", "4.erofs", "fresh.part"]);
+        // Three used a minute ago, one an hour ago: the three stay, past
+        // the limit of two; the old one goes.
+        let busy = tempfile::tempdir().unwrap();
+        for name in ["a.erofs", "b.erofs", "c.erofs"] {
+            made(busy.path(), name, std::time::Duration::from_secs(60));
+        }
+        made(busy.path(), "d.erofs", hour);
+        prune(busy.path(), 2);
+        assert_eq!(left(busy.path()), ["a.erofs", "b.erofs", "c.erofs"]);
     }
 }

@@ -104,7 +104,7 @@ impl BotProcess {
             sandbox.held().map_err(std::io::Error::other)?;
         }
         if let Some(sandbox) = spec.sandbox.as_ref().filter(|s| s.keeps(&spec.launch)) {
-            if let Some(kept) = start_kept(sandbox, spec) {
+            if let Some(kept) = start_kept(sandbox, spec)? {
                 return kept.finish(spec, sandbox.clone());
             }
         }
@@ -128,8 +128,7 @@ impl BotProcess {
             let (sb, sp) = (sandbox.clone(), spec.clone());
             let kept = tokio::task::spawn_blocking(move || start_kept(&sb, &sp))
                 .await
-                .ok()
-                .flatten();
+                .map_err(std::io::Error::other)??;
             if let Some(kept) = kept {
                 return kept.finish(spec, sandbox.clone());
             }
@@ -281,13 +280,20 @@ struct Kept {
 
 /// Starts `spec`'s bot in a kept sandbox (`slot.rs`): an idle one of its
 /// view, else a new one. `None` where that fails (the caller then builds a
-/// sandbox for this bot alone, as before).
-fn start_kept(sandbox: &Arc<Sandbox>, spec: &Spawn) -> Option<Kept> {
+/// sandbox for this bot alone, as before), unless the bot was to be shown
+/// its view from mounts of its own (`image.rs`): a sandbox of its own would
+/// show it the host's directories, so that fails closed, an error.
+fn start_kept(sandbox: &Arc<Sandbox>, spec: &Spawn) -> std::io::Result<Option<Kept>> {
+    let needs_images = sandbox.shows_images(&spec.launch, spec.before_any_game);
     match try_kept(sandbox, spec) {
-        Ok(kept) => Some(kept),
+        Ok(kept) => Ok(Some(kept)),
+        Err(e) if needs_images => Err(std::io::Error::other(format!(
+            "failed to start the bot in a sandbox showing it its own view, and it is not \
+             started without one: {e:#}"
+        ))),
         Err(e) => {
             tracing::warn!("a kept sandbox failed, so this bot gets one of its own: {e:#}");
-            None
+            Ok(None)
         }
     }
 }

@@ -254,10 +254,12 @@ impl Sandbox {
                         holder.held.bytes >> 20,
                         began.elapsed()
                     );
-                    let images = open_images(&holder.images);
-                    Hold::Held {
-                        _holder: holder,
-                        images,
+                    match open_images(&holder.images) {
+                        Ok(images) => Hold::Held {
+                            _holder: holder,
+                            images,
+                        },
+                        Err(why) => Hold::Failed(why),
                     }
                 }
                 Err(e) => Hold::Failed(e.to_string()),
@@ -330,11 +332,21 @@ impl Sandbox {
             return Err(SandboxError::HoldsOutput(dir.clone()));
         }
         if let (true, Err(e)) = (self.root, self.reachable_by_others(launch)) {
+            // Such a bot gets a sandbox of its own (`keeps`), built by
+            // bubblewrap from the host's directories: no image mounts.
+            let images = match self.images {
+                Some(_) => {
+                    ", and it sees the host's directories, not images of its own, so it can \
+                     leave bits for a later game in the dentry cache (SECURITY.md, \"The \
+                     dentry cache\")"
+                }
+                None => "",
+            };
             eprintln!(
                 "referee: warning: {e}, so this bot's sandbox runs as root (without \
                  capabilities, as uid {NOBODY} inside): it can read root-only files of the \
-                 directories it sees. `chmod o+rx` them, or run the referee as an ordinary \
-                 user, to have it run as an unprivileged user"
+                 directories it sees{images}. `chmod o+rx` them, or run the referee as an \
+                 ordinary user, to have it run as an unprivileged user"
             );
         }
         Ok(())
@@ -379,6 +391,16 @@ impl Sandbox {
         reachable(&self.referee, launch)
     }
 
+    /// Whether `launch`'s bot is shown its view from mounts of its own
+    /// (`image.rs`): where this run makes images, for every bot but a
+    /// built-in one and a bot of the start check while the view is still
+    /// being held. Such a bot is never started without them.
+    pub fn shows_images(&self, launch: &Launch, before_any_game: bool) -> bool {
+        self.images.is_some()
+            && self.builtin_view(launch).is_none()
+            && !(before_any_game && !self.is_held())
+    }
+
     /// The mounts of `launch`'s view made for it alone (`image.rs`), and
     /// where its init puts them (`launcher.rs`); none for a built-in bot,
     /// where this host makes no images, or for a bot of the start check
@@ -394,24 +416,25 @@ impl Sandbox {
         let Some(plan) = self.images.as_ref() else {
             return none();
         };
-        if self.builtin_view(launch).is_some() || (before_any_game && !self.is_held()) {
+        if !self.shows_images(launch, before_any_game) {
             return none();
         }
         self.held()?;
-        let files: Vec<Option<std::fs::File>> = {
+        let files: Vec<std::fs::File> = {
             let hold = self.resident.lock().unwrap_or_else(|p| p.into_inner());
             match &*hold {
                 Hold::Held { images, .. } => (images.iter())
-                    .map(|f| f.as_ref().and_then(|f| f.try_clone().ok()))
-                    .collect(),
+                    .map(std::fs::File::try_clone)
+                    .collect::<Result<_, _>>()
+                    .map_err(SandboxError::ImageMount)?,
                 _ => return none(),
             }
         };
         let mount = |i: usize| match files.get(i) {
-            Some(Some(file)) => super::image::mount(file)
+            Some(file) => super::image::mount(file)
                 .map(Some)
                 .map_err(SandboxError::ImageMount),
-            _ => Ok(None),
+            None => Ok(None),
         };
         let (mut views, mut fds) = (Vec::new(), Vec::new());
         if let Some((i, dirs)) = &plan.system {
@@ -721,10 +744,10 @@ enum Hold {
     /// Being held, since the instant given.
     Starting(Starting, std::time::Instant),
     /// Held for the run: dropped with the sandbox. With the images asked
-    /// for, in order, open (`None`: not made; bots see the host's paths).
+    /// for, in order, open.
     Held {
         _holder: Holder,
-        images: Vec<Option<std::fs::File>>,
+        images: Vec<std::fs::File>,
     },
     /// The holder failed, as said.
     Failed(String),
@@ -789,7 +812,7 @@ fn image_plan(
     let maker = match super::image::maker(root) {
         Ok(m) => m,
         Err(why) => {
-            if root && !why.starts_with(super::image::CACHE_ENV) {
+            if root {
                 eprintln!(
                     "referee: warning: sandboxed bots see the system's directories bound from \
                      the host ({why}), so a bot can leave bits for a later game in the host's \
@@ -838,33 +861,27 @@ fn image_plan(
     })
 }
 
-/// Opens the images the holder made (a warning for each it could not):
-/// open, they stay usable even if another referee's cache pruning removes
-/// their names.
-fn open_images(images: &super::holder::Images) -> Vec<Option<std::fs::File>> {
+/// Opens the images the holder made: open, they stay usable even if
+/// another referee's cache pruning removes their names. `Err` if one could
+/// not be made or opened: no bot is then started without it (fails closed).
+fn open_images(images: &super::holder::Images) -> Result<Vec<std::fs::File>, String> {
+    let open = |image: &Result<PathBuf, String>| match image {
+        Ok(path) => std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display())),
+        Err(why) => Err(why.clone()),
+    };
     (images.iter())
         .map(|image| {
-            let opened = match image {
-                Ok(path) => {
-                    std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))
-                }
-                Err(why) => Err(why.clone()),
-            };
-            match opened {
-                Ok(f) => {
-                    tracing::debug!("bots are shown the image {image:?}");
-                    Some(f)
-                }
-                Err(why) => {
-                    eprintln!(
-                        "referee: warning: an image of the sandbox's view could not be made \
-                         ({why}), so bots see its paths bound from the host, where a bot can \
-                         leave bits for a later game in the dentry cache (SECURITY.md, \
-                         \"The dentry cache\")"
-                    );
-                    None
-                }
-            }
+            let file = open(image).map_err(|why| {
+                format!(
+                    "an image of the sandboxed bots' view could not be made ({why}), and no \
+                     sandboxed bot is started without one. Set {}=none to show bots the \
+                     host's directories instead, which leaves a bot able to pass bits to a \
+                     later game through the dentry cache (SECURITY.md, \"The dentry cache\")",
+                    super::image::CACHE_ENV
+                )
+            })?;
+            tracing::debug!("bots are shown the image {image:?}");
+            Ok(file)
         })
         .collect()
 }
