@@ -707,8 +707,8 @@ fn each_bot_runs_in_a_cpu_cgroup_of_its_own_with_the_bandwidth_asked() {
         ));
         return;
     }
-    // The spy waits at its first request for `go-TAG` in its directory, a copy
-    // that `nobody` can read (a root referee sandboxes bots as nobody).
+    // The spy waits at its first request until it is sent SIGWINCH; it is a
+    // copy that `nobody` can read (a root referee sandboxes bots as nobody).
     let dir = tempfile::tempdir().unwrap();
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
@@ -749,7 +749,7 @@ fn each_bot_runs_in_a_cpu_cgroup_of_its_own_with_the_bandwidth_asked() {
         };
         let seen = bot.map(cpu_bandwidth);
         // Released before any assertion, so a failure leaves nothing running.
-        std::fs::write(dir.path().join(format!("go-{token}")), "").unwrap();
+        crate::support::release_held(&Vec::from_iter(bot), &referee);
         let (cgroup, bandwidth) = seen.expect("the spy started within 60 s");
         let done = referee.join().unwrap();
         assert_eq!(

@@ -224,23 +224,24 @@ fn each_sandboxed_bot_is_a_host_user_of_its_own_under_a_root_referee() {
         .team(&cmd);
     let referee = std::thread::spawn(move || run.ok());
     let start = std::time::Instant::now();
-    let uids = loop {
-        let uids: Vec<u32> = crate::hostile::processes_with(&token)
+    let (pids, uids) = loop {
+        let (pids, uids): (Vec<u32>, Vec<u32>) = crate::hostile::processes_with(&token)
             .into_iter()
             .filter_map(|p| {
                 let (pid, cmd) = p.split_once(": ")?;
                 let program = cmd.split(' ').next()?;
                 // The bot is the process running spy.py, not bubblewrap around it.
-                program.contains("python3").then(|| host_uid(pid))?
+                let uid = program.contains("python3").then(|| host_uid(pid))??;
+                Some((pid.parse::<u32>().ok()?, uid))
             })
-            .collect();
+            .unzip();
         if uids.len() == 2 || start.elapsed().as_secs() >= 60 {
-            break uids;
+            break (pids, uids);
         }
         std::thread::sleep(std::time::Duration::from_millis(10));
     };
     // Released before any assertion, so a failure leaves nothing running.
-    std::fs::write(dir.path().join(format!("go-{token}")), "").unwrap();
+    crate::support::release_held(&pids, &referee);
     referee.join().unwrap();
     assert_eq!(uids.len(), 2, "both partners seen within 60 s: {uids:?}");
     if nix::unistd::getuid().is_root() {

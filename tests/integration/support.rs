@@ -403,3 +403,19 @@ pub fn resume_command(stderr: &str) -> String {
         .trim()
         .to_owned()
 }
+
+/// Releases the `hold` spies (`tests/spy/spy.py hold`) of processes `pids`:
+/// sends each SIGWINCH (which a spy ignores until it waits, so the signal is
+/// sent again every 20 ms) until `referee` is done, or five minutes.
+pub fn release_held<T>(pids: &[u32], referee: &std::thread::JoinHandle<T>) {
+    let start = std::time::Instant::now();
+    while !referee.is_finished() && start.elapsed() < std::time::Duration::from_secs(300) {
+        for pid in pids {
+            let _ = nix::sys::signal::kill(
+                nix::unistd::Pid::from_raw(*pid as i32),
+                nix::sys::signal::Signal::SIGWINCH,
+            );
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}

@@ -191,9 +191,15 @@ def attack():
         return report(*attempt(found, write_tty))
     if MODE == "hold":
         # Not an attack: wait at the first request until the test has looked at
-        # this bot from outside and leaves `go-TAG` in the bot's directory.
+        # this bot from outside and sends it SIGWINCH. (Not a file left in the
+        # bot's directory: a sandboxed bot may see that directory as it was
+        # when the run began. SIGWINCH is ignored until this handler is set,
+        # so one sent too early is lost, not fatal; the test sends it until
+        # the game is over.)
+        released = []
+        signal.signal(signal.SIGWINCH, lambda *_: released.append(True))
         deadline = time.monotonic() + 300
-        while not os.path.exists(f"go-{TAG}"):
+        while not released:
             if time.monotonic() > deadline:
                 return report(False, "never released")
             time.sleep(0.01)
