@@ -59,6 +59,44 @@ const FORMAT: &str = "schmier view image 1: mkfs.erofs --quiet --preserve-mtime,
 /// besides those used within [`IN_USE`].
 const KEEP: usize = 16;
 
+/// A regular file of the system view this large or larger is not copied
+/// into its image but bound from the host over an empty stand-in
+/// (`launcher.rs`): a file has no names beneath it for a bot to leave in a
+/// cache, the holder keeps its pages resident, and every bot then maps the
+/// host's one copy (node, the Python runtime, big libraries) instead of
+/// reading its own from the image: some 20 ms a Node start here.
+pub const LARGE_FILE: u64 = 2 << 20;
+
+/// The regular files at least [`LARGE_FILE`] long beneath `dirs` (not
+/// following links), but for any in or under `skip`.
+pub fn large_files(dirs: &[PathBuf], skip: &[PathBuf]) -> Vec<PathBuf> {
+    fn walk(path: &Path, skip: &[PathBuf], out: &mut Vec<PathBuf>) {
+        if skip.iter().any(|s| path.starts_with(s)) {
+            return;
+        }
+        let Ok(meta) = std::fs::symlink_metadata(path) else {
+            return;
+        };
+        if meta.is_file() && meta.len() >= LARGE_FILE {
+            out.push(path.to_path_buf());
+        } else if meta.is_dir() {
+            let mut names: Vec<_> = match std::fs::read_dir(path) {
+                Ok(entries) => entries.flatten().map(|e| e.file_name()).collect(),
+                Err(_) => return,
+            };
+            names.sort();
+            for name in names {
+                walk(&path.join(name), skip, out);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for dir in dirs {
+        walk(dir, skip, &mut out);
+    }
+    out
+}
+
 /// An image used this recently is never pruned.
 const IN_USE: std::time::Duration = std::time::Duration::from_secs(600);
 
@@ -495,6 +533,32 @@ mod tests {
             ..spec.clone()
         };
         assert_ne!(key(&uncovered), key(&spec));
+    }
+
+    /// Large regular files are found beneath the directories, not small
+    /// ones, links to large ones, or any under a skipped path.
+    #[test]
+    fn large_files_are_the_regular_files_past_the_limit() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir_all(root.join("lib/sub")).unwrap();
+        std::fs::create_dir_all(root.join("out")).unwrap();
+        let large = |p: &Path, extra: u64| {
+            File::create(p)
+                .unwrap()
+                .set_len(LARGE_FILE + extra)
+                .unwrap();
+        };
+        large(&root.join("lib/sub/big.so"), 0);
+        large(&root.join("out/hidden.bin"), 1);
+        std::fs::write(root.join("lib/small.so"), b"elf").unwrap();
+        File::create(root.join("lib/almost"))
+            .unwrap()
+            .set_len(LARGE_FILE - 1)
+            .unwrap();
+        std::os::unix::fs::symlink(root.join("lib/sub/big.so"), root.join("lib/link.so")).unwrap();
+        let found = large_files(&[root.to_path_buf()], &[root.join("out")]);
+        assert_eq!(found, [root.join("lib/sub/big.so")]);
     }
 
     /// Only the least recently used images beyond the limit are removed

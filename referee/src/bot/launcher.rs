@@ -105,6 +105,13 @@ pub struct Request {
     /// (`image.rs`): each names a mount passed with the request.
     #[serde(default)]
     pub views: Vec<ViewMount>,
+    /// Large files of the view shown as the host's own, bound over their
+    /// empty stand-ins in the images (`image.rs`, [`LARGE_FILE`]): cloned
+    /// from the sandbox's binds before the images cover them.
+    ///
+    /// [`LARGE_FILE`]: super::image::LARGE_FILE
+    #[serde(default)]
+    pub host_files: Vec<Vec<u8>>,
 }
 
 /// One path of the bot's view shown from a mount of its own (`image.rs`).
@@ -459,6 +466,16 @@ fn mounts(request: &Request, masks: &Path, images: &[OwnedFd]) -> anyhow::Result
 /// Last, over the binds (and what was put back beneath /tmp): the view
 /// from mounts of its own, whose caches no other bot shares (`image.rs`).
 fn show_views(request: &Request, images: &[OwnedFd]) -> anyhow::Result<()> {
+    // The large files, from the host's binds still seen here: a file has no
+    // names beneath it to cache, and the holder keeps its pages resident.
+    let files = (request.host_files.iter())
+        .map(|file| {
+            let path = PathBuf::from(OsString::from_vec(file.clone()));
+            let tree = open_tree(libc::AT_FDCWD, file, 0)
+                .with_context(|| format!("failed to keep {}", path.display()))?;
+            Ok((path, tree))
+        })
+        .collect::<anyhow::Result<Vec<_>>>()?;
     for view in &request.views {
         let image = (images.get(view.image))
             .ok_or_else(|| anyhow!("no mount {} was passed", view.image))?;
@@ -466,6 +483,9 @@ fn show_views(request: &Request, images: &[OwnedFd]) -> anyhow::Result<()> {
         let tree = clone_within(image, &view.within)
             .with_context(|| format!("failed to show {} from its image", target.display()))?;
         put_back(&target, &tree)?;
+    }
+    for (path, tree) in &files {
+        attach(path, tree)?;
     }
     Ok(())
 }
@@ -504,7 +524,6 @@ fn clone_tree(path: &Path) -> anyhow::Result<OwnedFd> {
 
 /// Attaches `tree` at `path`, making the directories (or file) it needs.
 fn put_back(path: &Path, tree: &OwnedFd) -> anyhow::Result<()> {
-    const MOVE_MOUNT_F_EMPTY_PATH: libc::c_uint = 4;
     if let Some(parent) = path.parent() {
         std::fs::create_dir_all(parent)
             .with_context(|| format!("failed to make {}", parent.display()))?;
@@ -522,6 +541,12 @@ fn put_back(path: &Path, tree: &OwnedFd) -> anyhow::Result<()> {
     }) {
         return Err(anyhow!("failed to make {}: {e}", path.display()));
     }
+    attach(path, tree)
+}
+
+/// Attaches the detached `tree` at `path`, which exists.
+fn attach(path: &Path, tree: &OwnedFd) -> anyhow::Result<()> {
+    const MOVE_MOUNT_F_EMPTY_PATH: libc::c_uint = 4;
     let c = CString::new(path.as_os_str().as_bytes())?;
     // SAFETY: a detached tree's descriptor and a path.
     let r = unsafe {

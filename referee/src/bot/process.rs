@@ -307,8 +307,7 @@ fn try_kept(sandbox: &Arc<Sandbox>, spec: &Spawn) -> anyhow::Result<Kept> {
     let (stderr_r, stderr_w) = nix::unistd::pipe2(OFlag::O_CLOEXEC)?;
     let stdio = [stdin_r, stdout_w, stderr_w];
     let mut request = sandbox.request(launch, &spec.env, spec.limits, spec.hold);
-    let (views, images) = sandbox.view_mounts(launch, spec.before_any_game)?;
-    request.views = views;
+    let images = sandbox.view_mounts(launch, spec.before_any_game, &mut request)?;
     let key = super::slot::Key::of(launch);
     let place = |pid: u32| match &cgroup {
         Some(c) => c.add(pid),

@@ -148,6 +148,9 @@ pub struct Sandbox {
 struct ImagePlan {
     /// The system view's image, and the directories of it each bot is shown.
     system: Option<(usize, Vec<PathBuf>)>,
+    /// The system view's large files, left out of its image and bound from
+    /// the host (`image::LARGE_FILE`).
+    large: Vec<PathBuf>,
     /// Each bot directory's image.
     dirs: BTreeMap<PathBuf, usize>,
     specs: Vec<super::image::Spec>,
@@ -411,8 +414,9 @@ impl Sandbox {
         &self,
         launch: &Launch,
         before_any_game: bool,
-    ) -> Result<(Vec<ViewMount>, Vec<std::os::fd::OwnedFd>), SandboxError> {
-        let none = || Ok((Vec::new(), Vec::new()));
+        request: &mut super::launcher::Request,
+    ) -> Result<Vec<std::os::fd::OwnedFd>, SandboxError> {
+        let none = || Ok(Vec::new());
         let Some(plan) = self.images.as_ref() else {
             return none();
         };
@@ -448,6 +452,7 @@ impl Sandbox {
                     });
                 }
                 fds.push(fd);
+                request.host_files = plan.large.iter().map(|f| super::slot::bytes(f)).collect();
             }
         }
         if let Some(i) = plan.dirs.get(&launch.dir) {
@@ -460,7 +465,8 @@ impl Sandbox {
                 fds.push(fd);
             }
         }
-        Ok((views, fds))
+        request.views = views;
+        Ok(fds)
     }
 
     /// The bubblewrap command line that runs `launch` sandboxed; its stdout
@@ -558,6 +564,7 @@ impl Sandbox {
             limits: [limits.memory_bytes, limits.cpu_seconds, limits.open_files],
             nice: if hold && self.builds_ahead() { 19 } else { 0 },
             views: Vec::new(),
+            host_files: Vec::new(),
         }
     }
 
@@ -783,6 +790,8 @@ fn hold_view(
             let (imaged, files): (Vec<PathBuf>, Vec<PathBuf>) =
                 roots.into_iter().partition(|p| p.is_dir() && !host_too);
             args.root = files;
+            // Bound from the host into every view: held as they are.
+            args.root.extend(plan.large.iter().cloned());
             args.imaged = imaged;
             args.image = (plan.specs.iter())
                 .map(|s| serde_json::to_string(s).expect("a spec serialises"))
@@ -825,9 +834,11 @@ fn image_plan(
     let inside = |p: &Path, dir: &Path| p != dir && p.starts_with(dir);
     let mut specs = Vec::new();
     let dirs: Vec<PathBuf> = system.iter().filter(|p| p.is_dir()).cloned().collect();
+    let large = super::image::large_files(&dirs, hidden);
     let system = (!dirs.is_empty()).then(|| {
         let covers = (hidden.iter())
             .filter(|h| dirs.iter().any(|d| inside(h, d)))
+            .chain(&large)
             .map(|h| h.strip_prefix("/").unwrap_or(h).to_path_buf())
             .collect();
         let sources = (dirs.iter())
@@ -854,6 +865,7 @@ fn image_plan(
         by_dir.insert(dir.clone(), specs.len() - 1);
     }
     Some(ImagePlan {
+        large: if system.is_some() { large } else { Vec::new() },
         system,
         dirs: by_dir,
         specs,
