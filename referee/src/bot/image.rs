@@ -124,7 +124,11 @@ pub fn maker(root: bool) -> Result<Maker, String> {
     let cache = match std::env::var_os(CACHE_ENV) {
         Some(v) if v == "none" => return Err(format!("{CACHE_ENV}=none")),
         Some(v) if v.is_empty() || v == "default" => PathBuf::from(DEFAULT_CACHE),
-        Some(v) => PathBuf::from(v),
+        // Relative to where the referee was started (the holder that
+        // builds the images runs elsewhere).
+        Some(v) => {
+            std::path::absolute(PathBuf::from(v)).map_err(|e| format!("{CACHE_ENV}: {e}"))?
+        }
         None => PathBuf::from(DEFAULT_CACHE),
     };
     if !root {
@@ -220,10 +224,18 @@ fn walk(host: &Path, inside: &Path, covers: &[PathBuf], put: &mut impl FnMut(&[u
 /// image across every referee of the host (a lock file), the others wait.
 pub fn ensure(maker: &Maker, referee: &Path, spec: &Spec) -> anyhow::Result<PathBuf> {
     let cache = &maker.cache;
-    std::fs::create_dir_all(cache)
-        .with_context(|| format!("failed to make the image cache {}", cache.display()))?;
-    std::fs::set_permissions(cache, std::fs::Permissions::from_mode(0o700))
-        .with_context(|| format!("failed to close the image cache {}", cache.display()))?;
+    std::fs::create_dir_all(cache).with_context(|| {
+        format!(
+            "failed to make the image cache {} ({CACHE_ENV})",
+            cache.display()
+        )
+    })?;
+    std::fs::set_permissions(cache, std::fs::Permissions::from_mode(0o700)).with_context(|| {
+        format!(
+            "failed to close the image cache {} ({CACHE_ENV})",
+            cache.display()
+        )
+    })?;
     let key = key(spec);
     let image = cache.join(format!("{key}.erofs"));
     if touch(&image) {

@@ -886,10 +886,11 @@ fn open_images(images: &super::holder::Images) -> Result<Vec<std::fs::File>, Str
             let file = open(image).map_err(|why| {
                 format!(
                     "an image of the sandboxed bots' view could not be made ({why}), and no \
-                     sandboxed bot is started without one. Set {}=none to show bots the \
-                     host's directories instead, which leaves a bot able to pass bits to a \
-                     later game through the dentry cache (SECURITY.md, \"The dentry cache\")",
-                    super::image::CACHE_ENV
+                     sandboxed bot is started without one. Set {env}=DIR to keep the images \
+                     in another folder, or {env}=none to show bots the host's directories \
+                     instead, which leaves a bot able to pass bits to a later game through \
+                     the dentry cache (SECURITY.md, \"The dentry cache\")",
+                    env = super::image::CACHE_ENV
                 )
             })?;
             tracing::debug!("bots are shown the image {image:?}");
