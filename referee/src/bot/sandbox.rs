@@ -401,7 +401,7 @@ impl Sandbox {
     pub fn shows_images(&self, launch: &Launch, before_any_game: bool) -> bool {
         self.images.is_some()
             && self.builtin_view(launch).is_none()
-            && !(before_any_game && !self.is_held())
+            && (!before_any_game || self.is_held())
     }
 
     /// The mounts of `launch`'s view made for it alone (`image.rs`), and
