@@ -243,11 +243,15 @@ impl TableSpec {
     pub fn isolation_record(&self) -> IsolationRecord {
         let l = &self.limits;
         IsolationRecord {
-            sandbox: self.isolation.sandbox.as_ref().map(|_| SandboxRecord {
-                tool: crate::bot::SANDBOX_TOOL.into(),
-                layers: crate::bot::SANDBOX_LAYERS.map(String::from).to_vec(),
-                tmpfs_bytes: crate::bot::TMPFS_BYTES,
-            }),
+            sandbox: self
+                .isolation
+                .sandbox
+                .as_ref()
+                .map(|sandbox| SandboxRecord {
+                    tool: crate::bot::SANDBOX_TOOL.into(),
+                    layers: sandbox.layers(),
+                    tmpfs_bytes: crate::bot::TMPFS_BYTES,
+                }),
             limits: LimitsRecord {
                 memory_bytes: l.memory_bytes,
                 cpu_seconds: l.cpu_seconds,

@@ -268,3 +268,67 @@ fn a_view_whose_image_cannot_be_made_starts_no_sandboxed_bot() {
     let transcripts = std::fs::read_dir(&out).map_or(0, |d| d.count());
     assert_eq!(transcripts, 0, "a game was played: {stderr}");
 }
+
+/// A sandboxed transcript says whether its bots saw their view from images
+/// of their own: the layer `erofs-views` where this host makes them, and not
+/// with `SCHMIER_VIEW_CACHE=none`; `verify`'s "played under" line says the
+/// same. (The bot is a copy of the sample Python bot in a folder other users
+/// can read, so that a root referee keeps its sandbox and shows it images.)
+#[test]
+fn a_sandboxed_transcript_records_whether_bots_saw_views_of_their_own() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let root = crate::support::root();
+    for f in ["bot.py", "schmier.py"] {
+        std::fs::copy(root.join("sample-bots/python").join(f), dir.path().join(f)).unwrap();
+    }
+    let bot = format!("python3 {}/bot.py", dir.path().display());
+    let layers = |env: &str| {
+        let out = dir.path().join(format!("out-{env}"));
+        let mut cmd = crate::support::referee();
+        cmd.args([
+            "play",
+            "--sandbox",
+            "--games",
+            "1",
+            "--team",
+            &bot,
+            "--transcript",
+        ])
+        .arg(&out);
+        if !env.is_empty() {
+            cmd.env("SCHMIER_VIEW_CACHE", env);
+        }
+        let output = cmd.output().unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+        assert!(output.status.success(), "{stderr}");
+        let game = out.join("game-0001.jsonl");
+        let text = std::fs::read_to_string(&game).unwrap();
+        let header: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+        let verified = crate::support::verify(&[&game]);
+        let said = String::from_utf8_lossy(&verified.stdout).into_owned();
+        let layers: Vec<String> = (header["isolation"]["sandbox"]["layers"].as_array())
+            .unwrap()
+            .iter()
+            .map(|l| l.as_str().unwrap().to_owned())
+            .collect();
+        let in_words = said
+            .lines()
+            .any(|l| l.contains("played under") && l.contains("erofs-views"));
+        (layers, in_words)
+    };
+    let (bound, bound_said) = layers("none");
+    assert_eq!(bound, ["namespaces", "seccomp", "landlock-abi-6"]);
+    assert!(!bound_said);
+    if let Err(why) = images_made() {
+        crate::support::skip(&format!("this host makes no images of the view ({why})"));
+        return;
+    }
+    let (imaged, imaged_said) = layers("");
+    assert_eq!(
+        imaged,
+        ["namespaces", "seccomp", "landlock-abi-6", "erofs-views"]
+    );
+    assert!(imaged_said);
+}

@@ -54,14 +54,12 @@ pub use cgroup::{probe_with as probe_cgroup_limits, CgroupError, CgroupLimits};
 pub use channel::{Channel, WriteError};
 pub use cpu::{tree_cpu_time, CpuSource};
 pub use holder::{run as hold_view, HoldArgs};
-pub use image::{stage as stage_view, StageArgs};
+pub use image::{stage as stage_view, StageArgs, CACHE_ENV as VIEW_CACHE_ENV};
 pub use landlock::{exec as landlock_exec, LandlockArgs};
 pub use launch::{Launch, LaunchError, DEFAULT_PATH};
 pub use launcher::{run as launcher_run, LauncherArgs};
 pub use lines::Incoming;
 pub use process::{BotProcess, Spawn};
 pub use reaper::wait_all as wait_for_reaper;
-pub use sandbox::{
-    Sandbox, LAYERS as SANDBOX_LAYERS, SCRATCH_INSIDE, TMPFS_BYTES, TOOL as SANDBOX_TOOL,
-};
+pub use sandbox::{Sandbox, OWN_VIEWS, SCRATCH_INSIDE, TMPFS_BYTES, TOOL as SANDBOX_TOOL};
 pub use unix::{install_cleanup, kill_all_groups, ResourceLimits};

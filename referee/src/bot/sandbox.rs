@@ -140,7 +140,15 @@ pub struct Sandbox {
     /// Which images of the view bots are shown, where this host can make
     /// them (`image.rs`); `None`: bots see the host's paths bound.
     images: Option<ImagePlan>,
+    /// Whether every bot of the run that is not built in is shown its view
+    /// from images (none gets a sandbox of its own, from the host's paths).
+    own_views: bool,
 }
+
+/// The layer a run's record adds when every bot that is not built in saw
+/// its view from mounts of its own (`image.rs`; SECURITY.md, "The dentry
+/// cache").
+pub const OWN_VIEWS: &str = "erofs-views";
 
 /// The images asked of the holder, in its order: the system view's (if a
 /// bot needs it) and each bot directory's.
@@ -219,6 +227,7 @@ impl Sandbox {
             scratch_bytes: TMPFS_BYTES,
             own_libraries,
             pool: super::slot::Pool::default(),
+            own_views: images.is_some() && !unkept,
             images,
         };
         if sandbox.root {
@@ -392,6 +401,19 @@ impl Sandbox {
     /// referee's executable that confines it.
     fn reachable_by_others(&self, launch: &Launch) -> Result<(), Unreachable> {
         reachable(&self.referee, launch)
+    }
+
+    /// The layers a record of this run names, outermost first: [`LAYERS`],
+    /// and [`OWN_VIEWS`] where every bot but the built-in ones sees its
+    /// view from mounts of its own.
+    pub fn layers(&self) -> Vec<String> {
+        let own = self.own_views.then_some(OWN_VIEWS);
+        LAYERS
+            .iter()
+            .copied()
+            .chain(own)
+            .map(String::from)
+            .collect()
     }
 
     /// Whether `launch`'s bot is shown its view from mounts of its own

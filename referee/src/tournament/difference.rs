@@ -80,10 +80,25 @@ impl Manifest {
                     value(path, y.as_ref()),
                     sides.theirs
                 ));
+                if path == "isolation.sandbox" && [&x, &y].iter().any(|v| own_views(v)) {
+                    diffs.push(format!(
+                        "({}: each bot saw its view from images of its own, which a root \
+                         referee makes where the host has erofs and mkfs.erofs; {}=none \
+                         turns them off)",
+                        crate::bot::OWN_VIEWS,
+                        crate::bot::VIEW_CACHE_ENV
+                    ));
+                }
             }
         }
         (!diffs.is_empty()).then(|| diffs.join("; "))
     }
+}
+
+/// Whether a sandbox record names the views from images (`bot/image.rs`).
+fn own_views(record: &Option<Value>) -> bool {
+    (record.as_ref().and_then(|r| r["layers"].as_array()))
+        .is_some_and(|layers| layers.iter().any(|l| l == crate::bot::OWN_VIEWS))
 }
 
 /// The leaves of `v` as dotted paths; the sandbox and the format are leaves
