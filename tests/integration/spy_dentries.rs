@@ -332,3 +332,67 @@ fn a_sandboxed_transcript_records_whether_bots_saw_views_of_their_own() {
     );
     assert!(imaged_said);
 }
+
+/// A bot's large file (a model's weights, say) is left out of its
+/// directory's image and bound from the host (`image::LARGE_FILE`): the bot
+/// reads it whole and as it is, sandboxed with images and with binds.
+#[test]
+fn a_bots_large_file_reads_as_it_is_on_the_host_from_its_view() {
+    use std::os::unix::fs::PermissionsExt;
+    let sha256 = |b: &[u8]| ring::digest::digest(&ring::digest::SHA256, b);
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let root = crate::support::root();
+    for f in ["bot.py", "schmier.py"] {
+        std::fs::copy(root.join("sample-bots/python").join(f), dir.path().join(f)).unwrap();
+    }
+    // 3 MiB that no other file has: each byte from a counter's digest.
+    let mut weights = Vec::with_capacity(3 << 20);
+    let mut i = 0u64;
+    while weights.len() < 3 << 20 {
+        weights.extend_from_slice(sha256(&i.to_le_bytes()).as_ref());
+        i += 1;
+    }
+    std::fs::write(dir.path().join("weights.bin"), &weights).unwrap();
+    let want: String = (sha256(&weights).as_ref().iter())
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    std::fs::write(
+        dir.path().join("check.py"),
+        "import hashlib, runpy, sys\n\
+         with open('weights.bin', 'rb') as f:\n    \
+         print('WEIGHTS', hashlib.sha256(f.read()).hexdigest(), file=sys.stderr, flush=True)\n\
+         sys.argv = ['bot.py']\n\
+         runpy.run_path('bot.py', run_name='__main__')\n",
+    )
+    .unwrap();
+    let bot = format!("python3 {}/check.py", dir.path().display());
+    for env in ["none", ""] {
+        let out = dir.path().join(format!("out-{env}"));
+        let mut cmd = crate::support::referee();
+        cmd.args([
+            "play",
+            "--sandbox",
+            "--games",
+            "1",
+            "--team",
+            &bot,
+            "--transcript",
+        ])
+        .arg(&out);
+        if !env.is_empty() {
+            cmd.env("SCHMIER_VIEW_CACHE", env);
+        }
+        let output = cmd.output().unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+        assert!(output.status.success(), "{stderr}");
+        for seat in [0, 3] {
+            let log =
+                std::fs::read_to_string(out.join(format!("stderr/player{seat}.log"))).unwrap();
+            assert!(
+                log.contains(&format!("WEIGHTS {want}")),
+                "SCHMIER_VIEW_CACHE={env:?}, seat {seat}: {log}"
+            );
+        }
+    }
+}

@@ -145,6 +145,27 @@ pub struct Sandbox {
     own_views: bool,
 }
 
+/// A bot directory's image (in [`ImagePlan`]).
+#[derive(Debug)]
+struct DirImage {
+    /// Which of the plan's images.
+    index: usize,
+    /// The directory on the host.
+    real: PathBuf,
+    /// Its large files, relative to it: left out of the image and bound
+    /// from the host, as the system view's are.
+    large: Vec<PathBuf>,
+}
+
+impl ImagePlan {
+    /// The host files bound into views rather than imaged: the holder keeps
+    /// them resident as they are.
+    fn large_files(&self) -> impl Iterator<Item = PathBuf> + '_ {
+        let dirs = (self.dirs.values()).flat_map(|d| d.large.iter().map(|f| d.real.join(f)));
+        self.large.iter().cloned().chain(dirs)
+    }
+}
+
 /// The layer a run's record adds when every bot that is not built in saw
 /// its view from mounts of its own (`image.rs`; SECURITY.md, "The dentry
 /// cache").
@@ -160,7 +181,7 @@ struct ImagePlan {
     /// the host (`image::LARGE_FILE`).
     large: Vec<PathBuf>,
     /// Each bot directory's image.
-    dirs: BTreeMap<PathBuf, usize>,
+    dirs: BTreeMap<PathBuf, DirImage>,
     specs: Vec<super::image::Spec>,
     maker: super::image::Maker,
 }
@@ -477,14 +498,19 @@ impl Sandbox {
                 request.host_files = plan.large.iter().map(|f| super::slot::bytes(f)).collect();
             }
         }
-        if let Some(i) = plan.dirs.get(&launch.dir) {
-            if let Some(fd) = mount(*i)? {
+        if let Some(d) = plan.dirs.get(&launch.dir) {
+            if let Some(fd) = mount(d.index)? {
                 views.push(ViewMount {
                     target: super::slot::bytes(&launch.dir),
                     image: fds.len(),
                     within: Vec::new(),
                 });
                 fds.push(fd);
+                let large = d
+                    .large
+                    .iter()
+                    .map(|f| super::slot::bytes(&launch.dir.join(f)));
+                request.host_files.extend(large);
             }
         }
         request.views = views;
@@ -813,7 +839,7 @@ fn hold_view(
                 roots.into_iter().partition(|p| p.is_dir() && !host_too);
             args.root = files;
             // Bound from the host into every view: held as they are.
-            args.root.extend(plan.large.iter().cloned());
+            args.root.extend(plan.large_files());
             args.imaged = imaged;
             args.image = (plan.specs.iter())
                 .map(|s| serde_json::to_string(s).expect("a spec serialises"))
@@ -876,15 +902,24 @@ fn image_plan(
             continue;
         }
         let real = canonical(dir);
-        let covers = (hidden.iter().chain(&others))
+        let skip: Vec<PathBuf> = (hidden.iter().chain(&others))
             .filter(|h| inside(h, &real))
+            .cloned()
+            .collect();
+        let large: Vec<PathBuf> = (super::image::large_files(std::slice::from_ref(&real), &skip))
+            .iter()
+            .filter_map(|f| f.strip_prefix(&real).ok().map(Path::to_path_buf))
+            .collect();
+        let covers = (skip.iter())
             .filter_map(|h| h.strip_prefix(&real).ok().map(Path::to_path_buf))
+            .chain(large.iter().cloned())
             .collect();
         specs.push(Spec {
-            sources: vec![(PathBuf::new(), real)],
+            sources: vec![(PathBuf::new(), real.clone())],
             covers,
         });
-        by_dir.insert(dir.clone(), specs.len() - 1);
+        let index = specs.len() - 1;
+        by_dir.insert(dir.clone(), DirImage { index, real, large });
     }
     Some(ImagePlan {
         large: if system.is_some() { large } else { Vec::new() },
