@@ -276,33 +276,10 @@ fn a_view_whose_image_cannot_be_made_starts_no_sandboxed_bot() {
 /// can read, so that a root referee keeps its sandbox and shows it images.)
 #[test]
 fn a_sandboxed_transcript_records_whether_bots_saw_views_of_their_own() {
-    use std::os::unix::fs::PermissionsExt;
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
-    let root = crate::support::root();
-    for f in ["bot.py", "schmier.py"] {
-        std::fs::copy(root.join("sample-bots/python").join(f), dir.path().join(f)).unwrap();
-    }
+    let dir = sample_bot_copy();
     let bot = format!("python3 {}/bot.py", dir.path().display());
     let layers = |env: &str| {
-        let out = dir.path().join(format!("out-{env}"));
-        let mut cmd = crate::support::referee();
-        cmd.args([
-            "play",
-            "--sandbox",
-            "--games",
-            "1",
-            "--team",
-            &bot,
-            "--transcript",
-        ])
-        .arg(&out);
-        if !env.is_empty() {
-            cmd.env("SCHMIER_VIEW_CACHE", env);
-        }
-        let output = cmd.output().unwrap();
-        let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
-        assert!(output.status.success(), "{stderr}");
+        let out = play_one_sandboxed(&bot, dir.path(), env);
         let game = out.join("game-0001.jsonl");
         let text = std::fs::read_to_string(&game).unwrap();
         let header: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
@@ -338,14 +315,8 @@ fn a_sandboxed_transcript_records_whether_bots_saw_views_of_their_own() {
 /// reads it whole and as it is, sandboxed with images and with binds.
 #[test]
 fn a_bots_large_file_reads_as_it_is_on_the_host_from_its_view() {
-    use std::os::unix::fs::PermissionsExt;
     let sha256 = |b: &[u8]| ring::digest::digest(&ring::digest::SHA256, b);
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
-    let root = crate::support::root();
-    for f in ["bot.py", "schmier.py"] {
-        std::fs::copy(root.join("sample-bots/python").join(f), dir.path().join(f)).unwrap();
-    }
+    let dir = sample_bot_copy();
     // 3 MiB that no other file has: each byte from a counter's digest.
     let mut weights = Vec::with_capacity(3 << 20);
     let mut i = 0u64;
@@ -368,24 +339,7 @@ fn a_bots_large_file_reads_as_it_is_on_the_host_from_its_view() {
     .unwrap();
     let bot = format!("python3 {}/check.py", dir.path().display());
     for env in ["none", ""] {
-        let out = dir.path().join(format!("out-{env}"));
-        let mut cmd = crate::support::referee();
-        cmd.args([
-            "play",
-            "--sandbox",
-            "--games",
-            "1",
-            "--team",
-            &bot,
-            "--transcript",
-        ])
-        .arg(&out);
-        if !env.is_empty() {
-            cmd.env("SCHMIER_VIEW_CACHE", env);
-        }
-        let output = cmd.output().unwrap();
-        let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
-        assert!(output.status.success(), "{stderr}");
+        let out = play_one_sandboxed(&bot, dir.path(), env);
         for seat in [0, 3] {
             let log =
                 std::fs::read_to_string(out.join(format!("stderr/player{seat}.log"))).unwrap();
@@ -395,4 +349,42 @@ fn a_bots_large_file_reads_as_it_is_on_the_host_from_its_view() {
             );
         }
     }
+}
+
+/// The sample Python bot, copied into a folder other users can read (so
+/// that a root referee keeps its sandbox and shows it images).
+fn sample_bot_copy() -> tempfile::TempDir {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let root = crate::support::root();
+    for f in ["bot.py", "schmier.py"] {
+        std::fs::copy(root.join("sample-bots/python").join(f), dir.path().join(f)).unwrap();
+    }
+    dir
+}
+
+/// One sandboxed game of `bot` (both seats of a team) against the built-in
+/// bots, with `SCHMIER_VIEW_CACHE=env` unless `env` is empty; its
+/// transcript folder, in `dir`. The game must succeed.
+fn play_one_sandboxed(bot: &str, dir: &std::path::Path, env: &str) -> std::path::PathBuf {
+    let out = dir.join(format!("out-{env}"));
+    let mut cmd = crate::support::referee();
+    cmd.args([
+        "play",
+        "--sandbox",
+        "--games",
+        "1",
+        "--team",
+        bot,
+        "--transcript",
+    ])
+    .arg(&out);
+    if !env.is_empty() {
+        cmd.env("SCHMIER_VIEW_CACHE", env);
+    }
+    let output = cmd.output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    out
 }
