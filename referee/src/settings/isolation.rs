@@ -31,7 +31,9 @@ pub struct IsolationArgs {
     /// from inside; seccomp refuses ptrace, file locks, inotify, non-Unix
     /// sockets and whatever else reaches host-wide state (PROTOCOL.md). The
     /// referee checks every bot can be sandboxed before the first game, and
-    /// refuses to start where the host cannot sandbox. See docs/organisers.md, "Sandbox".
+    /// refuses to start where the host cannot sandbox. A root referee shows
+    /// each bot its view from erofs images mounted for it alone
+    /// (SCHMIER_VIEW_CACHE, docs/reference.md). See docs/organisers.md, "Sandbox".
     #[arg(long, num_args = 0..=1, require_equals = true, default_missing_value = "true", value_name = "BOOL", hide_possible_values = true, overrides_with = "no_sandbox")]
     pub sandbox: Option<bool>,
 
