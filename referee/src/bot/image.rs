@@ -80,12 +80,7 @@ pub fn large_files(dirs: &[PathBuf], skip: &[PathBuf]) -> Vec<PathBuf> {
         if meta.is_file() && meta.len() >= LARGE_FILE {
             out.push(path.to_path_buf());
         } else if meta.is_dir() {
-            let mut names: Vec<_> = match std::fs::read_dir(path) {
-                Ok(entries) => entries.flatten().map(|e| e.file_name()).collect(),
-                Err(_) => return,
-            };
-            names.sort();
-            for name in names {
+            for name in sorted_names(path).unwrap_or_default() {
                 walk(&path.join(name), skip, out);
             }
         }
@@ -208,15 +203,24 @@ fn walk(host: &Path, inside: &Path, covers: &[PathBuf], put: &mut impl FnMut(&[u
             put(target.as_os_str().as_bytes());
         }
     } else if meta.is_dir() {
-        let mut names: Vec<_> = match std::fs::read_dir(host) {
-            Ok(entries) => entries.flatten().map(|e| e.file_name()).collect(),
+        let names = match sorted_names(host) {
+            Ok(names) => names,
             Err(e) => return put(e.to_string().as_bytes()),
         };
-        names.sort();
         for name in names {
             walk(&host.join(&name), &inside.join(&name), covers, put);
         }
     }
+}
+
+/// The names in directory `dir`, sorted (so that every walk of a tree goes
+/// in one order).
+fn sorted_names(dir: &Path) -> std::io::Result<Vec<std::ffi::OsString>> {
+    let mut names: Vec<_> = (std::fs::read_dir(dir)?.flatten())
+        .map(|e| e.file_name())
+        .collect();
+    names.sort();
+    Ok(names)
 }
 
 /// The image of `spec`, from the cache or built now (by `referee`, the

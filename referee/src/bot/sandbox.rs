@@ -838,8 +838,11 @@ fn hold_view(
             let (imaged, files): (Vec<PathBuf>, Vec<PathBuf>) =
                 roots.into_iter().partition(|p| p.is_dir() && !host_too);
             args.root = files;
-            // Bound from the host into every view: held as they are.
-            args.root.extend(plan.large_files());
+            // Bound from the host into every view: held as they are (with
+            // `host_too` they are, already, within the roots held whole).
+            if !host_too {
+                args.root.extend(plan.large_files());
+            }
             args.imaged = imaged;
             args.image = (plan.specs.iter())
                 .map(|s| serde_json::to_string(s).expect("a spec serialises"))
