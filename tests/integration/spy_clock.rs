@@ -254,3 +254,98 @@ fn no_seat_is_starved_by_a_hog_under_the_sandbox() {
         );
     }
 }
+
+/// Every `NICE n` the nice spy reported in the logs beneath `dir`.
+fn nice_reports(dir: &Path) -> Vec<i32> {
+    let mut logs = vec![dir.to_path_buf()];
+    let mut found = Vec::new();
+    while let Some(p) = logs.pop() {
+        match std::fs::read_dir(&p) {
+            Ok(entries) => logs.extend(entries.flatten().map(|e| e.path())),
+            Err(_) => {
+                let text = std::fs::read_to_string(&p).unwrap_or_default();
+                found.extend(
+                    (text.lines()).filter_map(|l| l.strip_prefix("NICE ")?.parse::<i32>().ok()),
+                );
+            }
+        }
+    }
+    found
+}
+
+/// A tournament of the nice spy and two built-in bots (one matchup, six
+/// games: its processes fresh in each, so most are built ahead and
+/// released), with `flags`; every nice value the spy reported.
+fn nice_in_a_tournament(flags: &[&str]) -> Vec<i32> {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    let token = tag("nice");
+    // It tries to raise its own priority at every decision: in vain.
+    let spy = format!("n={}", bot("nice", "lower", &token));
+    let mut cmd = crate::support::referee();
+    cmd.args(["tournament", "--entrant", &spy])
+        .args([
+            "--entrant",
+            "b=builtin:random",
+            "--entrant",
+            "c=builtin:heuristic",
+        ])
+        // No clock: a spy slowed by a test beside it is never forfeited.
+        .args(["--jobs", "1", "-q", "--no-timeouts", "--out"])
+        .arg(&out)
+        .args(flags);
+    crate::support::succeeds(&mut cmd);
+    nice_reports(&out.join("stderr"))
+}
+
+/// The bots' priority (`--bot-nice`). A root referee that freezes waiting
+/// bots (by default with `--sandbox`, or `--freeze-waiting`) runs their
+/// every process at nice -5, so that on a busy host the seat on move, the
+/// only one running, is not slowed to half a CPU by the host's other work:
+/// sandboxed in a tournament (bots built ahead at nice 19 and released) and
+/// in a match (bots started at once in kept sandboxes), and unsandboxed. It
+/// leaves them at 0 where they are not frozen, gives them what
+/// `--bot-nice` says, and refuses a value that is not a nice value. A
+/// sandboxed bot cannot raise its own priority (no CAP_SYS_NICE, and
+/// `RLIMIT_NICE` 0 whatever the referee's was).
+#[test]
+fn bots_run_at_the_nice_value_the_referee_gives_them() {
+    if !nix::unistd::geteuid().is_root() {
+        skip("a priority above the usual one is a root referee's");
+        return;
+    }
+    let all = |v: &[i32], n: i32| !v.is_empty() && v.iter().all(|&x| x == n);
+    let sandboxed = nice_in_a_tournament(&["--sandbox"]);
+    assert!(all(&sandboxed, -5), "tournament --sandbox: {sandboxed:?}");
+    // Six games' decisions (two seats, each playing six cards a hand in at
+    // least four hands a game): the bots of the later games were built ahead.
+    assert!(
+        sandboxed.len() >= 6 * 2 * 24,
+        "{} decisions",
+        sandboxed.len()
+    );
+    let told = nice_in_a_tournament(&["--sandbox", "--bot-nice", "4"]);
+    assert!(all(&told, 4), "--bot-nice 4: {told:?}");
+    let token = tag("nice");
+    for (flags, nice) in [
+        (&["--sandbox"][..], -5),
+        (&["--freeze-waiting"], -5),
+        (&[], 0),
+        (&["--freeze-waiting", "--bot-nice", "0"], 0),
+    ] {
+        let mut args: Vec<String> = seat(1, bot("nice", "", &token)).into();
+        args.push("--no-timeouts".into());
+        args.extend(flags.iter().map(|f| f.to_string()));
+        let ran = play_table(None, &args);
+        let reported = nice_reports(&ran.dir.join("stderr"));
+        assert!(all(&reported, nice), "play {flags:?}: {reported:?}");
+    }
+    for bad in ["20", "-21"] {
+        let message =
+            crate::support::refused(crate::support::referee().args(["play", "--bot-nice", bad]));
+        assert!(
+            message.contains("from -20 (first) to 19 (last)"),
+            "--bot-nice {bad}: {message}"
+        );
+    }
+}

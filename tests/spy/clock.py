@@ -16,6 +16,9 @@ Each plays correctly (the first legal action).
     hog N         from its first request on, N threads spin for as long as
                   it lives, while the others think as well as when it is asked
                   (N = 0: three per CPU it may run on)
+    nice [lower]  honest: reports its nice value at each decision on stderr
+                  (`NICE n`, field 19 of /proc/self/stat); with `lower`, first
+                  tries to take a priority one above it (nice n - 1)
 
 `--tag` is a token the tests use to find leftover processes.
 """
@@ -93,6 +96,17 @@ def main():
                 spin_cpu(int(ARGS[1]) / 1000)
                 cpu, wall = time.process_time() - cpu, time.monotonic() - wall
                 sys.stderr.write(f"CLOCK victim {cpu * 1000:.0f} {wall * 1000:.0f}\n")
+                sys.stderr.flush()
+            elif MODE == "nice":
+                if ARGS[:1] == ["lower"]:
+                    try:
+                        os.setpriority(os.PRIO_PROCESS, 0, os.getpriority(os.PRIO_PROCESS, 0) - 1)
+                    except OSError:
+                        pass
+                with open("/proc/self/stat") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+                # Field 19 (nice); fields[0] is field 3 (state).
+                sys.stderr.write(f"NICE {fields[16]}\n")
                 sys.stderr.flush()
             elif MODE == "hog" and asked == 1:
                 start_hog(int(ARGS[0]))

@@ -609,6 +609,9 @@ fn prepare_bot(request: &Request, stdio: [OwnedFd; 3]) -> anyhow::Result<Landloc
             setrlimit(r, v, v)?;
         }
     }
+    // No priority above the one it was given (`--bot-nice`), whatever
+    // limit the host gave the referee.
+    setrlimit(Resource::RLIMIT_NICE, 0, 0)?;
     nix::sys::prctl::set_no_new_privs()?;
     drop_capabilities()?;
     parse_wrapper(&request.wrapper)

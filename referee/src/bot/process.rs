@@ -63,6 +63,8 @@ pub struct BotProcess {
     exit: Option<ExitStatus>,
     /// Removed once the process tree is gone.
     cgroup: Option<Cgroup>,
+    /// The nice value its tree runs at once released (`--bot-nice`).
+    nice: i32,
 }
 
 /// What the referee waits on for a bot's exit.
@@ -140,11 +142,12 @@ impl BotProcess {
 
     /// A held sandbox is built at the lowest priority (nice 19), so that
     /// building it takes no CPU from the game being played; before its bot
-    /// runs, every process of its tree is given the usual priority back
-    /// (nice 0; a root referee's right: a non-root one builds no sandbox
-    /// ahead, `Sandbox::builds_ahead`).
+    /// runs, every process of its tree is given the bots' priority
+    /// (`--bot-nice`, 0 unless a root referee freezes waiting bots; raising
+    /// it from 19 is a root referee's right: a non-root one builds no
+    /// sandbox ahead, `Sandbox::builds_ahead`).
     pub fn release(&self) {
-        unix::renice_tree(self.pid, 0);
+        unix::renice_tree(self.pid, self.nice);
     }
 
     pub fn pid(&self) -> u32 {
@@ -309,9 +312,18 @@ fn try_kept(sandbox: &Arc<Sandbox>, spec: &Spawn) -> anyhow::Result<Kept> {
     let mut request = sandbox.request(launch, &spec.env, spec.limits, spec.hold);
     let images = sandbox.view_mounts(launch, spec.before_any_game, &mut request)?;
     let key = super::slot::Key::of(launch);
-    let place = |pid: u32| match &cgroup {
-        Some(c) => c.add(pid),
-        None => Ok(()),
+    // The init is given the bots' priority before its word (it cannot lower
+    // its own nice value in its user namespace), unless it is built ahead
+    // at nice 19 and raised when released (`BotProcess::release`).
+    let nice = (request.nice == 0 && spec.limits.nice != 0).then_some(spec.limits.nice);
+    let place = |pid: u32| {
+        if let Some(c) = &cgroup {
+            c.add(pid)?;
+        }
+        match nice {
+            Some(n) => unix::set_nice(pid, n),
+            None => Ok(()),
+        }
     };
     let mut last = None;
     // An idle sandbox first; if it refuses (it could not prove itself
@@ -380,6 +392,7 @@ impl Kept {
             stderr_task: Some(stderr_task),
             exit: None,
             cgroup,
+            nice: spec.limits.nice,
         };
         Ok((process, channel))
     }
@@ -489,6 +502,7 @@ impl Parts {
             stderr_task: Some(stderr_task),
             exit: None,
             cgroup: self.cgroup,
+            nice: spec.limits.nice,
         };
         Ok((process, channel))
     }

@@ -219,6 +219,7 @@ impl Sandbox {
             true => None,
             false => image_plan(root, &system, &shown_dirs, &hidden, &bot_dirs),
         };
+        tracing::debug!("images planned in {:?}", began.elapsed());
         // Bots started in sandboxes of their own (not kept) see the host's
         // paths, never images: what they read is held as it is.
         let unkept =

@@ -136,7 +136,7 @@ impl Launcher {
 
     /// Starts one bot: sends `request`, its stdio and the mounts of its
     /// view (`images`, as `request.views` names them), waits for the init's
-    /// pid, lets `place` move it into its cgroup, then gives it the word.
+    /// pid, lets `place` move it into its cgroup (and set its priority), then gives it the word.
     pub fn launch(
         &mut self,
         request: &Request,
@@ -179,7 +179,7 @@ impl Launcher {
         }
         wait_readable(&report, "the bot's init")?;
         let pid = credentials(&report)?;
-        place(pid).context("failed to move the bot into its cgroup")?;
+        place(pid).context("failed to move the bot into its cgroup or give it its priority")?;
         nix::unistd::write(&report, b"g").context("failed to give the bot its word")?;
         self.served += 1;
         tracing::debug!(

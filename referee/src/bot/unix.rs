@@ -32,6 +32,11 @@ pub struct ResourceLimits {
     pub cpu_accounting: bool,
     /// The bot is frozen while it is not on move (`--freeze-waiting`).
     pub freezer: bool,
+    /// The nice value its whole tree runs at (`--bot-nice`; 0 is the usual
+    /// priority). Set before the bot runs: in the child for a bot of its
+    /// own (`configure`), on the init for one in a kept sandbox
+    /// (`process.rs`), on the tree for one built ahead once it is released.
+    pub nice: i32,
 }
 
 /// Makes `cmd` start in a process group of its own (so signals reach its children
@@ -53,7 +58,7 @@ pub fn configure(
     let referee = nix::unistd::getpid();
     // SAFETY: the closure runs in the forked child of a multi-threaded process, so
     // it must be async-signal-safe: it only makes system calls (prctl, getppid,
-    // setrlimit, write, seccomp) on data prepared before the fork, and its errors are
+    // setrlimit, setpriority, write, seccomp) on data prepared before the fork, and its errors are
     // raw errno values; nothing allocates or takes a lock.
     unsafe {
         cmd.pre_exec(move || {
@@ -67,7 +72,15 @@ pub fn configure(
             set(Resource::RLIMIT_AS, limits.memory_bytes)?;
             set(Resource::RLIMIT_CPU, limits.cpu_seconds)?;
             set(Resource::RLIMIT_NOFILE, limits.open_files)?;
+            // No priority above the one it is given (`--bot-nice`), whatever
+            // limit the host gave the referee.
+            setrlimit(Resource::RLIMIT_NICE, 0, 0)?;
             Cgroup::enter(cgroup)?;
+            if limits.nice != 0
+                && nix::libc::setpriority(nix::libc::PRIO_PROCESS, 0, limits.nice) != 0
+            {
+                return Err(std::io::Error::last_os_error());
+            }
             close_inherited();
             if let Some(program) = &seccomp {
                 seccompiler::apply_filter(program).map_err(|e| match e {
@@ -111,6 +124,16 @@ pub fn lowest_priority(cmd: &mut Command) {
             }
             Ok(())
         });
+    }
+}
+
+/// Sets the nice value of `pid` (one process, before it has children or
+/// threads: they inherit it).
+pub fn set_nice(pid: u32, nice: i32) -> std::io::Result<()> {
+    // SAFETY: setpriority(2) on a pid.
+    match unsafe { nix::libc::setpriority(nix::libc::PRIO_PROCESS, pid as nix::libc::id_t, nice) } {
+        0 => Ok(()),
+        _ => Err(std::io::Error::last_os_error()),
     }
 }
 

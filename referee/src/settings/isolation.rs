@@ -106,6 +106,27 @@ impl IsolationArgs {
     }
 }
 
+/// The bots' nice value by default where the freezer lets only the seat on
+/// move run (`--bot-nice`): on a busy host, that seat gets about three
+/// quarters of a CPU it shares with one process at nice 0 (the kernel's
+/// weights: 3121 against 1024), not half.
+pub const FROZEN_NICE: i32 = -5;
+
+/// Whether this referee may give a process a priority above the usual one
+/// (CAP_SYS_NICE): tried on a thread of its own, which then ends (on Linux
+/// a thread's nice value is its own), so the referee's is unchanged.
+fn may_raise_priority() -> bool {
+    static MAY: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *MAY.get_or_init(|| {
+        std::thread::spawn(|| {
+            // SAFETY: setpriority(2) on the calling thread.
+            unsafe { nix::libc::setpriority(nix::libc::PRIO_PROCESS, 0, -1) == 0 }
+        })
+        .join()
+        .unwrap_or(false)
+    })
+}
+
 /// The file's `env = { KEY = "value" }` as `KEY=value` words, as `--bot-env`.
 fn env_table<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
     let table = BTreeMap::<String, String>::deserialize(d)?;
@@ -153,6 +174,16 @@ pub struct LimitArgs {
     #[arg(long, num_args = 0..=1, require_equals = true, default_missing_value = "true", value_name = "BOOL", hide_possible_values = true)]
     pub freeze_waiting: Option<bool>,
 
+    /// The nice value every bot's processes run at, -20 (first) to 19
+    /// (last). By default -5 for a root referee whose bots are frozen while
+    /// waiting (--freeze-waiting, on with --sandbox), so that the one seat
+    /// that runs, the seat on move, is not slowed by the host's other work
+    /// at nice 0; 0 otherwise. Below 0 needs root (CAP_SYS_NICE). Where bots
+    /// have CPU cgroups (--limit-cpus, --clock cpu on cgroup v2), it ranks
+    /// them only among themselves. --bot-nice 0 keeps the usual priority.
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
+    pub bot_nice: Option<i32>,
+
     #[arg(long, value_name = "BYTES", help = with_default("Longest line accepted from a bot, in bytes.", MAX_LINE_BYTES))]
     pub max_line_bytes: Option<usize>,
 
@@ -169,6 +200,7 @@ impl Merge for LimitArgs {
             limit_procs: self.limit_procs.or(lower.limit_procs),
             limit_cpus: self.limit_cpus.or(lower.limit_cpus),
             freeze_waiting: self.freeze_waiting.or(lower.freeze_waiting),
+            bot_nice: self.bot_nice.or(lower.bot_nice),
             max_line_bytes: self.max_line_bytes.or(lower.max_line_bytes),
             stderr_cap: self.stderr_cap.or(lower.stderr_cap),
         }
@@ -214,6 +246,7 @@ impl LimitArgs {
                 );
             }
         }
+        let freezer = self.freezer(sandboxed)?;
         Ok(ResourceLimits {
             memory_bytes: self.limit_memory_mb.map(|m| m << 20),
             cpu_seconds: self.limit_cpu_s,
@@ -221,8 +254,28 @@ impl LimitArgs {
             processes: self.limit_procs,
             cpu_millicores: self.limit_cpus.map(cpu_millicores).transpose()?,
             cpu_accounting: clock == Clock::Cpu && cpu_accounting(),
-            freezer: self.freezer(sandboxed)?,
+            freezer,
+            nice: self.nice(freezer)?,
         })
+    }
+
+    /// The bots' nice value: `--bot-nice`, checked; by default
+    /// [`FROZEN_NICE`] where only the seat on move runs and the referee may
+    /// raise a priority, else 0.
+    fn nice(&self, freezer: bool) -> anyhow::Result<i32> {
+        match self.bot_nice {
+            Some(n) if !(-20..=19).contains(&n) => bail!(
+                "--bot-nice {n}: a nice value is from -20 (first) to 19 (last); 0 is the \
+                 usual priority"
+            ),
+            Some(n) if n < 0 && !may_raise_priority() => bail!(
+                "--bot-nice {n}: only a root referee (CAP_SYS_NICE) may give bots a priority \
+                 above the usual one; give 0 or more, or run the referee as root"
+            ),
+            Some(n) => Ok(n),
+            None if freezer && may_raise_priority() => Ok(FROZEN_NICE),
+            None => Ok(0),
+        }
     }
 
     /// Whether bots not on move are frozen: `--freeze-waiting`, by default

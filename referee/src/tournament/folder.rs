@@ -103,6 +103,9 @@ pub fn table_args(m: &Manifest, scale: Option<f64>) -> TableArgs {
             // As played: frozen or not, whatever the host of the resume
             // could do by default.
             freeze_waiting: limits.map(|l| l.frozen_while_waiting),
+            // Not recorded (the host's matter, as --jobs): the resuming
+            // referee's default.
+            bot_nice: None,
         },
         output: Default::default(),
     }
