@@ -186,12 +186,19 @@ impl Drop for Holder {
 
 /// `referee hold-view`: holds the view, reports it, waits for stdin to close.
 pub fn run(args: &HoldArgs) -> std::io::Result<()> {
-    let images = make_images(args);
-    let mut roots = args.root.clone();
+    // The images are found (a walk of the view for each key) while the
+    // roots, which need none, are held; then the images themselves, and the
+    // host's paths for the view if an image could not be made.
+    let (images, mut held) = std::thread::scope(|scope| {
+        let images = scope.spawn(|| make_images(args));
+        let held = Resident::hold(&args.root, &args.hidden, args.others_only);
+        (images.join().unwrap_or_default(), held)
+    });
     if images.iter().any(Result::is_err) {
-        roots.extend(args.imaged.iter().cloned());
+        // Held again with the view's paths in one walk, each file once.
+        let roots: Vec<PathBuf> = args.root.iter().chain(&args.imaged).cloned().collect();
+        held = Resident::hold(&roots, &args.hidden, args.others_only);
     }
-    let held = Resident::hold(&roots, &args.hidden, args.others_only);
     // The images are the referee's (mode 0600), read by the kernel for
     // every bot: held whoever may read them.
     let made: Vec<PathBuf> = images.iter().flatten().cloned().collect();

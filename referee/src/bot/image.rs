@@ -71,26 +71,43 @@ pub const LARGE_FILE: u64 = 2 << 20;
 /// The regular files at least [`LARGE_FILE`] long beneath `dirs` (not
 /// following links), but for any in or under `skip`.
 pub fn large_files(dirs: &[PathBuf], skip: &[PathBuf]) -> Vec<PathBuf> {
-    fn walk(path: &Path, skip: &[PathBuf], out: &mut Vec<PathBuf>) {
-        if skip.iter().any(|s| path.starts_with(s)) {
-            return;
-        }
-        let Ok(meta) = std::fs::symlink_metadata(path) else {
+    // Each entry's type from the directory itself and its size from a stat
+    // relative to the directory's descriptor, not a walk of its whole path.
+    fn walk(dir: &Path, skip: &[PathBuf], out: &mut Vec<PathBuf>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
             return;
         };
-        if meta.is_file() && meta.len() >= LARGE_FILE {
-            out.push(path.to_path_buf());
-        } else if meta.is_dir() {
-            for name in sorted_names(path).unwrap_or_default() {
-                walk(&path.join(name), skip, out);
+        for entry in entries.flatten() {
+            let path = entry.path();
+            match entry.file_type() {
+                _ if skip.iter().any(|s| path.starts_with(s)) => {}
+                Ok(t) if t.is_dir() => walk(&path, skip, out),
+                Ok(t) if t.is_file() => {
+                    if entry.metadata().is_ok_and(|m| m.len() >= LARGE_FILE) {
+                        out.push(path);
+                    }
+                }
+                _ => {}
             }
         }
     }
-    let mut out = Vec::new();
-    for dir in dirs {
-        walk(dir, skip, &mut out);
+    let mut all = Vec::new();
+    for dir in dirs
+        .iter()
+        .filter(|d| !skip.iter().any(|s| d.starts_with(s)))
+    {
+        let mut out = Vec::new();
+        match std::fs::symlink_metadata(dir) {
+            Ok(m) if m.is_file() && m.len() >= LARGE_FILE => out.push(dir.clone()),
+            Ok(m) if m.is_dir() => walk(dir, skip, &mut out),
+            _ => {}
+        }
+        // In the order of a walk by sorted names (a path sorts by its
+        // components), as the key's walk goes.
+        out.sort();
+        all.extend(out);
     }
-    out
+    all
 }
 
 /// An image used this recently is never pruned.
