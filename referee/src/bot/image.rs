@@ -82,10 +82,8 @@ pub fn large_files(dirs: &[PathBuf], skip: &[PathBuf]) -> Vec<PathBuf> {
             match entry.file_type() {
                 _ if skip.iter().any(|s| path.starts_with(s)) => {}
                 Ok(t) if t.is_dir() => walk(&path, skip, out),
-                Ok(t) if t.is_file() => {
-                    if entry.metadata().is_ok_and(|m| m.len() >= LARGE_FILE) {
-                        out.push(path);
-                    }
+                Ok(t) if t.is_file() && entry.metadata().is_ok_and(|m| m.len() >= LARGE_FILE) => {
+                    out.push(path)
                 }
                 _ => {}
             }
