@@ -49,6 +49,10 @@ pub struct CgroupLimits {
     pub memory: Option<u64>,
     /// CPU bandwidth of the whole tree, in thousandths of one core (`cpu`).
     pub cpu_millicores: Option<u64>,
+    /// With `cpu_millicores`: the nice value the tree's CPU share is
+    /// weighed as (`--bot-nice`), since in a cpu cgroup of its own its
+    /// tasks' nice values rank them only among themselves. 0: the usual.
+    pub cpu_nice: i32,
     /// The tree's CPU time, exited processes included, can be read.
     pub cpu_accounting: bool,
     /// The tree can be frozen and thawed.
@@ -85,6 +89,18 @@ pub enum CgroupError {
 /// The CPU bandwidth period, µs (the kernel's default); the quota is the
 /// limit's share of it, so 1000 millicores is one core.
 const CPU_PERIOD_US: u64 = 100_000;
+
+/// The kernel's scheduling weight of a task at `nice` (its
+/// `sched_prio_to_weight`, 1024 at nice 0, about 1.25 times more per step
+/// down), as cgroup v1's `cpu.shares`.
+fn nice_weight(nice: i32) -> u32 {
+    const WEIGHTS: [u32; 40] = [
+        88761, 71755, 56483, 46273, 36291, 29154, 23254, 18705, 14949, 11916, 9548, 7620, 6100,
+        4904, 3906, 3121, 2501, 1991, 1586, 1277, 1024, 820, 655, 526, 423, 335, 272, 215, 172,
+        137, 110, 87, 70, 56, 45, 36, 29, 23, 18, 15,
+    ];
+    WEIGHTS[(nice.clamp(-20, 19) + 20) as usize]
+}
 
 /// A limit to set: controller, and the files to write in order with their
 /// values, in cgroup v1 and in v2.
@@ -139,6 +155,13 @@ impl Cgroup {
                     ("cpu.cfs_quota_us", quota(m).to_string()),
                 ],
                 v2: vec![("cpu.max", format!("{} {CPU_PERIOD_US}", quota(m)))],
+            }),
+            // The share the tree's cgroup gets, as its tasks' nice value
+            // would give one task outside it.
+            (limits.cpu_millicores.is_some() && limits.cpu_nice != 0).then(|| Limit {
+                controller: "cpu",
+                v1: vec![("cpu.shares", nice_weight(limits.cpu_nice).to_string())],
+                v2: vec![("cpu.weight.nice", limits.cpu_nice.to_string())],
             }),
         ];
         let mut cgroup = Cgroup {
@@ -440,5 +463,44 @@ mod tests {
         wait("ran again", &|| run_time(pid) > before);
         child.kill().unwrap();
         child.wait().unwrap();
+    }
+
+    /// A bot with a cpu cgroup of its own is weighed as its nice value
+    /// would weigh one task (`--bot-nice` with `--limit-cpus`): cgroup v1's
+    /// `cpu.shares` is the kernel's weight for that nice value (3121 for -5,
+    /// three times nice 0's 1024), v2's `cpu.weight.nice` the value itself;
+    /// at nice 0 the share is left as the kernel makes it.
+    #[test]
+    fn a_cpu_cgroup_gets_the_share_of_the_bots_nice_value() {
+        assert_eq!(
+            (nice_weight(-5), nice_weight(0), nice_weight(19)),
+            (3121, 1024, 15)
+        );
+        let read = |c: &Cgroup| {
+            (c.dirs.iter())
+                .find_map(|d| {
+                    (std::fs::read_to_string(d.join("cpu.shares")).ok())
+                        .or_else(|| std::fs::read_to_string(d.join("cpu.weight.nice")).ok())
+                })
+                .map(|v| v.trim().to_owned())
+        };
+        let make = |nice| {
+            Cgroup::create_with(CgroupLimits {
+                cpu_millicores: Some(500),
+                cpu_nice: nice,
+                ..CgroupLimits::default()
+            })
+        };
+        let boosted = match make(-5) {
+            Ok(c) => c,
+            Err(e) => return eprintln!("SKIPPED: no cpu cgroup on this host: {e}"),
+        };
+        let v1 = boosted.dirs.iter().any(|d| d.join("cpu.shares").exists());
+        assert_eq!(
+            read(&boosted).as_deref(),
+            Some(if v1 { "3121" } else { "-5" })
+        );
+        let usual = make(0).unwrap();
+        assert_eq!(read(&usual).as_deref(), Some(if v1 { "1024" } else { "0" }));
     }
 }

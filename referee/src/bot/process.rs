@@ -544,6 +544,9 @@ fn own_cgroup(spec: &Spawn, helpers: u64) -> std::io::Result<Option<Cgroup>> {
         processes: limits.processes.map(|n| n + helpers),
         memory: limits.memory_bytes,
         cpu_millicores: limits.cpu_millicores,
+        // Only a cpu cgroup's share needs it (else the tasks' nice value
+        // ranks them against the host's, and no cgroup is made for it).
+        cpu_nice: limits.cpu_millicores.map_or(0, |_| limits.nice),
         cpu_accounting: limits.cpu_accounting,
         freezer: limits.freezer,
     };

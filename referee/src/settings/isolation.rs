@@ -178,9 +178,10 @@ pub struct LimitArgs {
     /// (last). By default -5 for a root referee whose bots are frozen while
     /// waiting (--freeze-waiting, on with --sandbox), so that the one seat
     /// that runs, the seat on move, is not slowed by the host's other work
-    /// at nice 0; 0 otherwise. Below 0 needs root (CAP_SYS_NICE). Where bots
-    /// have CPU cgroups (--limit-cpus, --clock cpu on cgroup v2), it ranks
-    /// them only among themselves. --bot-nice 0 keeps the usual priority.
+    /// at nice 0; 0 otherwise. Below 0 needs root (CAP_SYS_NICE). With
+    /// --limit-cpus each bot's cpu cgroup is given the same weight
+    /// (cpu.shares, cpu.weight.nice), which counts against the cgroups beside
+    /// it. --bot-nice 0 keeps the usual priority.
     #[arg(long, value_name = "N", allow_negative_numbers = true)]
     pub bot_nice: Option<i32>,
 
