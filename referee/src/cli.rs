@@ -118,6 +118,10 @@ pub enum Command {
     /// Under `--sandbox` (root): build one erofs image of the bots' view.
     #[command(hide = true)]
     StageView(crate::bot::StageArgs),
+    /// With a cgroup v1 freezer: once stdin closes (the referee is gone,
+    /// however it went), thaw, kill and remove the referee's bots' cgroups.
+    #[command(hide = true)]
+    FreezeGuard(crate::bot::GuardArgs),
     /// Compare two transcripts (or two folders of them, paired by file name) in
     /// game terms: the first divergence, then how the outcomes differ. Exit 0 when
     /// the games are the same move for move, 1 when they differ.

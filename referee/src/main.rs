@@ -13,6 +13,9 @@ fn main() -> ExitCode {
         // Colour codes only for a person at a terminal, never into a pipe or file.
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .init();
+    // This is the referee's own binary: it may start the freezer's guard
+    // (`referee freeze-guard`) as itself.
+    referee::bot::enable_freeze_guard();
     let result = match cli.command() {
         Command::Secret => referee::tournament::seed_secret::SeedSecret::draw().map(|s| {
             println!("{s}");
@@ -29,6 +32,7 @@ fn main() -> ExitCode {
             .map(|()| ExitCode::SUCCESS)
             .map_err(|e| anyhow::anyhow!("failed to hold the sandbox's view: {e}")),
         Command::StageView(args) => referee::bot::stage_view(&args).map(|()| ExitCode::SUCCESS),
+        Command::FreezeGuard(args) => referee::bot::freeze_guard(&args).map(|()| ExitCode::SUCCESS),
         Command::BenchEcho => referee::bench::echo()
             .map(|()| ExitCode::SUCCESS)
             .map_err(|e| anyhow::anyhow!("failed to echo: {e}")),

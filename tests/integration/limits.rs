@@ -361,6 +361,105 @@ fn sigkill_to_the_referee_still_takes_the_bots_down() {
     }
 }
 
+/// A task frozen by cgroup v1's freezer ignores SIGKILL until it is thawed.
+/// With `--freeze-waiting` five of six seats are frozen at any time, so a
+/// referee killed mid-game would leave them frozen for good (state D,
+/// unkillable) but for its guard (`referee freeze-guard`), which thaws, kills
+/// and removes what the dead referee left. Skipped where the referee freezes
+/// with cgroup v2 (no v1 freezer hierarchy), whose frozen tasks die of
+/// SIGKILL as they are.
+#[test]
+fn sigkill_to_a_referee_whose_bots_are_frozen_still_takes_them_down() {
+    let dir = tempfile::tempdir().unwrap();
+    let token = format!("frozen-{}", std::process::id());
+    let bot =
+        |seat: u32, mode: &str| format!("{seat}=python3 tests/hostile/bot.py {mode} --tag {token}");
+    let mut run = referee();
+    run.args([
+        "play",
+        "--seed",
+        "1",
+        "--decision-ms",
+        "30000",
+        "--freeze-waiting",
+    ]);
+    // Seat 1 asks first and never answers: the other five wait, frozen.
+    for (seat, mode) in [
+        (0, "instant"),
+        (1, "silent"),
+        (2, "instant"),
+        (3, "instant"),
+        (4, "instant"),
+        (5, "instant"),
+    ] {
+        run.arg("--seat").arg(bot(seat, mode));
+    }
+    let mut child = run
+        .arg("--transcript")
+        .arg(dir.path())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let freezer = std::path::Path::new("/sys/fs/cgroup/freezer");
+    let prefix = format!("schmier-{}-", child.id());
+    let frozen = || -> Vec<std::path::PathBuf> {
+        let Ok(entries) = std::fs::read_dir(freezer) else {
+            return Vec::new();
+        };
+        (entries.flatten())
+            .filter(|e| e.file_name().to_string_lossy().starts_with(&prefix))
+            .map(|e| e.path())
+            .filter(|d| {
+                std::fs::read_to_string(d.join("freezer.state")).is_ok_and(|s| s.trim() == "FROZEN")
+            })
+            .collect()
+    };
+    // Waits for the event (five seats frozen in v1's hierarchy); the bound
+    // only turns a host without one into a skip, and a hang into a failure.
+    let start = Instant::now();
+    while frozen().len() < 5
+        && start.elapsed() < Duration::from_secs(60)
+        && child.try_wait().unwrap().is_none()
+    {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let held = frozen();
+    if held.len() < 5 {
+        child.kill().unwrap();
+        child.wait().unwrap();
+        wait_until_gone(&token);
+        return crate::support::skip(
+            "the referee freezes its bots with cgroup v2 here (no v1 freezer hierarchy)",
+        );
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let left = wait_until_gone(&token);
+    let cgroups_left: Vec<_> = held.iter().filter(|d| d.exists()).collect();
+    if !left.is_empty() || !cgroups_left.is_empty() {
+        // Leave the host as it was, then fail.
+        for d in &held {
+            let _ = std::fs::write(d.join("freezer.state"), "THAWED");
+        }
+        for p in &left {
+            let pid: i32 = p.split(':').next().unwrap().parse().unwrap();
+            let _ = nix::sys::signal::kill(
+                nix::unistd::Pid::from_raw(pid),
+                nix::sys::signal::Signal::SIGKILL,
+            );
+        }
+    }
+    assert!(
+        left.is_empty(),
+        "frozen bots outlived the referee: {left:?}"
+    );
+    assert!(
+        cgroups_left.is_empty(),
+        "the referee's cgroups were left: {cgroups_left:?}"
+    );
+}
+
 #[test]
 fn no_timeouts_and_time_scale_change_the_limits() {
     let slow = "1=python3 tests/hostile/bot.py sleep FRACTION=3 FIRST=2 LIMIT_MS=200";

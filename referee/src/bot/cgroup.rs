@@ -13,10 +13,19 @@
 //!
 //! Two features need no limit: the tree's CPU time, processes that exited
 //! included (`cpu.stat`'s `usage_usec`, or cgroup v1's `cpuacct.usage`), for
-//! `--clock cpu`; and the freezer (`cgroup.freeze`, or v1's `freezer.state`),
-//! which stops every task of the bot while another seat is on move. Both
-//! prefer cgroup v2, which needs no controller for them (and where a frozen
-//! task still dies of SIGKILL; a v1-frozen one dies only once thawed).
+//! `--clock cpu`; and the freezer (v1's `freezer.state`, or `cgroup.freeze`),
+//! which stops every task of the bot while another seat is on move. CPU
+//! accounting prefers cgroup v2, which needs no controller for it. The
+//! freezer prefers v1 where the host has both (a hybrid host): v1 freezes a
+//! task asleep in a freezable wait (`epoll_wait`, `poll`, a futex,
+//! `nanosleep`: a bot waiting for its request) where it sleeps, and thaws it
+//! so, while v2's `cgroup.freeze` wakes every task to trap it and wakes it
+//! again to let it go. For a bot of several threads that was about 20 µs of
+//! the referee's write and 20–50 µs of the bot's CPU a decision, and doubled
+//! a Node bot's decision time (BENCHMARKS.md, "the freezer's cost"). A
+//! v1-frozen task dies of SIGKILL only once thawed: the referee thaws before
+//! it kills, and a guard process thaws and kills for a referee that died
+//! abruptly (`freeze_guard.rs`).
 
 use std::fs::{File, OpenOptions};
 use std::os::fd::{AsRawFd, RawFd};
@@ -136,8 +145,8 @@ impl Cgroup {
     pub fn create_with(limits: CgroupLimits) -> Result<Cgroup, CgroupError> {
         static SEQ: AtomicU32 = AtomicU32::new(0);
         let name = format!(
-            "schmier-{}-{}",
-            std::process::id(),
+            "{}{}",
+            super::freeze_guard::prefix(std::process::id()),
             SEQ.fetch_add(1, Ordering::Relaxed)
         );
         let quota = |m: u64| m * CPU_PERIOD_US / 1000;
@@ -204,10 +213,13 @@ impl Cgroup {
             });
         }
         if limits.freezer {
-            let (dir, version) = feature_parent("freezer").ok_or(CgroupError::NoController(
+            let (parent, version) = freezer_parent().ok_or(CgroupError::NoController(
                 "freezer (or cgroup v2 cgroup.freeze)",
             ))?;
-            let dir = self.join(dir.join(name))?;
+            if matches!(version, Version::V1) {
+                super::freeze_guard::ensure(&parent);
+            }
+            let dir = self.join(parent.join(name))?;
             let file = match version {
                 Version::V2 => "cgroup.freeze",
                 Version::V1 => "freezer.state",
@@ -351,6 +363,23 @@ fn feature_parent(controller: &str) -> Option<(PathBuf, Version)> {
     own_cgroup_v2()
         .map(|d| (d, Version::V2))
         .or_else(|| own_cgroup(controller).filter(|(_, v)| matches!(v, Version::V1)))
+}
+
+/// Where a bot's freezer cgroup goes: the referee's cgroup v1 freezer
+/// hierarchy if it may make children there, else its own cgroup v2 (see the
+/// module's doc for why v1 comes first).
+fn freezer_parent() -> Option<(PathBuf, Version)> {
+    own_cgroup("freezer")
+        .filter(|(_, v)| matches!(v, Version::V1))
+        .or_else(|| own_cgroup_v2().map(|d| (d, Version::V2)))
+}
+
+/// The freezer directory bots' cgroups are made in, if it is cgroup v1's
+/// (the panic hook thaws them there before it kills: `freeze_guard.rs`).
+pub fn v1_freezer_parent() -> Option<PathBuf> {
+    freezer_parent()
+        .filter(|(_, v)| matches!(v, Version::V1))
+        .map(|(dir, _)| dir)
 }
 
 /// The referee's own cgroup v2 directory (`0::PATH` in `/proc/self/cgroup`,

@@ -12,6 +12,8 @@
 //! - `spawner.rs`: the one long-lived thread every bot is forked from.
 //! - `cgroup.rs`: a cgroup per bot for `--limit-procs`, `--limit-cpus` (and memory),
 //!   the CPU accounting of `--clock cpu` and the freezer of `--freeze-waiting`.
+//!   `freeze_guard.rs`: a process that thaws and kills a dead referee's
+//!   v1-frozen bots (a v1-frozen task ignores SIGKILL until thawed).
 //! - `reaper.rs`: making sure an ended bot's whole tree is gone, in the
 //!   background; the referee's exit waits for it.
 //! - `unix.rs`: process groups, parent-death signal, rlimits, cleanup on exit.
@@ -28,6 +30,7 @@
 mod cgroup;
 mod channel;
 mod cpu;
+mod freeze_guard;
 mod holder;
 mod image;
 mod landlock;
@@ -53,6 +56,7 @@ pub use cgroup::probe as probe_cgroups;
 pub use cgroup::{probe_with as probe_cgroup_limits, CgroupError, CgroupLimits};
 pub use channel::{Channel, WriteError};
 pub use cpu::{tree_cpu_time, CpuSource};
+pub use freeze_guard::{enable as enable_freeze_guard, run as freeze_guard, GuardArgs};
 pub use holder::{run as hold_view, HoldArgs};
 pub use image::{stage as stage_view, StageArgs, CACHE_ENV as VIEW_CACHE_ENV};
 pub use landlock::{exec as landlock_exec, LandlockArgs};

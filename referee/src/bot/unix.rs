@@ -305,6 +305,10 @@ pub fn unregister(pid: u32) {
 
 /// SIGKILLs every registered group (Ctrl-C, SIGTERM, panic).
 pub fn kill_all_groups() {
+    // A bot frozen by cgroup v1 would take the SIGKILL only once thawed.
+    if let Some(dir) = super::cgroup::v1_freezer_parent() {
+        super::freeze_guard::thaw_all(&dir, std::process::id());
+    }
     let groups = std::mem::take(&mut *GROUPS.lock().unwrap_or_else(|e| e.into_inner()));
     for &pid in &groups {
         signal_group(pid, Signal::SIGKILL);
