@@ -436,6 +436,12 @@ fn sigkill_to_a_referee_whose_bots_are_frozen_still_takes_them_down() {
     child.kill().unwrap();
     child.wait().unwrap();
     let left = wait_until_gone(&token);
+    // The guard removes each cgroup once its processes are gone: polls for
+    // that (the bound only turns a hang into a failure).
+    let start = Instant::now();
+    while held.iter().any(|d| d.exists()) && start.elapsed() < Duration::from_secs(60) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
     let cgroups_left: Vec<_> = held.iter().filter(|d| d.exists()).collect();
     if !left.is_empty() || !cgroups_left.is_empty() {
         // Leave the host as it was, then fail.
