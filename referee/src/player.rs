@@ -244,17 +244,10 @@ impl Player {
         }
     }
 
-    /// Whether its process is frozen (`--freeze-waiting`).
-    pub fn frozen(&self) -> bool {
-        matches!(&self.link, Link::Piped(p) if p.frozen)
-    }
-
-    /// Whether everything queued for it has been written.
-    pub fn written(&self) -> bool {
-        match &self.link {
-            Link::Piped(p) => p.channel.written(),
-            _ => true,
-        }
+    /// Whether its frozen process was handed everything queued for it
+    /// ([`Player::deliver_now`]): it then finds it all there when thawed.
+    pub fn frozen_and_written(&self) -> bool {
+        matches!(&self.link, Link::Piped(p) if p.frozen && p.channel.written())
     }
 
     /// Hands over what is queued as far as the channel takes it now, never

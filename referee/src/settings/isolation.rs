@@ -164,7 +164,7 @@ pub struct LimitArgs {
     pub limit_cpus: Option<f64>,
 
     /// Freeze every bot but the one on move (cgroup freezer): a bot runs from
-    /// just before its request is written until its decision is over, and is
+    /// the moment its request is written until its decision is over, and is
     /// frozen, its whole process tree, the rest of the time, so a bot that
     /// spins while others think takes no CPU from them (it cannot think on
     /// others' time either). On by default with --sandbox where the host

@@ -61,18 +61,15 @@ impl Table<'_> {
         let writing = std::time::Instant::now();
         self.stats.request += writing - building;
         let by = Instant::now() + allowed.map_or(time.write, |a| a + time.grace);
-        // A frozen bot (`--freeze-waiting`) is thawed first, then written
-        // to, as far as its pipe takes it now: its wake-up from the freezer
-        // (its CPU coming out of idle) overlaps the write instead of
-        // following it, which took about 30 µs a decision more on a
-        // two-core host (BENCHMARKS.md, "the freezer's cost"). Its clock
-        // starts before the thaw, so that none of its thinking comes before
-        // its clock, if the whole request went out at once.
-        let early = (self.player(seat).frozen())
+        // Written while the bot is still frozen, as far as its pipe takes it
+        // now: thawed, it finds its request waiting, instead of waking to
+        // wait for it and waking again when it comes (`--freeze-waiting`).
+        // Its clock then starts before the thaw, so that none of its
+        // thinking comes before its clock.
+        self.player(seat).deliver_now();
+        let early = (self.player(seat).frozen_and_written())
             .then(|| DecisionClock::start(&time, allowed, self.player(seat).cpu_clock()));
         self.player(seat).freeze(false);
-        self.player(seat).deliver_now();
-        let early = early.filter(|_| self.player(seat).written());
         let flushed = self.flush(seat, by).await;
         self.asked_at = std::time::Instant::now();
         self.sent = Some(self.asked_at);
