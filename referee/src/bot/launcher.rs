@@ -346,20 +346,10 @@ fn init(
             Err(e) => return Err(anyhow!("failed to hear from the referee: {e}")),
         }
     }
-    // SIGCHLD is blocked and waited for (`wait_for`): the bot inherits the
-    // mask across fork, and gets the usual one back before its exec.
-    use nix::sys::signal::{sigprocmask, SigSet, SigmaskHow, Signal};
-    let mut sigchld = SigSet::empty();
-    sigchld.add(Signal::SIGCHLD);
-    let mut usual = SigSet::empty();
-    sigprocmask(SigmaskHow::SIG_BLOCK, Some(&sigchld), Some(&mut usual))?;
     // SAFETY: fork of a single-threaded process.
     let bot = match unsafe { nix::unistd::fork() }? {
         nix::unistd::ForkResult::Child => {
-            let e = match sigprocmask(SigmaskHow::SIG_SETMASK, Some(&usual), None) {
-                Ok(()) => bot(request, stdio),
-                Err(e) => anyhow!("failed to unblock the bot's signals: {e}"),
-            };
+            let e = bot(request, stdio);
             eprintln!("referee: {e:#}");
             // SAFETY: the bot's process ends without running our destructors.
             unsafe { libc::_exit(127) }
@@ -367,29 +357,13 @@ fn init(
         nix::unistd::ForkResult::Parent { child } => child,
     };
     drop(stdio);
-    wait_for(bot, &sigchld)
-}
-
-/// Waits for the bot (reaping any orphan the namespace hands the init) and
-/// returns its status as bubblewrap's would be. Between children's ends the
-/// init sleeps in `sigwait` for SIGCHLD, not in `waitpid`: the freezer
-/// (`--freeze-waiting`, cgroup v1) freezes a task asleep in `sigwait` where
-/// it sleeps, but wakes one asleep in `waitpid` to freeze it, and again to
-/// thaw it, twice a decision (`cgroup.rs`).
-fn wait_for(bot: nix::unistd::Pid, sigchld: &nix::sys::signal::SigSet) -> anyhow::Result<i32> {
-    use nix::sys::wait::{waitpid, WaitPidFlag, WaitStatus};
+    use nix::sys::wait::{waitpid, WaitStatus};
     loop {
-        match waitpid(None, Some(WaitPidFlag::WNOHANG)) {
+        match waitpid(None, None) {
             Ok(WaitStatus::Exited(pid, code)) if pid == bot => return Ok(code),
             Ok(WaitStatus::Signaled(pid, signal, _)) if pid == bot => {
                 return Ok(128 + signal as i32)
             }
-            // No child has ended since the last look: a SIGCHLD comes when
-            // one does (blocked, it waits in the queue until taken).
-            Ok(WaitStatus::StillAlive) => match sigchld.wait() {
-                Ok(_) | Err(nix::errno::Errno::EINTR) => continue,
-                Err(e) => return Err(anyhow!("failed to wait for the bot: {e}")),
-            },
             Ok(_) | Err(nix::errno::Errno::EINTR) => continue,
             Err(e) => return Err(anyhow!("failed to wait for the bot: {e}")),
         }
