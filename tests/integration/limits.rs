@@ -194,31 +194,41 @@ fn the_time_bank_absorbs_a_few_slow_decisions() {
     assert!(faults.iter().all(|f| f["fault"] == "timeout"), "{faults:?}");
 }
 
+/// Starts `cmd` (a referee's `play`) writing into `dir`, its output discarded.
+fn spawn_playing_into(
+    cmd: &mut std::process::Command,
+    dir: &std::path::Path,
+) -> std::process::Child {
+    cmd.arg("--transcript")
+        .arg(dir)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap()
+}
+
 /// The referee's peak RSS stays small while a bot streams 400 MB without a newline.
 #[test]
 fn memory_stays_bounded_under_an_endless_line() {
     let _alone = exclusive();
     let dir = tempfile::tempdir().unwrap();
-    let mut child = referee()
-        .args([
-            "play",
-            "--seed",
-            "1",
-            "--decision-ms",
-            "2000",
-            "--policy",
-            "lenient",
-            "--max-faults",
-            "1",
-        ])
-        .arg("--seat")
-        .arg("1=python3 tests/hostile/bot.py endless MB=400")
-        .arg("--transcript")
-        .arg(dir.path())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut child = spawn_playing_into(
+        referee()
+            .args([
+                "play",
+                "--seed",
+                "1",
+                "--decision-ms",
+                "2000",
+                "--policy",
+                "lenient",
+                "--max-faults",
+                "1",
+            ])
+            .arg("--seat")
+            .arg("1=python3 tests/hostile/bot.py endless MB=400"),
+        dir.path(),
+    );
     let status_file = format!("/proc/{}/status", child.id());
     let mut peak_kb = 0u64;
     while child.try_wait().unwrap().is_none() {
@@ -258,30 +268,27 @@ fn a_memory_limit_stops_a_hungry_bot() {
 /// gives it time to start its bots.
 /// Returns once the game is under way (its `.partial` transcript exists).
 fn slow_referee(token: &str, dir: &std::path::Path) -> std::process::Child {
-    let child = referee()
-        .args([
-            "play",
-            "--seed",
-            "1",
-            "--decision-ms",
-            "5000",
-            "--policy",
-            "lenient",
-        ])
-        .arg("--seat")
-        .arg(format!(
-            "1=python3 tests/hostile/bot.py silent --tag {token}"
-        ))
-        .arg("--seat")
-        .arg(format!(
-            "2=python3 tests/hostile/bot.py fork-grandchild --tag {token}"
-        ))
-        .arg("--transcript")
-        .arg(dir)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let child = spawn_playing_into(
+        referee()
+            .args([
+                "play",
+                "--seed",
+                "1",
+                "--decision-ms",
+                "5000",
+                "--policy",
+                "lenient",
+            ])
+            .arg("--seat")
+            .arg(format!(
+                "1=python3 tests/hostile/bot.py silent --tag {token}"
+            ))
+            .arg("--seat")
+            .arg(format!(
+                "2=python3 tests/hostile/bot.py fork-grandchild --tag {token}"
+            )),
+        dir,
+    );
     let start = Instant::now();
     // Both bots and the grandchild (plus the referee itself, whose argv holds the token).
     let partial = dir.join("game-0001.jsonl.partial");
@@ -394,13 +401,7 @@ fn sigkill_to_a_referee_whose_bots_are_frozen_still_takes_them_down() {
     ] {
         run.arg("--seat").arg(bot(seat, mode));
     }
-    let mut child = run
-        .arg("--transcript")
-        .arg(dir.path())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut child = spawn_playing_into(&mut run, dir.path());
     let freezer = std::path::Path::new("/sys/fs/cgroup/freezer");
     let prefix = format!("schmier-{}-", child.id());
     let frozen = || -> Vec<std::path::PathBuf> {
