@@ -68,6 +68,10 @@ pub async fn answer(
         Some(Incoming::Oversized { len, .. }) => {
             Err(format!("a hello line of {len} bytes and more"))
         }
+        // Only after a stale reply (never before hello): for completeness.
+        Some(Incoming::Stale { other, .. }) => {
+            Err(format!("expected a hello, got a reply to request {other}"))
+        }
         // What the bot did, not how long the referee looked: it exited before
         // the startup deadline or it did not.
         Some(Incoming::Eof { .. }) | Some(Incoming::Error { .. }) => {

@@ -297,6 +297,14 @@ impl Player {
         }
     }
 
+    /// Request `during` has had its stale reply (`None`: it is over): see
+    /// [`Channel::skip_stale`].
+    pub fn skip_stale(&mut self, during: Option<u64>) {
+        if let Link::Piped(p) = &self.link {
+            p.channel.skip_stale(during);
+        }
+    }
+
     /// The next thing it sent, or `None` at `deadline`. A player without a
     /// channel has nothing to send: end of file.
     pub async fn next_line(&mut self, deadline: Option<Instant>) -> Option<Incoming> {

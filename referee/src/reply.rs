@@ -100,8 +100,9 @@ fn judge(action: Action, game: &Game, bytes: &[u8]) -> Reply {
 }
 
 /// The id of a line that opens `{"type":"reply","id":N` followed by `,` or
-/// `}` (JSON whitespace allowed between the tokens), read without the rest.
-fn opening_id(bytes: &[u8]) -> Option<u64> {
+/// `}` (JSON whitespace allowed between the tokens), read without the rest
+/// (the line reader also knows a stale line by it: `bot/lines.rs`).
+pub(crate) fn opening_id(bytes: &[u8]) -> Option<u64> {
     let mut rest = bytes;
     for token in [
         &b"{"[..],

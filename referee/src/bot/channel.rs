@@ -11,7 +11,7 @@ use tokio::io::{AsyncWrite, AsyncWriteExt};
 use tokio::sync::mpsc;
 use tokio::time::{timeout, Instant};
 
-use super::lines::{read_lines, Incoming};
+use super::lines::{read_lines, Incoming, SkipStale};
 use super::pipe::Source;
 
 /// Why writing to a bot failed.
@@ -31,6 +31,8 @@ pub struct Channel {
     lines: mpsc::Receiver<Incoming>,
     /// Messages queued for the next write.
     pending: Vec<u8>,
+    /// Shared with the line reader: see [`Channel::skip_stale`].
+    skip: std::sync::Arc<SkipStale>,
 }
 
 impl Channel {
@@ -43,12 +45,22 @@ impl Channel {
         W: AsyncWrite + Send + Unpin + 'static,
     {
         let (tx, lines) = mpsc::channel(256);
-        tokio::spawn(read_lines(reader, max_line, tx));
+        let skip = std::sync::Arc::<SkipStale>::default();
+        tokio::spawn(read_lines(reader, max_line, skip.clone(), tx));
         Channel {
             writer: Some(Box::new(writer)),
             lines,
             pending: Vec::new(),
+            skip,
         }
+    }
+
+    /// Tells the line reader that request `during` has had its stale reply
+    /// (`None`: no pending request has): from now on, until told otherwise,
+    /// a long line opening as a reply to another request comes as
+    /// [`Incoming::Stale`], its bytes unread past that opening.
+    pub fn skip_stale(&self, during: Option<u64>) {
+        self.skip.set(during);
     }
 
     /// Queues one message (a line, without its `\n`) for the next write.

@@ -10,7 +10,13 @@
 //! its newline: the bytes are read into one buffer, and a long line (a 60 KB
 //! stale reply) is handed over as a slice of that buffer, never copied; only
 //! short lines are copied out, so that none of them keeps a whole buffer alive.
+//! Once the table says a pending request has had its stale reply
+//! ([`SkipStale`]), a line opening as a reply to another request is not
+//! handed over at all: it is known by its opening and the rest of it is only
+//! searched for its newline, in a read buffer that is then reused.
 
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::{Bytes, BytesMut};
@@ -25,6 +31,16 @@ use super::pipe::Source;
 pub enum Incoming {
     /// A complete line, without its `\n` (and without a trailing `\r`).
     Line { bytes: Bytes, at: Instant },
+    /// A complete line of `len` bytes (counted as for [`Incoming::Line`])
+    /// that opens as a reply to request `other`, read no further than that
+    /// opening: it ended while the table had said (through [`SkipStale`])
+    /// that request `during` had had its stale reply already.
+    Stale {
+        other: u64,
+        during: u64,
+        len: usize,
+        at: Instant,
+    },
     /// A line longer than the cap, reported as soon as the cap is passed (not when
     /// the line ends: it may never end). `len` is how much had arrived by then; the
     /// rest of the line up to its newline is dropped without further reports.
@@ -56,31 +72,66 @@ const READ_BYTES: usize = 64 * 1024;
 /// buffer alive until the table drops it, so each buffer a line keeps alive
 /// holds at least this much of the line.
 const SHARE_LINE: usize = 16 * 1024;
+/// How much of a line is looked at to know it for another request's reply
+/// ([`SkipStale`]): a line whose opening does not lie within this, or that
+/// is shorter, is handed over whole.
+const OPENING: usize = 256;
+
+/// Which pending request, if any, has had its stale reply: set by the table,
+/// read by the line reader. While it is set to request `P`, a line of at
+/// least [`OPENING`] bytes that opens as a reply to request `N ≠ P`
+/// (`{"type":"reply","id":N,`, as `reply.rs` reads openings) is handed over
+/// as [`Incoming::Stale`] without its bytes: it would be judged a reply to
+/// `N` by its opening alone (`reply::read_reply` after a stale reply), and
+/// none of the rest needs to be kept.
+#[derive(Debug, Default)]
+pub struct SkipStale(AtomicU64);
+
+impl SkipStale {
+    /// Request `during` has had its stale reply (`None`: no request has, or
+    /// none is pending).
+    pub fn set(&self, during: Option<u64>) {
+        let v = during.map_or(0, |id| id.saturating_add(1));
+        self.0.store(v, Ordering::Release);
+    }
+
+    fn during(&self) -> Option<u64> {
+        self.0.load(Ordering::Acquire).checked_sub(1)
+    }
+}
 
 /// Reads `src` until end of file, sending each line to `tx`. Memory stays bounded
 /// by `max_line` plus one read buffer plus the channel whatever the bot writes
 /// (a line the channel holds as a slice keeps its read buffer, of at most
-/// `max_line` plus 128 KiB, alive until the table drops it), and
+/// `max_line` plus 128 KiB, alive until the table drops it; a line handed
+/// over as [`Incoming::Stale`] keeps nothing), and
 /// reading never stops for long: when the channel is full (a bot printing hundreds
 /// of lines nobody asked for), further lines are dropped, not waited on (nor
 /// copied), so the bot never blocks on a full pipe for good. Only end of file is
 /// always delivered.
-pub async fn read_lines<R: Source>(mut src: R, max_line: usize, tx: mpsc::Sender<Incoming>) {
-    let mut splitter = Splitter::new(max_line);
+pub async fn read_lines<R: Source>(
+    mut src: R,
+    max_line: usize,
+    skip: Arc<SkipStale>,
+    tx: mpsc::Sender<Incoming>,
+) {
+    let mut splitter = Splitter::new(max_line, skip);
     let mut window = (Instant::now(), 0u32);
     loop {
         splitter.make_room();
         let n = match src.read_buf(&mut splitter.buf).await {
             Ok(0) => {
                 let at = Instant::now();
-                if let Some(bytes) = splitter.rest() {
+                if let Some(last) = splitter.rest(at) {
                     // A last line without its newline is still a line.
-                    let _ = tx.send(Incoming::Line { bytes, at }).await;
+                    let _ = tx.send(last).await;
                 }
                 let _ = tx.send(Incoming::Eof { at }).await;
                 tracing::trace!(
-                    "stdout ended; {} bytes of short lines copied",
-                    splitter.copied
+                    "stdout ended; {} bytes of short lines copied, {} lines read \
+                     no further than their opening",
+                    splitter.copied,
+                    splitter.unread
                 );
                 return;
             }
@@ -111,6 +162,13 @@ pub async fn read_lines<R: Source>(mut src: R, max_line: usize, tx: mpsc::Sender
                 window = (Instant::now(), 0);
             }
         }
+        if std::mem::take(&mut splitter.handed_long) {
+            // The table may answer a long line by having the next ones read
+            // no further than their opening (`SkipStale`): it runs before
+            // the next read, not after a task's whole budget of them (the
+            // line's wake-up put it on this worker, behind this task).
+            tokio::task::yield_now().await;
+        }
     }
 }
 
@@ -124,15 +182,51 @@ struct Splitter {
     skipping: bool,
     /// Bytes copied out of the read buffer into lines (short lines only).
     copied: u64,
+    /// Lines handed over as [`Incoming::Stale`].
+    unread: u64,
+    /// Whether a line of [`OPENING`] bytes or more was handed over whole
+    /// since the last read.
+    handed_long: bool,
+    skip: Arc<SkipStale>,
+    /// The line being read no further than its opening, if one is.
+    dropping: Option<Dropping>,
+}
+
+/// A line known by its opening as a reply to request `other`, its bytes
+/// dropped as they come: how many have come, and the last of them.
+struct Dropping {
+    other: u64,
+    during: u64,
+    len: usize,
+    last: u8,
+}
+
+impl Dropping {
+    fn add(&mut self, bytes: &[u8]) {
+        self.len += bytes.len();
+        self.last = bytes.last().copied().unwrap_or(self.last);
+    }
+
+    /// The line ended with `tail` (its `\n` last): its length with a `\r`
+    /// before the `\n` (as [`Incoming::Oversized`] counts) and without it
+    /// (as [`Incoming::Line`] does).
+    fn end(&mut self, tail: &[u8]) -> (usize, usize) {
+        self.add(&tail[..tail.len() - 1]);
+        (self.len, self.len - usize::from(self.last == b'\r'))
+    }
 }
 
 impl Splitter {
-    fn new(max_line: usize) -> Splitter {
+    fn new(max_line: usize, skip: Arc<SkipStale>) -> Splitter {
         Splitter {
             max_line,
             buf: BytesMut::with_capacity(READ_BYTES),
             skipping: false,
             copied: 0,
+            unread: 0,
+            handed_long: false,
+            skip,
+            dropping: None,
         }
     }
 
@@ -146,8 +240,32 @@ impl Splitter {
     }
 
     /// What is left at end of file, as a last line.
-    fn rest(&mut self) -> Option<Bytes> {
-        (!self.skipping && !self.buf.is_empty()).then(|| self.buf.split().freeze())
+    fn rest(&mut self, at: Instant) -> Option<Incoming> {
+        if let Some(d) = self.dropping.take() {
+            self.unread += 1;
+            let (other, during, len) = (d.other, d.during, d.len);
+            return Some(Incoming::Stale {
+                other,
+                during,
+                len,
+                at,
+            });
+        }
+        (!self.skipping && !self.buf.is_empty()).then(|| Incoming::Line {
+            bytes: self.buf.split().freeze(),
+            at,
+        })
+    }
+
+    /// `(other, during)` if `line` (whole or its start) is to be read no
+    /// further than its opening: see [`SkipStale`].
+    fn stale_opening(&self, line: &[u8]) -> Option<(u64, u64)> {
+        if line.len() < OPENING {
+            return None;
+        }
+        let during = self.skip.during()?;
+        let other = crate::reply::opening_id(&line[..OPENING])?;
+        (other != during).then_some((other, during))
     }
 
     /// Splits what the last read appended (its last `n` bytes), handing
@@ -163,29 +281,43 @@ impl Splitter {
             if std::mem::take(&mut self.skipping) {
                 continue;
             }
-            let len = line.len() - 1;
-            if len > self.max_line {
-                if !deliver(tx, Incoming::Oversized { len, at }) {
-                    return None;
-                }
+            let Some(msg) = self.take(line, at, tx.capacity() > 0) else {
                 continue;
-            }
-            if tx.capacity() == 0 {
-                // Nobody has room for it: dropped without being copied.
-                dropped_a_line();
-                continue;
-            }
-            let bytes = self.line(line);
-            useful |= bytes.len() >= USEFUL_LINE;
-            if !deliver(tx, Incoming::Line { bytes, at }) {
+            };
+            useful |= match &msg {
+                Incoming::Line { bytes, .. } => bytes.len() >= USEFUL_LINE,
+                Incoming::Stale { .. } => true,
+                _ => false,
+            };
+            if !deliver(tx, msg) {
                 return None;
             }
         }
         if self.skipping {
             self.buf.clear();
-        } else if self.buf.len() > self.max_line {
+            return Some(useful);
+        }
+        if self.dropping.is_none() && self.buf.len() <= self.max_line {
+            self.dropping = self
+                .stale_opening(&self.buf)
+                .map(|(other, during)| Dropping {
+                    other,
+                    during,
+                    len: 0,
+                    last: 0,
+                });
+        }
+        let len = match self.dropping.as_mut() {
+            Some(d) => {
+                d.add(&self.buf);
+                self.buf.clear();
+                d.len
+            }
+            None => self.buf.len(),
+        };
+        if len > self.max_line {
             // Reported now: the line may never end.
-            let len = self.buf.len();
+            self.dropping = None;
             self.skipping = true;
             self.buf.clear();
             if !deliver(tx, Incoming::Oversized { len, at }) {
@@ -193,6 +325,43 @@ impl Splitter {
             }
         }
         Some(useful)
+    }
+
+    /// What to hand over of a complete `line` (with its `\n`), if anything:
+    /// `room` says whether the channel has room for it.
+    fn take(&mut self, line: BytesMut, at: Instant, room: bool) -> Option<Incoming> {
+        let (len, stale) = match self.dropping.take() {
+            Some(mut d) => {
+                let (len, stripped) = d.end(&line);
+                (len, Some((d.other, d.during, stripped)))
+            }
+            None => {
+                let stripped = line.len() - 1 - usize::from(line.ends_with(b"\r\n"));
+                let stale = (self.stale_opening(&line[..stripped]))
+                    .map(|(other, during)| (other, during, stripped));
+                (line.len() - 1, stale)
+            }
+        };
+        if len > self.max_line {
+            return Some(Incoming::Oversized { len, at });
+        }
+        if !room {
+            // Nobody has room for it: dropped without being copied.
+            dropped_a_line();
+            return None;
+        }
+        if let Some((other, during, len)) = stale {
+            self.unread += 1;
+            return Some(Incoming::Stale {
+                other,
+                during,
+                len,
+                at,
+            });
+        }
+        let bytes = self.line(line);
+        self.handed_long |= bytes.len() >= OPENING;
+        Some(Incoming::Line { bytes, at })
     }
 
     /// A line taken from the buffer with its `\n`, as it is handed over:
@@ -240,11 +409,12 @@ mod tests {
 
     async fn collect(input: &[u8], max: usize) -> Vec<String> {
         let (tx, mut rx) = mpsc::channel(100);
-        read_lines(input, max, tx).await;
+        read_lines(input, max, Default::default(), tx).await;
         let mut out = Vec::new();
         while let Some(m) = rx.recv().await {
             out.push(match m {
                 Incoming::Line { bytes, .. } => format!("line {}", String::from_utf8_lossy(&bytes)),
+                Incoming::Stale { other, .. } => format!("stale {other}"),
                 Incoming::Oversized { len, .. } => format!("oversized {len}"),
                 Incoming::Eof { .. } => "eof".into(),
                 Incoming::Error { message, .. } => format!("error {message}"),
@@ -269,7 +439,7 @@ mod tests {
         // A 16-byte pipe: the writer can only finish if the reader keeps taking
         // bytes although nobody empties the channel after its first four lines.
         let (mut bot, referee) = tokio::io::duplex(16);
-        let reader = tokio::spawn(read_lines(referee, 100, tx));
+        let reader = tokio::spawn(read_lines(referee, 100, Default::default(), tx));
         let flood = "x\n".repeat(1000);
         // Not a timing assertion: only a guard so a regression fails instead of
         // hanging the suite.
@@ -314,7 +484,7 @@ mod tests {
     #[test]
     fn a_long_line_is_handed_over_without_a_copy() {
         let (tx, mut rx) = mpsc::channel(8);
-        let mut splitter = Splitter::new(64 * 1024);
+        let mut splitter = Splitter::new(64 * 1024, Default::default());
         let long = format!(
             "{{\"type\":\"reply\",\"id\":9,\"pad\":\"{}\"}}",
             "p".repeat(60_000)
@@ -339,6 +509,145 @@ mod tests {
             short.len() as u64,
             "only the short line was copied"
         );
+    }
+
+    fn stale_line(id: u64, pad: usize) -> String {
+        format!(
+            "{{\"type\":\"reply\",\"id\":{id},\"pad\":\"{}\"}}",
+            "p".repeat(pad)
+        )
+    }
+
+    fn describe(m: Incoming) -> String {
+        match m {
+            Incoming::Line { bytes, .. } => format!("line of {}", bytes.len()),
+            Incoming::Stale {
+                other, during, len, ..
+            } => format!("stale {other} during {during}, {len} bytes"),
+            Incoming::Oversized { len, .. } => format!("oversized {len}"),
+            Incoming::Eof { .. } => "eof".into(),
+            Incoming::Error { message, .. } => format!("error {message}"),
+        }
+    }
+
+    /// Once told that request 5 has had its stale reply, a long line that
+    /// opens as a reply to another request is handed over by its opening and
+    /// length, in whatever reads it comes; the rest is handed over whole: a
+    /// reply to 5, another opening, a short line, and every line before the
+    /// table said so. Nothing of a skipped line is kept or copied: the same
+    /// read buffer takes every read. Counted, not timed.
+    #[test]
+    fn once_told_of_a_stale_reply_long_lines_of_other_requests_are_read_no_further() {
+        let (tx, mut rx) = mpsc::channel(32);
+        let skip = Arc::<SkipStale>::default();
+        let mut splitter = Splitter::new(64 * 1024, Arc::clone(&skip));
+        let feed = |splitter: &mut Splitter, text: &str| {
+            for chunk in text.as_bytes().chunks(READ_BYTES) {
+                splitter.make_room();
+                splitter.buf.extend_from_slice(chunk);
+                assert!(splitter.split(chunk.len(), Instant::now(), &tx).is_some());
+            }
+        };
+        let stale = stale_line(1005, 60_000);
+        feed(&mut splitter, &format!("{stale}\n"));
+        // The table reads that line (then drops it) and tells of its fault.
+        let mut got = vec![describe(rx.try_recv().unwrap())];
+        skip.set(Some(5));
+        splitter.make_room();
+        let base = splitter.buf.as_ptr() as usize;
+        let short = stale_line(1005, 10);
+        let crlf = stale_line(7, 300);
+        feed(&mut splitter, &format!("{stale}\n{stale}\n{crlf}\r\n"));
+        // Only stale lines since: every read went into the same buffer.
+        let end = splitter.buf.as_ptr() as usize;
+        assert!((base..base + READ_BYTES).contains(&end), "a new buffer");
+        let right = stale_line(5, 60_000);
+        let other = format!("{{\"id\":1005,{}", &stale[1..]);
+        feed(
+            &mut splitter,
+            &format!("{right}\n{other}\n{short}\n{stale}"),
+        );
+        got.extend(std::iter::from_fn(|| rx.try_recv().ok()).map(describe));
+        let n = stale.len();
+        let expected = [
+            format!("line of {n}"),
+            format!("stale 1005 during 5, {n} bytes"),
+            format!("stale 1005 during 5, {n} bytes"),
+            format!("stale 7 during 5, {} bytes", crlf.len()),
+            format!("line of {}", right.len()),
+            format!("line of {}", other.len()),
+            format!("line of {}", short.len()),
+        ];
+        assert_eq!(got, expected);
+        assert_eq!(splitter.unread, 3);
+        assert_eq!(splitter.copied, short.len() as u64);
+        // The last line has no newline yet: read no further, and at end of
+        // file still a line.
+        assert_eq!(
+            splitter.rest(Instant::now()).map(describe),
+            Some(format!("stale 1005 during 5, {n} bytes"))
+        );
+        skip.set(None);
+        feed(&mut splitter, &format!("{stale}\n"));
+        assert_eq!(rx.try_recv().map(describe), Ok(format!("line of {n}")));
+    }
+
+    /// A line read no further than its opening is still capped: past the cap
+    /// it is reported oversized once, as soon as the cap is passed, and the
+    /// next line is read as ever.
+    #[test]
+    fn a_skipped_line_past_the_cap_is_oversized() {
+        let (tx, mut rx) = mpsc::channel(8);
+        let skip = Arc::<SkipStale>::default();
+        skip.set(Some(5));
+        let mut splitter = Splitter::new(50_000, skip);
+        let long = stale_line(1005, 100_000);
+        let text = format!("{long}\n{}\n", stale_line(1005, 1_000));
+        for chunk in text.as_bytes().chunks(30_000) {
+            splitter.make_room();
+            splitter.buf.extend_from_slice(chunk);
+            assert!(splitter.split(chunk.len(), Instant::now(), &tx).is_some());
+        }
+        let got: Vec<String> = std::iter::from_fn(|| rx.try_recv().ok())
+            .map(describe)
+            .collect();
+        let next = stale_line(1005, 1_000).len();
+        assert_eq!(
+            got,
+            [
+                "oversized 60000".to_owned(),
+                format!("stale 1005 during 5, {next} bytes")
+            ]
+        );
+    }
+
+    /// The table tells the reader of a stale reply after it has read one: the
+    /// reader lets it run after handing over a long line whole, so the lines
+    /// already waiting in the pipe behind it are not all read whole first.
+    /// On one thread, so the order is the runtime's, not the host's speed.
+    #[tokio::test(flavor = "current_thread")]
+    async fn after_a_long_line_the_table_can_answer_before_the_next_read() {
+        use tokio::io::AsyncWriteExt;
+        let (mut bot, referee) = tokio::io::duplex(1 << 20);
+        let stale = stale_line(1005, 60_000);
+        bot.write_all(format!("{stale}\n").repeat(10).as_bytes())
+            .await
+            .unwrap();
+        drop(bot);
+        let skip = Arc::<SkipStale>::default();
+        let (tx, mut rx) = mpsc::channel(32);
+        let reader = tokio::spawn(read_lines(referee, 1 << 16, Arc::clone(&skip), tx));
+        let first = rx.recv().await.map(describe);
+        assert_eq!(first, Some(format!("line of {}", stale.len())));
+        skip.set(Some(5));
+        let mut rest = Vec::new();
+        while let Some(m) = rx.recv().await {
+            rest.push(describe(m));
+        }
+        reader.await.unwrap();
+        let skipped = format!("stale 1005 during 5, {} bytes", stale.len());
+        assert_eq!(rest.len(), 10, "{rest:?}");
+        assert!(rest[..9].iter().all(|m| *m == skipped), "{rest:?}");
     }
 
     /// A duplex pipe that counts its reads and pauses.
@@ -398,7 +707,7 @@ mod tests {
         let (mut bot, src, [reads, _]) = counted(64 * 1024);
         let (tx, mut rx) = mpsc::channel(4);
         let start = Instant::now();
-        let reader = tokio::spawn(read_lines(src, 1 << 16, tx));
+        let reader = tokio::spawn(read_lines(src, 1 << 16, Default::default(), tx));
         for _ in 0..20_000 {
             bot.write_all(b" ").await.unwrap();
         }
@@ -428,7 +737,7 @@ mod tests {
         use tokio::io::AsyncWriteExt;
         let (mut bot, src, [reads, pauses]) = counted(1024);
         let (tx, mut rx) = mpsc::channel(4);
-        let reader = tokio::spawn(read_lines(src, 1 << 16, tx));
+        let reader = tokio::spawn(read_lines(src, 1 << 16, Default::default(), tx));
         for id in 0..1000 {
             let reply = format!("{{\"type\":\"reply\",\"id\":{id},\"action\":\"pass\"}}\n");
             bot.write_all(reply.as_bytes()).await.unwrap();

@@ -335,6 +335,15 @@ impl Conversation {
         let bot = self.bot.as_mut().expect("a running bot");
         match bot.next_line(Some(deadline)).await {
             Some(Incoming::Line { bytes, .. }) => Ok(bytes.to_vec()),
+            // Only once told of a stale reply, which a check never does.
+            Some(Incoming::Stale { other, .. }) => {
+                self.stop().await;
+                Err(Failure::new(
+                    format!("a reply to request {other}, unread"),
+                    None,
+                    expected,
+                ))
+            }
             None => {
                 self.stop().await;
                 Err(Failure::new("no answer in time", None, expected))

@@ -295,6 +295,8 @@ async fn serve_seat(
                     bridge.push(framed).await;
                 }
                 Some(Incoming::Oversized { .. }) => bridge.push(control("oversized", "")).await,
+                // Only once told of a stale reply, which a bridge never is.
+                Some(Incoming::Stale { .. }) => {}
                 _ => {
                     bridge.eof = true;
                     bridge.send(&control("eof", "")).await;

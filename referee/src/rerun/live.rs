@@ -160,6 +160,8 @@ impl Talk<'_> {
                         Reply::Fault(f) => return (fault(f.kind, f.detail), stale),
                     }
                 }
+                // Only once told of a stale reply, which a replay never does.
+                Some(Incoming::Stale { .. }) => stale += 1,
                 Some(Incoming::Oversized { .. }) => {
                     let detail = format!("a line longer than {} bytes", time.max_line);
                     return (fault(FaultKind::Oversized, detail), stale);

@@ -91,7 +91,9 @@ impl Table<'_> {
             clock: &clock,
             stale: 0,
         };
-        match self.await_reply(game, &mut pending).await? {
+        let outcome = self.await_reply(game, &mut pending).await;
+        self.player(seat).skip_stale(None);
+        match outcome? {
             Outcome::Answer(action) => {
                 self.stats.answered += 1;
                 Ok(Some(action))
@@ -149,6 +151,16 @@ impl Table<'_> {
                     (now, Fault::new(FaultKind::Timeout, clock.timeout_reason()))
                 }
                 Some(Incoming::Line { bytes, at }) => match self.heard(game, p, &bytes, at)? {
+                    Heard::Done(outcome) => return Ok(outcome),
+                    Heard::Ignored => continue,
+                    Heard::Fault(fault) => (at, fault),
+                },
+                Some(Incoming::Stale {
+                    other,
+                    during,
+                    len,
+                    at,
+                }) => match self.heard_stale(p, other, during, len, at)? {
                     Heard::Done(outcome) => return Ok(outcome),
                     Heard::Ignored => continue,
                     Heard::Fault(fault) => (at, fault),
@@ -215,6 +227,54 @@ impl Table<'_> {
         }
     }
 
+    /// A line of `len` bytes that opens as a reply to request `other`, read
+    /// no further than its opening because request `during` had had its
+    /// stale reply (the reader was told so by [`Table::other_reply`]). If
+    /// `during` is the request pending now, that opening is all
+    /// [`read_reply`] would have read of the line. If it is not (`during`
+    /// timed out while such lines were on their way), the line is taken as
+    /// it would have been had it been read in time, while `during` was
+    /// pending: a late reply noted, or one more stale reply, ignored.
+    fn heard_stale(
+        &mut self,
+        p: &mut Pending<'_>,
+        other: u64,
+        during: u64,
+        len: usize,
+        at: Instant,
+    ) -> anyhow::Result<Heard> {
+        let arrived = at.into_std();
+        self.stats.wait += arrived.saturating_duration_since(self.asked_at);
+        self.stats.handoff += std::time::Instant::now().saturating_duration_since(arrived);
+        self.stats.bytes_in += len as u64 + 1;
+        if during == p.id && p.stale > 0 {
+            return self.other_reply(p, other, at);
+        }
+        self.late_reply(p.seat, other)?;
+        Ok(Heard::Ignored)
+    }
+
+    /// Whether `other` is a request of `seat`'s that timed out already (its
+    /// reply is late: only the sidecar hears of it).
+    fn late_reply(&mut self, seat: Seat, other: u64) -> anyhow::Result<bool> {
+        let Some(late) = self.player(seat).late(other) else {
+            return Ok(false);
+        };
+        // Its request already cost a timeout: one slow decision is one fault.
+        self.timings.write(&Timing {
+            request: other,
+            seat,
+            decision: late,
+            micros: 0,
+            wall_micros: None,
+            fault: None,
+            late: true,
+            released_micros: None,
+            credit_micros: None,
+        })?;
+        Ok(true)
+    }
+
     /// A reply to request `other` while `p` is pending: late (its request
     /// timed out already: only the sidecar hears of it) or stale.
     fn other_reply(
@@ -224,19 +284,7 @@ impl Table<'_> {
         at: Instant,
     ) -> anyhow::Result<Heard> {
         let (seat, id) = (p.seat, p.id);
-        if let Some(late) = self.player(seat).late(other) {
-            // Its request already cost a timeout: one slow decision is one fault.
-            self.timings.write(&Timing {
-                request: other,
-                seat,
-                decision: late,
-                micros: 0,
-                wall_micros: None,
-                fault: None,
-                late: true,
-                released_micros: None,
-                credit_micros: None,
-            })?;
+        if self.late_reply(seat, other)? {
             return Ok(Heard::Ignored);
         }
         p.stale += 1;
@@ -250,7 +298,10 @@ impl Table<'_> {
         );
         self.record_fault(seat, Some(id), f)?;
         if self.playing(seat) {
-            return Ok(Heard::Ignored); // still waiting for the right id
+            // Still waiting for the right id: further stale lines need not
+            // be read past their opening (`Incoming::Stale`).
+            self.player(seat).skip_stale(Some(id));
+            return Ok(Heard::Ignored);
         }
         let used = Some(p.clock.used(at));
         self.time(id, seat, p.decision, used, Some(FaultKind::Stale))?;
