@@ -6,7 +6,7 @@ use numpy::PyArray1;
 use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
-use schmier_protocol::action_space::{self, Outcome, Selection, ACTION_COUNT};
+use schmier_protocol::action_space::{self, Outcome, Selection};
 use schmier_protocol::rules::{Event, Game, RulesConfig};
 use schmier_protocol::{CardSet, Seat};
 
@@ -210,9 +210,9 @@ impl PyGame {
     }
 
     /// The legal action-space indices, increasing.
-    fn legal_indices(&self) -> Vec<usize> {
+    fn legal_indices<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         let mask = self.selection.mask(&self.game);
-        (0..ACTION_COUNT).filter(|&i| mask[i]).collect()
+        PyList::new(py, crate::indices::Indices(crate::indices::bits(&mask)))
     }
 
     /// Applies an `Action` (a whole decision), or one action-space index. An

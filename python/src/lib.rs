@@ -11,6 +11,7 @@ mod batch;
 mod buffer;
 mod encode;
 mod game;
+mod indices;
 mod json;
 mod play;
 mod playout;
