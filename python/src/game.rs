@@ -194,7 +194,7 @@ impl PyGame {
     /// with `out` (a writable, contiguous bool array of that length) filled in
     /// place and returned, without allocating.
     #[pyo3(signature = (out = None))]
-    fn legal_mask<'py>(
+    pub(crate) fn legal_mask<'py>(
         &self,
         py: Python<'py>,
         out: Option<Bound<'py, PyArray1<bool>>>,
@@ -217,7 +217,7 @@ impl PyGame {
 
     /// Applies an `Action` (a whole decision), or one action-space index. An
     /// illegal one raises ValueError and changes nothing.
-    fn apply(&mut self, action: &Bound<'_, PyAny>) -> PyResult<()> {
+    pub(crate) fn apply(&mut self, action: &Bound<'_, PyAny>) -> PyResult<()> {
         // An index first: the hot loop of search and learning code.
         if let Ok(i) = action.extract::<usize>() {
             return self.apply_index(i);
