@@ -6,7 +6,7 @@ use numpy::PyArray1;
 use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
-use schmier_protocol::action_space::{self, Outcome, Selection, ACTION_COUNT};
+use schmier_protocol::action_space::{self, Outcome, Selection};
 use schmier_protocol::rules::{Event, Game, RulesConfig};
 use schmier_protocol::{CardSet, Seat};
 
@@ -194,7 +194,7 @@ impl PyGame {
     /// with `out` (a writable, contiguous bool array of that length) filled in
     /// place and returned, without allocating.
     #[pyo3(signature = (out = None))]
-    fn legal_mask<'py>(
+    pub(crate) fn legal_mask<'py>(
         &self,
         py: Python<'py>,
         out: Option<Bound<'py, PyArray1<bool>>>,
@@ -210,14 +210,14 @@ impl PyGame {
     }
 
     /// The legal action-space indices, increasing.
-    fn legal_indices(&self) -> Vec<usize> {
+    fn legal_indices<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         let mask = self.selection.mask(&self.game);
-        (0..ACTION_COUNT).filter(|&i| mask[i]).collect()
+        PyList::new(py, crate::indices::Indices(crate::indices::bits(&mask)))
     }
 
     /// Applies an `Action` (a whole decision), or one action-space index. An
     /// illegal one raises ValueError and changes nothing.
-    fn apply(&mut self, action: &Bound<'_, PyAny>) -> PyResult<()> {
+    pub(crate) fn apply(&mut self, action: &Bound<'_, PyAny>) -> PyResult<()> {
         // An index first: the hot loop of search and learning code.
         if let Ok(i) = action.extract::<usize>() {
             return self.apply_index(i);

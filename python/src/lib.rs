@@ -10,7 +10,9 @@ mod action;
 mod batch;
 mod buffer;
 mod encode;
+mod fastcall;
 mod game;
+mod indices;
 mod json;
 mod play;
 mod playout;
@@ -36,6 +38,7 @@ fn action_names() -> Vec<String> {
 #[pymodule]
 fn _schmier(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<game::PyGame>()?;
+    fastcall::install(m.py())?;
     m.add_class::<action::PyAction>()?;
     m.add_class::<batch::PyGameBatch>()?;
     m.add_function(wrap_pyfunction!(sampling::sample_world_batch, m)?)?;

@@ -120,6 +120,36 @@ def test_mask_matches_legal_for_single_step_decisions():
         g.apply(rng.choice(g.legal()))
 
 
+def test_apply_and_legal_mask_take_every_calling_form():
+    # A call with one positional argument takes a fast path
+    # (python/src/fastcall.rs); every other form goes to the full method.
+    g, h = Game(5), Game(5)
+    buf = np.zeros(ACTION_COUNT, dtype=bool)
+    assert g.legal_mask(buf) is buf
+    assert g.legal_mask(out=buf) is buf
+    assert list(g.legal_mask()) == list(buf) == list(g.legal_mask(None))
+    i = g.legal_indices()[0]
+    g.apply(i)
+    h.apply(action=np.int64(i))
+    Game.apply(g, g.legal()[0])
+    h.apply(h.legal()[0])
+    assert g.view(0) == h.view(0) and g.to_act == h.to_act
+    for call in (lambda: g.apply(), lambda: g.apply(1, 2), lambda: g.apply(x=1),
+                 lambda: g.legal_mask(buf, buf), lambda: g.legal_mask([True]),
+                 lambda: g.legal_mask(np.zeros(ACTION_COUNT, dtype=np.int8)),
+                 lambda: Game.apply(3, 1)):
+        with pytest.raises(TypeError):
+            call()
+    with pytest.raises(ValueError, match="contiguous"):
+        g.legal_mask(np.zeros(2 * ACTION_COUNT, dtype=bool)[::2])
+    buf.setflags(write=False)
+    with pytest.raises(ValueError, match="read-only"):
+        g.legal_mask(buf)
+    assert Game.apply.__text_signature__ == "($self, action)"
+    assert Game.legal_mask.__text_signature__ == "($self, out=None)"
+    assert Game.apply.__doc__.startswith("Applies an `Action`")
+
+
 def test_card_by_card_and_whole_actions_reach_the_same_states():
     # The requirement: the exchange and the dealer's discard taken card
     # by card (indices, then DONE) give the same game as the whole action.
