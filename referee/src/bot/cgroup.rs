@@ -17,12 +17,14 @@
 //! which stops every task of the bot while another seat is on move. CPU
 //! accounting prefers cgroup v2, which needs no controller for it. The
 //! freezer prefers v1 where the host has both (a hybrid host): v1 freezes a
-//! task asleep in a freezable wait (`epoll_wait`, `poll`, a futex,
-//! `nanosleep`: a bot waiting for its request) where it sleeps, and thaws it
-//! so, while v2's `cgroup.freeze` wakes every task to trap it and wakes it
-//! again to let it go. For a bot of several threads that was about 20 µs of
-//! the referee's write and 20–50 µs of the bot's CPU a decision, and doubled
-//! a Node bot's decision time (BENCHMARKS.md, "the freezer's cost"). A
+//! task asleep in a freezable wait (a futex, `nanosleep`, `sigwait`: a Node
+//! bot's helper threads) where it sleeps, and thaws it so (a task asleep in
+//! `read`, `epoll_wait`, `poll` or `waitpid` is woken either way), and its
+//! writes take about 3 µs; v2's `cgroup.freeze` wakes every task to trap it
+//! and again to let it go, and its write takes about 20 µs once the cgroup
+//! holds two tasks (a sandboxed bot and its init always are two): most of
+//! the sandbox's idle cost (BENCHMARKS.md, "the freezer's cost",
+//! `scripts/freeze_cost.py`). A
 //! v1-frozen task dies of SIGKILL only once thawed: the referee thaws before
 //! it kills, and a guard process thaws and kills for a referee that died
 //! abruptly (`freeze_guard.rs`).
