@@ -135,6 +135,11 @@ impl Player {
     /// Its hello arrived `at`: logs (debug) how long after it was asked to
     /// start (`scripts/hello_times.py` reads these lines).
     pub fn said_hello(&self, at: Instant) {
+        if let Link::Piped(p) = &self.link {
+            if let Some(process) = &p.process {
+                process.started();
+            }
+        }
         if let (Some(asked), Link::Piped(p)) = (self.asked, &self.link) {
             let pid = p.process.as_ref().map_or(0, BotProcess::pid);
             tracing::debug!(

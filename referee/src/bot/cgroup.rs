@@ -47,8 +47,19 @@ pub struct Cgroup {
     procs: Vec<File>,
     /// Where the tree's CPU time is read, if it was asked for.
     usage: Option<CgroupCpu>,
-    /// The freezer's control file, if it was asked for, and its version.
-    freezer: Option<(File, Version)>,
+    /// The freezer, if it was asked for.
+    freezer: Option<Freezer>,
+    /// Where `pids.max` was set, and to what.
+    pids: Option<(PathBuf, u64)>,
+}
+
+/// A bot's freezer cgroup: its control file, its version, and the directory
+/// it was made in (where a task leaves it for: [`Cgroup::leave_freezer`]).
+#[derive(Debug)]
+struct Freezer {
+    control: File,
+    version: Version,
+    parent: PathBuf,
 }
 
 /// What a bot's cgroup limits (those given).
@@ -180,6 +191,7 @@ impl Cgroup {
             procs: Vec::new(),
             usage: None,
             freezer: None,
+            pids: None,
         };
         for limit in limits_set.into_iter().flatten() {
             let (parent, files) = match own_cgroup(limit.controller) {
@@ -197,6 +209,9 @@ impl Cgroup {
                         error,
                     });
                 }
+            }
+            if let (true, Some(n)) = (limit.controller == "pids", limits.processes) {
+                cgroup.pids = Some((dir, n));
             }
         }
         cgroup.add_features(&name, limits)?;
@@ -233,7 +248,11 @@ impl Cgroup {
                     path: dir.join(file),
                     error,
                 })?;
-            self.freezer = Some((control, version));
+            self.freezer = Some(Freezer {
+                control,
+                version,
+                parent,
+            });
         }
         Ok(())
     }
@@ -269,7 +288,10 @@ impl Cgroup {
     /// user space.
     pub fn freeze(&self, frozen: bool) -> std::io::Result<()> {
         use std::os::unix::fs::FileExt;
-        let Some((control, version)) = &self.freezer else {
+        let Some(Freezer {
+            control, version, ..
+        }) = &self.freezer
+        else {
             return Ok(());
         };
         let value: &[u8] = match (version, frozen) {
@@ -279,6 +301,30 @@ impl Cgroup {
             (Version::V1, false) => b"THAWED",
         };
         control.write_all_at(value, 0)
+    }
+
+    /// Moves process `pid` out of the freezer's cgroup, back into the one
+    /// the referee made it in (its own), and nothing where there is no
+    /// freezer. For a kept sandbox's init once it has forked the bot
+    /// (`BotProcess::started`): a task that only waits for its child need
+    /// not be frozen, and each task fewer in the cgroup is a wake fewer at
+    /// each freeze and thaw (cgroup v2's write takes 3 µs for one task,
+    /// about 20 µs for two: BENCHMARKS.md, "the init leaves the freezer").
+    /// Where the freezer is cgroup v2's, the init leaves the bot's other
+    /// v2 limits and accounting with it (it forks nothing more and uses no
+    /// CPU to speak of), and a process limit there counting it is lowered
+    /// by one, so that the bot's own processes stay limited as before.
+    pub fn leave_freezer(&self, pid: u32) -> std::io::Result<()> {
+        let Some(freezer) = &self.freezer else {
+            return Ok(());
+        };
+        std::fs::write(freezer.parent.join("cgroup.procs"), pid.to_string())?;
+        match &self.pids {
+            Some((dir, n)) if dir.parent() == Some(freezer.parent.as_path()) => {
+                std::fs::write(dir.join("pids.max"), n.saturating_sub(1).to_string())
+            }
+            _ => Ok(()),
+        }
     }
 
     /// The `cgroup.procs` descriptors the child writes `0` to, one per
@@ -494,6 +540,70 @@ mod tests {
         wait("ran again", &|| run_time(pid) > before);
         child.kill().unwrap();
         child.wait().unwrap();
+    }
+
+    /// A process that leaves the freezer (a kept sandbox's init once its bot
+    /// runs) runs on while the cgroup is frozen, and the one that stays is
+    /// frozen. It leaves no more than the freezer: where the process limit
+    /// is another hierarchy's (cgroup v1) it is still counted there; where
+    /// it is the freezer's own cgroup (v2) the limit is lowered by one, so
+    /// the bot's processes are limited as before. Skipped, saying so, where
+    /// the host gives no freezer or no process limit.
+    #[test]
+    fn a_process_that_left_the_freezer_runs_while_the_rest_is_frozen() {
+        use std::os::unix::process::CommandExt;
+        let cgroup = match Cgroup::create_with(CgroupLimits {
+            processes: Some(5),
+            freezer: true,
+            ..CgroupLimits::default()
+        }) {
+            Ok(c) => c,
+            Err(e) => return eprintln!("SKIPPED: no freezer or pids cgroup on this host: {e}"),
+        };
+        let spin = || {
+            let fds = cgroup.procs_fds();
+            let mut cmd = std::process::Command::new("sh");
+            cmd.args(["-c", "while :; do :; done"]);
+            // SAFETY: only write(2) on descriptors opened before the fork.
+            unsafe { cmd.pre_exec(move || Cgroup::enter(fds)) };
+            cmd.spawn().unwrap()
+        };
+        let (mut bot, mut init) = (spin(), spin());
+        cgroup.leave_freezer(init.id()).unwrap();
+        let listed = |dir: &Path, pid: u32| {
+            std::fs::read_to_string(dir.join("cgroup.procs"))
+                .unwrap()
+                .lines()
+                .any(|l| l == pid.to_string())
+        };
+        let freezer = cgroup.freezer.as_ref().unwrap();
+        let (pids_dir, _) = cgroup.pids.clone().unwrap();
+        let freezer_dir = freezer.parent.join(pids_dir.file_name().unwrap());
+        assert!(!listed(&freezer_dir, init.id()) && listed(&freezer_dir, bot.id()));
+        if pids_dir == freezer_dir {
+            let max = std::fs::read_to_string(pids_dir.join("pids.max")).unwrap();
+            assert_eq!(max.trim(), "4");
+        } else {
+            assert!(listed(&pids_dir, init.id()) && listed(&pids_dir, bot.id()));
+        }
+        cgroup.freeze(true).unwrap();
+        let start = std::time::Instant::now();
+        while !frozen(&cgroup) {
+            assert!(start.elapsed().as_secs() < 60, "never frozen");
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        let before = (run_time(bot.id()), run_time(init.id()));
+        let start = std::time::Instant::now();
+        while run_time(init.id()) == before.1 {
+            assert!(start.elapsed().as_secs() < 60, "the init never ran");
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        assert_eq!(run_time(bot.id()), before.0, "the bot ran while frozen");
+        cgroup.freeze(false).unwrap();
+        for child in [&mut bot, &mut init] {
+            child.kill().unwrap();
+            child.wait().unwrap();
+        }
     }
 
     /// A bot with a cpu cgroup of its own is weighed as its nice value

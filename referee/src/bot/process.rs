@@ -146,12 +146,43 @@ impl BotProcess {
     /// (`--bot-nice`, 0 unless a root referee freezes waiting bots; raising
     /// it from 19 is a root referee's right: a non-root one builds no
     /// sandbox ahead, `Sandbox::builds_ahead`).
+    ///
+    /// A kept sandbox's init forks the held bot once given its word, which
+    /// it was at its start. A process being forked takes its parent's nice
+    /// value before it is listed among its children, so a renice meanwhile
+    /// would miss it and leave the bot at 19 for good: the init is reniced,
+    /// then its fork waited for (it is due, and nothing else forks before
+    /// the bot is run), then the tree reniced again.
     pub fn release(&self) {
         unix::renice_tree(self.pid, self.nice);
+        if matches!(self.child, Proc::Kept { .. }) && unix::tree(self.pid).len() < 2 {
+            let start = Instant::now();
+            while unix::tree(self.pid).len() < 2
+                && unix::alive(self.pid)
+                && start.elapsed() < Duration::from_secs(5)
+            {
+                std::thread::sleep(Duration::from_micros(200));
+            }
+            unix::renice_tree(self.pid, self.nice);
+        }
     }
 
     pub fn pid(&self) -> u32 {
         self.pid
+    }
+
+    /// The bot has said something, so it runs: a kept sandbox's init (the
+    /// process of `pid`) has forked it into the cgroup and only waits for
+    /// it from now on, so it leaves the freezer ([`Cgroup::leave_freezer`]).
+    /// Killing still takes it (by pid, `shutdown`), and it ends with the
+    /// bot in any case. A failure is logged, not fatal: the init then stays
+    /// frozen with the bot, as before.
+    pub fn started(&self) {
+        if let (Proc::Kept { .. }, Some(cgroup)) = (&self.child, &self.cgroup) {
+            if let Err(e) = cgroup.leave_freezer(self.pid) {
+                tracing::debug!("the init {} stays in its bot's freezer: {e}", self.pid);
+            }
+        }
     }
 
     /// Where its CPU time is read: its cgroup's accounting (every task, exited
