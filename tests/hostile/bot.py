@@ -98,6 +98,7 @@ def main():
                 time.sleep(max(0.0, start + (i + 1) / rate - time.monotonic()))
     requests = 0
     games = 0
+    first = None
     for raw in sys.stdin.buffer:
         msg = json.loads(raw)
         kind = msg.get("type")
@@ -147,6 +148,20 @@ def main():
             hog[-1] = 1
         if MODE == "silent" or (MODE == "silent-from-game-2" and games >= 2):
             continue
+        if MODE == "late-split" and requests <= 2:
+            # Request 1 is never answered: it times out. While request 2 is
+            # pending: a short stale line (its stale fault), then the opening
+            # of a long reply to request 1, late, whose end comes only with
+            # request 3, once request 2 has timed out too.
+            if requests == 1:
+                first = msg["id"]
+            else:
+                send({"type": "reply", "id": msg["id"] + 1000, "action": "pass"})
+                out.write(('{"type":"reply","id":%d,"action":"pass","pad":"%s' % (first, "p" * 4000)).encode())
+                out.flush()
+            continue
+        if MODE == "late-split" and requests == 3:
+            out.write(b'"}\n')
         if MODE == "late" and requests == 1:
             # 1.3x the limit: late for this request, but awake again long before
             # the next one (sent when this one times out) runs out of time.

@@ -148,6 +148,38 @@ fn answers_after_the_deadline_then_correctly() {
     assert_eq!(late[0]["request"], faults[0]["request"], "{late:?}");
 }
 
+/// A long reply to a request that timed out, whose opening comes while the
+/// next request is pending and has had its stale fault (so the referee reads
+/// such a line no further than its opening, issue 27), and whose end comes
+/// only once that request has timed out too: it is still the first
+/// request's late reply, noted in the sidecar, and no fault of the third.
+#[test]
+fn a_long_late_reply_split_around_a_timeout_is_still_late() {
+    // Prompt apart from the two requests it never answers: 2 s is a limit the
+    // prompt ones never reach on a busy host.
+    let run = play().seed(17).args(["--policy", "lenient"]);
+    let (done, faults) = hostile_run("late-split", run, "2000");
+    assert_eq!(
+        kinds(&faults),
+        ["timeout", "stale", "timeout"],
+        "{faults:?}"
+    );
+    let asked: Vec<u64> = faults
+        .iter()
+        .map(|f| f["request"].as_u64().unwrap())
+        .collect();
+    assert!(asked[0] < asked[1] && asked[1] == asked[2], "{faults:?}");
+    let late: Vec<serde_json::Value> =
+        std::fs::read_to_string(done.dir.join("timings/game-0001.jsonl"))
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+            .filter(|t| t["late"] == true)
+            .collect();
+    assert_eq!(late.len(), 1, "{late:?}");
+    assert_eq!(late[0]["request"], faults[0]["request"], "{late:?}");
+}
+
 #[test]
 fn a_late_reply_is_never_charged_in_the_next_game() {
     // Replaced after its first fault, the late bot's answer to that request is
