@@ -54,7 +54,7 @@ pub struct Cgroup {
 }
 
 /// A bot's freezer cgroup: its control file, its version, and the directory
-/// it was made in (where a task leaves it for: [`Cgroup::leave_freezer`]).
+/// it was made in (where a task leaves it for: [`Cgroup::freezer_exit`]).
 #[derive(Debug)]
 struct Freezer {
     control: File,
@@ -303,28 +303,38 @@ impl Cgroup {
         control.write_all_at(value, 0)
     }
 
-    /// Moves process `pid` out of the freezer's cgroup, back into the one
-    /// the referee made it in (its own), and nothing where there is no
-    /// freezer. For a kept sandbox's init once it has forked the bot
-    /// (`BotProcess::started`): a task that only waits for its child need
-    /// not be frozen, and each task fewer in the cgroup is a wake fewer at
-    /// each freeze and thaw (cgroup v2's write takes 3 µs for one task,
-    /// about 20 µs for two: BENCHMARKS.md, "the init leaves the freezer").
-    /// Where the freezer is cgroup v2's, the init leaves the bot's other
-    /// v2 limits and accounting with it (it forks nothing more and uses no
-    /// CPU to speak of), and a process limit there counting it is lowered
-    /// by one, so that the bot's own processes stay limited as before.
-    pub fn leave_freezer(&self, pid: u32) -> std::io::Result<()> {
-        let Some(freezer) = &self.freezer else {
-            return Ok(());
-        };
-        std::fs::write(freezer.parent.join("cgroup.procs"), pid.to_string())?;
-        match &self.pids {
-            Some((dir, n)) if dir.parent() == Some(freezer.parent.as_path()) => {
-                std::fs::write(dir.join("pids.max"), n.saturating_sub(1).to_string())
-            }
-            _ => Ok(()),
+    /// Where a process leaves the freezer's cgroup for, if the freezer is
+    /// cgroup v2's: for a kept sandbox's init once it has forked the bot
+    /// (`BotProcess::started`). A task that only waits for its child need
+    /// not be frozen, and v2's `cgroup.freeze` write takes about 3 µs for a
+    /// cgroup of one task, about 20 µs for two (BENCHMARKS.md, "the init
+    /// leaves the freezer"). v1's freezer costs the same either way, and a
+    /// move costs an RCU grace period (milliseconds on a loaded host), so
+    /// there nothing moves. The init leaves the bot's other v2 limits and
+    /// accounting with it (it forks nothing more and uses no CPU to speak
+    /// of), and a process limit there, which counted it as a helper, is
+    /// lowered by one, so the bot's own processes stay limited as given.
+    pub fn freezer_exit(&self) -> Option<FreezerExit> {
+        let freezer = self.freezer.as_ref()?;
+        match freezer.version {
+            Version::V2 => self.any_freezer_exit(),
+            Version::V1 => None,
         }
+    }
+
+    /// [`Cgroup::freezer_exit`] whichever the freezer's version.
+    fn any_freezer_exit(&self) -> Option<FreezerExit> {
+        let freezer = self.freezer.as_ref()?;
+        let pids_max = match &self.pids {
+            Some((dir, n)) if dir.parent() == Some(freezer.parent.as_path()) => {
+                Some((dir.join("pids.max"), n.saturating_sub(1)))
+            }
+            _ => None,
+        };
+        Some(FreezerExit {
+            procs: freezer.parent.join("cgroup.procs"),
+            pids_max,
+        })
     }
 
     /// The `cgroup.procs` descriptors the child writes `0` to, one per
@@ -394,6 +404,27 @@ impl Drop for Cgroup {
             // Fails only if a process is still inside; the caller kills the
             // bot's tree first.
             let _ = std::fs::remove_dir(dir);
+        }
+    }
+}
+
+/// How a process leaves a bot's v2 freezer cgroup ([`Cgroup::freezer_exit`]).
+#[derive(Debug)]
+pub struct FreezerExit {
+    /// The `cgroup.procs` of the cgroup it goes back to.
+    procs: PathBuf,
+    /// `pids.max` of the cgroup it leaves, and the limit without it.
+    pids_max: Option<(PathBuf, u64)>,
+}
+
+impl FreezerExit {
+    /// Moves process `pid` out (a write to `cgroup.procs`, which waits for
+    /// an RCU grace period: call it off any table's path).
+    pub fn apply(&self, pid: u32) -> std::io::Result<()> {
+        std::fs::write(&self.procs, pid.to_string())?;
+        match &self.pids_max {
+            Some((file, n)) => std::fs::write(file, n.to_string()),
+            None => Ok(()),
         }
     }
 }
@@ -543,8 +574,8 @@ mod tests {
     }
 
     /// A process that leaves the freezer (a kept sandbox's init once its bot
-    /// runs) runs on while the cgroup is frozen, and the one that stays is
-    /// frozen. It leaves no more than the freezer: where the process limit
+    /// runs, where the freezer is v2's; the move is tried with v1's too)
+    /// runs on while the cgroup is frozen, and the one that stays is frozen. It leaves no more than the freezer: where the process limit
     /// is another hierarchy's (cgroup v1) it is still counted there; where
     /// it is the freezer's own cgroup (v2) the limit is lowered by one, so
     /// the bot's processes are limited as before. Skipped, saying so, where
@@ -569,7 +600,13 @@ mod tests {
             cmd.spawn().unwrap()
         };
         let (mut bot, mut init) = (spin(), spin());
-        cgroup.leave_freezer(init.id()).unwrap();
+        let v2 = matches!(cgroup.freezer.as_ref().unwrap().version, Version::V2);
+        assert_eq!(
+            cgroup.freezer_exit().is_some(),
+            v2,
+            "only v2's freezer is left"
+        );
+        cgroup.any_freezer_exit().unwrap().apply(init.id()).unwrap();
         let listed = |dir: &Path, pid: u32| {
             std::fs::read_to_string(dir.join("cgroup.procs"))
                 .unwrap()

@@ -76,6 +76,8 @@ enum Proc {
     /// bot's tree is dead.
     Kept {
         report: tokio::net::UnixStream,
+        /// The init's pidfd, opened while it waited for its word.
+        init: Option<OwnedFd>,
         launcher: Option<Launcher>,
         sandbox: Arc<Sandbox>,
     },
@@ -173,15 +175,36 @@ impl BotProcess {
 
     /// The bot has said something, so it runs: a kept sandbox's init (the
     /// process of `pid`) has forked it into the cgroup and only waits for
-    /// it from now on, so it leaves the freezer ([`Cgroup::leave_freezer`]).
-    /// Killing still takes it (by pid, `shutdown`), and it ends with the
-    /// bot in any case. A failure is logged, not fatal: the init then stays
-    /// frozen with the bot, as before.
+    /// it from now on, so where the freezer is cgroup v2's it leaves it
+    /// ([`Cgroup::freezer_exit`]), on a thread of its own (the move waits
+    /// for an RCU grace period). The init's pidfd, opened while it waited
+    /// for its word, proves before the move that the pid is still the
+    /// init's. Killing still takes it (by pid, `shutdown`), and it ends
+    /// with the bot in any case. A failure is logged, not fatal: the init
+    /// then stays frozen with the bot, as before.
     pub fn started(&self) {
-        if let (Proc::Kept { .. }, Some(cgroup)) = (&self.child, &self.cgroup) {
-            if let Err(e) = cgroup.leave_freezer(self.pid) {
-                tracing::debug!("the init {} stays in its bot's freezer: {e}", self.pid);
+        let Proc::Kept {
+            init: Some(init), ..
+        } = &self.child
+        else {
+            return;
+        };
+        let Some(exit) = self.cgroup.as_ref().and_then(Cgroup::freezer_exit) else {
+            return;
+        };
+        let (pid, Ok(init)) = (self.pid, init.try_clone()) else {
+            return;
+        };
+        let leave = move || {
+            if !super::reaper::exited(&init) {
+                if let Err(e) = exit.apply(pid) {
+                    tracing::debug!("the init {pid} stays in its bot's freezer: {e}");
+                }
             }
+        };
+        match tokio::runtime::Handle::try_current() {
+            Ok(runtime) => drop(runtime.spawn_blocking(leave)),
+            Err(_) => leave(),
         }
     }
 
@@ -305,6 +328,7 @@ impl BotProcess {
 /// A bot started in a kept sandbox, before its channel is made.
 struct Kept {
     started: super::slot::Started,
+    init: Option<OwnedFd>,
     launcher: Launcher,
     stdin: OwnedFd,
     stdout: OwnedFd,
@@ -347,7 +371,11 @@ fn try_kept(sandbox: &Arc<Sandbox>, spec: &Spawn) -> anyhow::Result<Kept> {
     // its own nice value in its user namespace), unless it is built ahead
     // at nice 19 and raised when released (`BotProcess::release`).
     let nice = (request.nice == 0 && spec.limits.nice != 0).then_some(spec.limits.nice);
+    // The init's pidfd, opened while it is certainly alive (waiting for its
+    // word): `BotProcess::started` proves with it that the pid is still its.
+    let init = std::cell::RefCell::new(None);
     let place = |pid: u32| {
+        *init.borrow_mut() = super::reaper::pidfd_open(pid);
         if let Some(c) = &cgroup {
             c.add(pid)?;
         }
@@ -378,6 +406,7 @@ fn try_kept(sandbox: &Arc<Sandbox>, spec: &Spawn) -> anyhow::Result<Kept> {
             Ok(started) => {
                 return Ok(Kept {
                     started,
+                    init: init.take(),
                     launcher,
                     stdin: stdin_w,
                     stdout: stdout_r,
@@ -395,6 +424,7 @@ impl Kept {
     fn finish(self, spec: &Spawn, sandbox: Arc<Sandbox>) -> std::io::Result<(BotProcess, Channel)> {
         let Kept {
             started,
+            init,
             launcher,
             stdin,
             stdout,
@@ -417,6 +447,7 @@ impl Kept {
             pid: started.pid,
             child: Proc::Kept {
                 report,
+                init,
                 launcher: Some(launcher),
                 sandbox,
             },

@@ -253,7 +253,7 @@ fn wait_for_exits(remains: &[Remains]) {
 }
 
 /// A pidfd for `pid` (`None`: gone already, or a kernel without pidfds).
-fn pidfd_open(pid: u32) -> Option<OwnedFd> {
+pub(crate) fn pidfd_open(pid: u32) -> Option<OwnedFd> {
     // SAFETY: pidfd_open(2) takes a pid and flags and returns a new descriptor
     // (close-on-exec) or -1.
     let fd = unsafe { nix::libc::syscall(nix::libc::SYS_pidfd_open, pid as nix::libc::pid_t, 0) };
@@ -263,7 +263,7 @@ fn pidfd_open(pid: u32) -> Option<OwnedFd> {
 
 /// Whether the process of `pidfd` has exited (every thread of it): a pidfd
 /// polls readable then, zombie or reaped.
-fn exited(pidfd: &OwnedFd) -> bool {
+pub(crate) fn exited(pidfd: &OwnedFd) -> bool {
     let mut fd = nix::libc::pollfd {
         fd: pidfd.as_raw_fd(),
         events: nix::libc::POLLIN,

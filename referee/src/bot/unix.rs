@@ -138,8 +138,13 @@ pub fn set_nice(pid: u32, nice: i32) -> std::io::Result<()> {
 }
 
 /// Sets the nice value of `pid` and of every descendant to `nice`. Each
-/// process is set before its children are listed, so a child forked
-/// meanwhile inherits the new value or is found: none keeps the old one.
+/// process is set before its children are listed, so a child forked after
+/// its parent was set inherits the new value, and one listed is set. A fork
+/// under way is neither: the child copies its parent's nice value before it
+/// is listed among its children, so one copied before the parent was set
+/// and listed after they were read keeps the old value. A caller whose
+/// process is about to fork waits for the fork and calls this again
+/// (`BotProcess::release`).
 pub fn renice_tree(pid: u32, nice: i32) {
     let mut todo = vec![pid];
     let mut seen = 0;
