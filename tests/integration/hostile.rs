@@ -127,6 +127,20 @@ fn never_answers() {
     );
 }
 
+/// The timings sidecar of the game notes exactly one late reply, to the
+/// request of the first fault (a timeout).
+fn one_late_reply_to_the_first_fault(done: &Done, faults: &[serde_json::Value]) {
+    let late: Vec<serde_json::Value> =
+        std::fs::read_to_string(done.dir.join("timings/game-0001.jsonl"))
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+            .filter(|t| t["late"] == true)
+            .collect();
+    assert_eq!(late.len(), 1, "{late:?}");
+    assert_eq!(late[0]["request"], faults[0]["request"], "{late:?}");
+}
+
 #[test]
 fn answers_after_the_deadline_then_correctly() {
     // Its first answer takes twice the limit, the rest are prompt: 2 s is a limit
@@ -137,15 +151,7 @@ fn answers_after_the_deadline_then_correctly() {
     // turns up (the timings sidecar notes it), never applied, never a second fault.
     assert_eq!(kinds(&faults), ["timeout"], "{faults:?}");
     assert_eq!(faults[0]["replaced"], false);
-    let late: Vec<serde_json::Value> =
-        std::fs::read_to_string(done.dir.join("timings/game-0001.jsonl"))
-            .unwrap()
-            .lines()
-            .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
-            .filter(|t| t["late"] == true)
-            .collect();
-    assert_eq!(late.len(), 1, "{late:?}");
-    assert_eq!(late[0]["request"], faults[0]["request"], "{late:?}");
+    one_late_reply_to_the_first_fault(&done, &faults);
 }
 
 /// A long reply to a request that timed out, whose opening comes while the
@@ -169,15 +175,7 @@ fn a_long_late_reply_split_around_a_timeout_is_still_late() {
         .map(|f| f["request"].as_u64().unwrap())
         .collect();
     assert!(asked[0] < asked[1] && asked[1] == asked[2], "{faults:?}");
-    let late: Vec<serde_json::Value> =
-        std::fs::read_to_string(done.dir.join("timings/game-0001.jsonl"))
-            .unwrap()
-            .lines()
-            .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
-            .filter(|t| t["late"] == true)
-            .collect();
-    assert_eq!(late.len(), 1, "{late:?}");
-    assert_eq!(late[0]["request"], faults[0]["request"], "{late:?}");
+    one_late_reply_to_the_first_fault(&done, &faults);
 }
 
 #[test]
