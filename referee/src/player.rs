@@ -291,12 +291,18 @@ impl Player {
     }
 
     /// Lets a held sandbox (built at the lowest priority) run its bot at the
-    /// usual one: see [`BotProcess::release`]. Then queue the word to run it.
+    /// usual one, pinned to its CPUs: see [`BotProcess::release`]. Then
+    /// queue the word to run it; where the pinning failed, close its stdin
+    /// instead, so that the bot never runs (its start fails).
     pub fn release(&mut self) {
         self.asked = Some(Instant::now());
         if let Link::Piped(p) = &mut self.link {
             if let Some(process) = &p.process {
-                process.release();
+                if !process.release() {
+                    // Without its word the bot never runs: its start fails.
+                    p.channel.close_writer();
+                    return;
+                }
             }
             p.channel.queue(b"");
         }

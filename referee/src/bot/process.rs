@@ -65,6 +65,9 @@ pub struct BotProcess {
     cgroup: Option<Cgroup>,
     /// The nice value its tree runs at once released (`--bot-nice`).
     nice: i32,
+    /// The CPUs its tree is pinned to once released: a held bot built ahead
+    /// (its wrapper pins itself otherwise; none: it runs wherever).
+    pin: Vec<usize>,
 }
 
 /// What the referee waits on for a bot's exit.
@@ -155,7 +158,11 @@ impl BotProcess {
     /// would miss it and leave the bot at 19 for good: the init is reniced,
     /// then its fork waited for (it is due, and nothing else forks before
     /// the bot is run), then the tree reniced again.
-    pub fn release(&self) {
+    ///
+    /// A held bot built ahead is pinned to its CPUs here too (its wrapper
+    /// confined itself unpinned, wherever a CPU was free): `false` if that
+    /// failed, and then the bot must not be given its word.
+    pub fn release(&self) -> bool {
         unix::renice_tree(self.pid, self.nice);
         if matches!(self.child, Proc::Kept { .. }) && unix::tree(self.pid).len() < 2 {
             let start = Instant::now();
@@ -166,6 +173,20 @@ impl BotProcess {
                 std::thread::sleep(Duration::from_micros(200));
             }
             unix::renice_tree(self.pid, self.nice);
+        }
+        if self.pin.is_empty() {
+            return true;
+        }
+        match unix::pin_tree(self.pid, &self.pin) {
+            Ok(()) => true,
+            Err(e) => {
+                tracing::warn!(
+                    "bot {} is not run: it could not be pinned to CPUs {:?}: {e}",
+                    self.pid,
+                    self.pin
+                );
+                false
+            }
         }
     }
 
@@ -329,6 +350,7 @@ impl BotProcess {
 struct Kept {
     started: super::slot::Started,
     init: Option<OwnedFd>,
+    pin: Vec<usize>,
     launcher: Launcher,
     stdin: OwnedFd,
     stdout: OwnedFd,
@@ -407,12 +429,18 @@ fn try_kept(sandbox: &Arc<Sandbox>, spec: &Spawn) -> anyhow::Result<Kept> {
                 return Ok(Kept {
                     started,
                     init: init.take(),
+                    // Built ahead (at nice 19): its wrapper leaves the
+                    // pinning to its release (`Sandbox::request`).
+                    pin: match request.nice {
+                        0 => Vec::new(),
+                        _ => sandbox.cpus(launch),
+                    },
                     launcher,
                     stdin: stdin_w,
                     stdout: stdout_r,
                     stderr: stderr_r,
                     cgroup,
-                })
+                });
             }
             Err(e) => last = Some(e),
         }
@@ -425,6 +453,7 @@ impl Kept {
         let Kept {
             started,
             init,
+            pin,
             launcher,
             stdin,
             stdout,
@@ -455,6 +484,7 @@ impl Kept {
             exit: None,
             cgroup,
             nice: spec.limits.nice,
+            pin,
         };
         Ok((process, channel))
     }
@@ -565,6 +595,7 @@ impl Parts {
             exit: None,
             cgroup: self.cgroup,
             nice: spec.limits.nice,
+            pin: Vec::new(),
         };
         Ok((process, channel))
     }

@@ -600,8 +600,16 @@ impl Sandbox {
             shown.push(launch.dir.clone());
             shown.push(launch.program.clone());
         }
+        // A bot built ahead is pinned to its CPUs by the referee when it is
+        // released (`BotProcess::release`), not by its wrapper: built at
+        // nice 19, the wrapper's own confining would otherwise wait on the
+        // one CPU of a host's half beside whatever else runs there.
+        let mut rules = self.rules(launch);
+        if hold && self.builds_ahead() {
+            rules.cpu.clear();
+        }
         super::launcher::Request {
-            wrapper: super::launcher::wrapper_line(&self.rules(launch), bot, hold),
+            wrapper: super::launcher::wrapper_line(&rules, bot, hold),
             env: (env.iter())
                 .map(|(k, v)| (k.as_bytes().to_vec(), v.as_bytes().to_vec()))
                 .collect(),
@@ -724,6 +732,12 @@ impl Sandbox {
         }
     }
 
+    /// The CPUs `launch`'s bot runs on ([`cpu_half`] of its lineup slot;
+    /// none: wherever).
+    pub fn cpus(&self, launch: &Launch) -> Vec<usize> {
+        launch.slot.map(cpu_half).unwrap_or_default()
+    }
+
     /// The Landlock rules for `launch`: read what the sandbox shows, write only
     /// its scratch (`landlock.rs`).
     pub fn rules(&self, launch: &Launch) -> Rules {
@@ -747,7 +761,7 @@ impl Sandbox {
         Rules {
             read,
             write,
-            cpu: launch.slot.map(cpu_half).unwrap_or_default(),
+            cpu: self.cpus(launch),
             device: ["null", "zero", "full", "random", "urandom"]
                 .iter()
                 .map(|d| Path::new("/dev").join(d))

@@ -170,6 +170,45 @@ pub fn renice_tree(pid: u32, nice: i32) {
     }
 }
 
+/// Pins every task of `pid` and of every descendant to `cpus`: for a held
+/// bot built ahead (`BotProcess::release`), whose tree (its init and the
+/// wrapper waiting for its word) forks nothing before that word. A task
+/// that is gone is no error; any other failure is.
+pub fn pin_tree(pid: u32, cpus: &[usize]) -> std::io::Result<()> {
+    // SAFETY: a zeroed cpu_set_t is a valid empty set.
+    let mut set: nix::libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    for &c in cpus
+        .iter()
+        .filter(|&&c| c < nix::libc::CPU_SETSIZE as usize)
+    {
+        // SAFETY: `c` is below CPU_SETSIZE.
+        unsafe { nix::libc::CPU_SET(c, &mut set) };
+    }
+    let size = std::mem::size_of::<nix::libc::cpu_set_t>();
+    for p in tree(pid) {
+        let Ok(tasks) = std::fs::read_dir(format!("/proc/{p}/task")) else {
+            continue;
+        };
+        for task in tasks.flatten() {
+            let Some(tid) = task
+                .file_name()
+                .to_str()
+                .and_then(|t| t.parse::<i32>().ok())
+            else {
+                continue;
+            };
+            // SAFETY: `set` is a cpu_set_t of `size` bytes.
+            if unsafe { nix::libc::sched_setaffinity(tid, size, &set) } != 0 {
+                let e = std::io::Error::last_os_error();
+                if e.raw_os_error() != Some(nix::libc::ESRCH) {
+                    return Err(e);
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Marks every descriptor above stderr close-on-exec, so the bot receives none
 /// of the referee's: not only its own (opened close-on-exec already) but those
 /// it inherited from whoever started it (a FIFO or a socket given as fd 9 would
@@ -335,4 +374,80 @@ pub fn install_cleanup() {
         kill_all_groups();
         previous(info);
     }));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The CPUs the kernel lets task `tid` run on, as /proc lists them.
+    fn allowed(tid: u32) -> String {
+        std::fs::read_to_string(format!("/proc/{tid}/status"))
+            .unwrap()
+            .lines()
+            .find_map(|l| l.strip_prefix("Cpus_allowed_list:"))
+            .unwrap()
+            .trim()
+            .to_owned()
+    }
+
+    /// A held bot's tree (a parent and the child it forked) is pinned as a
+    /// whole: every process of it, every thread of each.
+    #[test]
+    fn pin_tree_pins_every_process_and_thread_of_the_tree() {
+        // SAFETY: a zeroed cpu_set_t is a valid empty set, filled by the kernel.
+        let mut mine: nix::libc::cpu_set_t = unsafe { std::mem::zeroed() };
+        let size = std::mem::size_of::<nix::libc::cpu_set_t>();
+        // SAFETY: `mine` is a cpu_set_t of `size` bytes.
+        assert_eq!(
+            unsafe { nix::libc::sched_getaffinity(0, size, &mut mine) },
+            0
+        );
+        let cpu = (0..nix::libc::CPU_SETSIZE as usize)
+            // SAFETY: `c` is below CPU_SETSIZE.
+            .find(|&c| unsafe { nix::libc::CPU_ISSET(c, &mine) })
+            .unwrap();
+        // A shell waiting for a Python child with a second thread.
+        let mut parent = std::process::Command::new("sh")
+            .args([
+                "-c",
+                "python3 -c 'import threading, time; \
+                 threading.Thread(target=time.sleep, args=(60,)).start(); time.sleep(60)' & wait",
+            ])
+            .spawn()
+            .unwrap();
+        let start = std::time::Instant::now();
+        let tasks = |p: u32| -> Vec<u32> {
+            std::fs::read_dir(format!("/proc/{p}/task"))
+                .map(|d| {
+                    d.flatten()
+                        .filter_map(|t| t.file_name().to_str()?.parse().ok())
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
+        let all = loop {
+            let tree = tree(parent.id());
+            let all: Vec<u32> = tree.iter().flat_map(|&p| tasks(p)).collect();
+            if all.len() >= 3 {
+                break all;
+            }
+            assert!(
+                start.elapsed().as_secs() < 60,
+                "the child never started its thread"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        };
+        pin_tree(parent.id(), &[cpu]).unwrap();
+        for tid in all {
+            assert_eq!(allowed(tid), cpu.to_string(), "task {tid}");
+        }
+        for p in tree(parent.id()).into_iter().rev() {
+            let _ = nix::sys::signal::kill(
+                nix::unistd::Pid::from_raw(p as i32),
+                nix::sys::signal::Signal::SIGKILL,
+            );
+        }
+        parent.wait().unwrap();
+    }
 }
