@@ -217,23 +217,8 @@ fn pin(cpus: &[usize]) -> anyhow::Result<()> {
     if cpus.is_empty() {
         return Ok(());
     }
-    // SAFETY: a zeroed cpu_set_t is a valid empty set.
-    let mut set: nix::libc::cpu_set_t = unsafe { std::mem::zeroed() };
-    for &c in cpus
-        .iter()
-        .filter(|&&c| c < nix::libc::CPU_SETSIZE as usize)
-    {
-        // SAFETY: `c` is below CPU_SETSIZE.
-        unsafe { nix::libc::CPU_SET(c, &mut set) };
-    }
-    let size = std::mem::size_of::<nix::libc::cpu_set_t>();
-    // SAFETY: `set` is a cpu_set_t of `size` bytes.
-    if unsafe { nix::libc::sched_setaffinity(0, size, &set) } != 0 {
-        return Err(anyhow!(
-            "failed to pin the bot to CPUs {cpus:?}: {}",
-            std::io::Error::last_os_error()
-        ));
-    }
+    super::unix::pin_task(0, cpus)
+        .map_err(|e| anyhow!("failed to pin the bot to CPUs {cpus:?}: {e}"))?;
     Ok(())
 }
 

@@ -170,11 +170,8 @@ pub fn renice_tree(pid: u32, nice: i32) {
     }
 }
 
-/// Pins every task of `pid` and of every descendant to `cpus`: for a held
-/// bot built ahead (`BotProcess::release`), whose tree (its init and the
-/// wrapper waiting for its word) forks nothing before that word. A task
-/// that is gone is no error; any other failure is.
-pub fn pin_tree(pid: u32, cpus: &[usize]) -> std::io::Result<()> {
+/// Pins task `tid` (0: the calling thread) to `cpus`.
+pub fn pin_task(tid: i32, cpus: &[usize]) -> std::io::Result<()> {
     // SAFETY: a zeroed cpu_set_t is a valid empty set.
     let mut set: nix::libc::cpu_set_t = unsafe { std::mem::zeroed() };
     for &c in cpus
@@ -185,6 +182,18 @@ pub fn pin_tree(pid: u32, cpus: &[usize]) -> std::io::Result<()> {
         unsafe { nix::libc::CPU_SET(c, &mut set) };
     }
     let size = std::mem::size_of::<nix::libc::cpu_set_t>();
+    // SAFETY: `set` is a cpu_set_t of `size` bytes.
+    match unsafe { nix::libc::sched_setaffinity(tid, size, &set) } {
+        0 => Ok(()),
+        _ => Err(std::io::Error::last_os_error()),
+    }
+}
+
+/// Pins every task of `pid` and of every descendant to `cpus`: for a held
+/// bot built ahead (`BotProcess::release`), whose tree (its init and the
+/// wrapper waiting for its word) forks nothing before that word. A task
+/// that is gone is no error; any other failure is.
+pub fn pin_tree(pid: u32, cpus: &[usize]) -> std::io::Result<()> {
     for p in tree(pid) {
         let Ok(tasks) = std::fs::read_dir(format!("/proc/{p}/task")) else {
             continue;
@@ -197,9 +206,7 @@ pub fn pin_tree(pid: u32, cpus: &[usize]) -> std::io::Result<()> {
             else {
                 continue;
             };
-            // SAFETY: `set` is a cpu_set_t of `size` bytes.
-            if unsafe { nix::libc::sched_setaffinity(tid, size, &set) } != 0 {
-                let e = std::io::Error::last_os_error();
+            if let Err(e) = pin_task(tid, cpus) {
                 if e.raw_os_error() != Some(nix::libc::ESRCH) {
                     return Err(e);
                 }
@@ -407,16 +414,32 @@ mod tests {
             // SAFETY: `c` is below CPU_SETSIZE.
             .find(|&c| unsafe { nix::libc::CPU_ISSET(c, &mine) })
             .unwrap();
-        // A shell waiting for a Python child with a second thread.
+        // A shell waiting for a Python child with a second thread, which
+        // says when it has started it. The interpreter by its own path: a
+        // `python3` on PATH may be a shim that runs short-lived helpers.
+        let python = std::process::Command::new("python3")
+            .args(["-c", "import sys; print(sys.executable)"])
+            .output()
+            .unwrap();
+        let python = String::from_utf8(python.stdout).unwrap();
         let mut parent = std::process::Command::new("sh")
             .args([
                 "-c",
-                "python3 -c 'import threading, time; \
-                 threading.Thread(target=time.sleep, args=(60,)).start(); time.sleep(60)' & wait",
+                "\"$0\" -c 'import threading, time; \
+                 threading.Thread(target=time.sleep, args=(60,)).start(); \
+                 print(\"ready\", flush=True); time.sleep(60)' & wait",
+                python.trim(),
             ])
+            .stdout(std::process::Stdio::piped())
             .spawn()
             .unwrap();
-        let start = std::time::Instant::now();
+        let mut ready = String::new();
+        std::io::BufRead::read_line(
+            &mut std::io::BufReader::new(parent.stdout.take().unwrap()),
+            &mut ready,
+        )
+        .unwrap();
+        assert_eq!(ready, "ready\n");
         let tasks = |p: u32| -> Vec<u32> {
             std::fs::read_dir(format!("/proc/{p}/task"))
                 .map(|d| {
@@ -426,18 +449,8 @@ mod tests {
                 })
                 .unwrap_or_default()
         };
-        let all = loop {
-            let tree = tree(parent.id());
-            let all: Vec<u32> = tree.iter().flat_map(|&p| tasks(p)).collect();
-            if all.len() >= 3 {
-                break all;
-            }
-            assert!(
-                start.elapsed().as_secs() < 60,
-                "the child never started its thread"
-            );
-            std::thread::sleep(std::time::Duration::from_millis(5));
-        };
+        let all: Vec<u32> = tree(parent.id()).iter().flat_map(|&p| tasks(p)).collect();
+        assert_eq!(all.len(), 3, "the shell, and Python's two threads: {all:?}");
         pin_tree(parent.id(), &[cpu]).unwrap();
         for tid in all {
             assert_eq!(allowed(tid), cpu.to_string(), "task {tid}");
