@@ -207,24 +207,29 @@ fn spawn_playing_into(
         .unwrap()
 }
 
+/// `referee play --seed 1 --policy lenient` at a decision limit of `ms`.
+fn lenient_game(ms: &str) -> std::process::Command {
+    let mut cmd = referee();
+    cmd.args([
+        "play",
+        "--seed",
+        "1",
+        "--decision-ms",
+        ms,
+        "--policy",
+        "lenient",
+    ]);
+    cmd
+}
+
 /// The referee's peak RSS stays small while a bot streams 400 MB without a newline.
 #[test]
 fn memory_stays_bounded_under_an_endless_line() {
     let _alone = exclusive();
     let dir = tempfile::tempdir().unwrap();
     let mut child = spawn_playing_into(
-        referee()
-            .args([
-                "play",
-                "--seed",
-                "1",
-                "--decision-ms",
-                "2000",
-                "--policy",
-                "lenient",
-                "--max-faults",
-                "1",
-            ])
+        lenient_game("2000")
+            .args(["--max-faults", "1"])
             .arg("--seat")
             .arg("1=python3 tests/hostile/bot.py endless MB=400"),
         dir.path(),
@@ -269,16 +274,7 @@ fn a_memory_limit_stops_a_hungry_bot() {
 /// Returns once the game is under way (its `.partial` transcript exists).
 fn slow_referee(token: &str, dir: &std::path::Path) -> std::process::Child {
     let child = spawn_playing_into(
-        referee()
-            .args([
-                "play",
-                "--seed",
-                "1",
-                "--decision-ms",
-                "5000",
-                "--policy",
-                "lenient",
-            ])
+        lenient_game("5000")
             .arg("--seat")
             .arg(format!(
                 "1=python3 tests/hostile/bot.py silent --tag {token}"

@@ -164,14 +164,7 @@ impl BotProcess {
     /// failed, and then the bot must not be given its word.
     pub fn release(&self) -> bool {
         unix::renice_tree(self.pid, self.nice);
-        if matches!(self.child, Proc::Kept { .. }) && unix::tree(self.pid).len() < 2 {
-            let start = Instant::now();
-            while unix::tree(self.pid).len() < 2
-                && unix::alive(self.pid)
-                && start.elapsed() < Duration::from_secs(5)
-            {
-                std::thread::sleep(Duration::from_micros(200));
-            }
+        if matches!(self.child, Proc::Kept { .. }) && self.wait_for_fork() {
             unix::renice_tree(self.pid, self.nice);
         }
         if self.pin.is_empty() {
@@ -188,6 +181,21 @@ impl BotProcess {
                 false
             }
         }
+    }
+
+    /// Waits (up to 5 s, while it lives) until the process of `pid` has a
+    /// child; `true` if it had none yet when asked.
+    fn wait_for_fork(&self) -> bool {
+        let start = Instant::now();
+        let mut waited = false;
+        while unix::tree(self.pid).len() < 2
+            && unix::alive(self.pid)
+            && start.elapsed() < Duration::from_secs(5)
+        {
+            waited = true;
+            std::thread::sleep(Duration::from_micros(200));
+        }
+        waited
     }
 
     pub fn pid(&self) -> u32 {
@@ -429,11 +437,9 @@ fn try_kept(sandbox: &Arc<Sandbox>, spec: &Spawn) -> anyhow::Result<Kept> {
                 return Ok(Kept {
                     started,
                     init: init.take(),
-                    // Built ahead (at nice 19): its wrapper leaves the
-                    // pinning to its release (`Sandbox::request`).
-                    pin: match request.nice {
-                        0 => Vec::new(),
-                        _ => sandbox.cpus(launch),
+                    pin: match sandbox.built_ahead(spec.hold) {
+                        true => sandbox.cpus(launch),
+                        false => Vec::new(),
                     },
                     launcher,
                     stdin: stdin_w,
@@ -546,7 +552,11 @@ fn command(spec: &Spawn) -> std::io::Result<(Command, Parts)> {
     if let Some(fd) = passed {
         pass_stdout(&mut cmd, fd);
     }
-    if spec.hold && spec.sandbox.as_ref().is_some_and(|s| s.builds_ahead()) {
+    if spec
+        .sandbox
+        .as_ref()
+        .is_some_and(|s| s.built_ahead(spec.hold))
+    {
         unix::lowest_priority(&mut cmd);
     }
     Ok((

@@ -350,6 +350,15 @@ impl Sandbox {
         self.root
     }
 
+    /// Whether a bot started `hold` is built ahead: at nice 19, and, in a
+    /// kept sandbox, pinned to its CPUs by the referee when it is released
+    /// (`BotProcess::release`), not by its wrapper, whose own confining at
+    /// nice 19 would otherwise wait on the one CPU of a host's half beside
+    /// whatever else runs there.
+    pub fn built_ahead(&self, hold: bool) -> bool {
+        hold && self.builds_ahead()
+    }
+
     /// Refuses a bot whose directory would show more than the bot's own files.
     pub fn check(&self, launch: &Launch) -> Result<(), SandboxError> {
         let dir = &launch.dir;
@@ -600,12 +609,8 @@ impl Sandbox {
             shown.push(launch.dir.clone());
             shown.push(launch.program.clone());
         }
-        // A bot built ahead is pinned to its CPUs by the referee when it is
-        // released (`BotProcess::release`), not by its wrapper: built at
-        // nice 19, the wrapper's own confining would otherwise wait on the
-        // one CPU of a host's half beside whatever else runs there.
         let mut rules = self.rules(launch);
-        if hold && self.builds_ahead() {
+        if self.built_ahead(hold) {
             rules.cpu.clear();
         }
         super::launcher::Request {
@@ -619,7 +624,7 @@ impl Sandbox {
             masks: self.masks.pairs(),
             keep: beneath_tmp(&shown).iter().map(|p| bytes(p)).collect(),
             limits: [limits.memory_bytes, limits.cpu_seconds, limits.open_files],
-            nice: if hold && self.builds_ahead() { 19 } else { 0 },
+            nice: if self.built_ahead(hold) { 19 } else { 0 },
             views: Vec::new(),
             host_files: Vec::new(),
         }
