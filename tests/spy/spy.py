@@ -938,7 +938,8 @@ def pagecache_step(seat):
 def pagemap_step(seat):
     """Bit 56 of a /proc/self/pagemap entry says the page is mapped by this
     process alone. Each partner keeps mapped the pages of its 12-bit token in
-    a shared file; the other maps all 12 and reads which are not exclusive."""
+    a file the other can open; the other maps all 12 and reads which are not
+    exclusive."""
     import mmap
     import struct
     page = mmap.PAGESIZE
@@ -952,20 +953,43 @@ def pagemap_step(seat):
 
     if "held" not in state:
         state["held"] = []
+        # Two files: this run's own in /tmp, which no other process maps (a
+        # file of /usr/share may be, and then reads as all ones), where the
+        # partner shares /tmp; and a file of /usr/share or of the view, which
+        # a sandboxed partner sees too.
+        own = pagemap_own_file(seat)
         try:
-            # A mapping per page: fault-around would map a page's cached
-            # neighbours within the same mapping.
-            with open(unheld_file(seat), "rb") as f:
-                for bit in range(12):
-                    if token(seat) >> bit & 1:
-                        m = mmap.mmap(f.fileno(), page, prot=mmap.PROT_READ, offset=bit * page)
-                        m[0]  # faulted in: now mapped here too
-                        state["held"].append(m)
+            with open(own + ".part", "wb") as f:
+                f.write(bytes(12 * page))
+            os.replace(own + ".part", own)
         except OSError:
             pass
+        libc.mmap.restype = ctypes.c_void_p
+        libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]
+        for path in (own, unheld_file(seat)):
+            try:
+                fd = os.open(path, os.O_RDONLY)
+            except OSError:
+                continue
+            for bit in range(12):
+                if token(seat) >> bit & 1:
+                    # A mapping per page: fault-around would map a page's
+                    # cached neighbours within the same mapping.
+                    at = libc.mmap(None, page, mmap.PROT_READ, mmap.MAP_SHARED, fd, bit * page)
+                    if at and at != ctypes.c_void_p(-1).value:
+                        # Locked where allowed: a page mapped once is not
+                        # pinned, and a busy host's reclaim unmaps it.
+                        libc.mlock(ctypes.c_void_p(at), page)
+                        state["held"].append(at)
+            os.close(fd)
+    # Touched on every request: a page reclaim took (where it could not be
+    # locked) is mapped here again before the partner reads.
+    for at in state["held"]:
+        ctypes.c_char.from_address(at).value
     partner = (seat + 3) % 6
+    theirs = pagemap_own_file(partner)
     try:
-        m = mapped(unheld_file(partner))
+        m = mapped(theirs if os.path.exists(theirs) else unheld_file(partner))
         at = ctypes.addressof(ctypes.c_char.from_buffer(m))
         got = 0
         with open("/proc/self/pagemap", "rb") as pm:
@@ -977,8 +1001,14 @@ def pagemap_step(seat):
                     got |= 1 << bit
         if got == token(partner):
             state["partner_heard"] = f"pagemap token {got}"
-    except (OSError, ValueError):
-        pass
+        else:
+            state["partner_missed"] = f"last read {got:012b} for {token(partner):012b}"
+    except (OSError, ValueError) as e:
+        state["partner_missed"] = f"last read failed: {e}"
+
+
+def pagemap_own_file(seat):
+    return f"/tmp/{TAG}-pagemap-{seat}"
 
 
 def litter():
@@ -1066,10 +1096,12 @@ def main():
         elif kind == "game_end" and MODE.startswith("partner-"):
             heard = state["partner_heard"]
             wrote = f" (wrote to its scratch: {state['wrote']})" if "wrote" in state else ""
-            report(heard is not None, (heard or "the partner was never heard") + wrote)
-            for d in ("/tmp", "/dev/shm"):
+            missed = f" ({state['partner_missed']})" if "partner_missed" in state else ""
+            report(heard is not None, (heard or "the partner was never heard" + missed) + wrote)
+            left = [f"{d}/{partner_names(state['seat'])[0]}" for d in ("/tmp", "/dev/shm")]
+            for path in left + [pagemap_own_file(state["seat"])]:
                 try:
-                    os.remove(f"{d}/{partner_names(state['seat'])[0]}")
+                    os.remove(path)
                 except OSError:
                     pass
         elif kind == "bye":
