@@ -992,9 +992,13 @@ def pagemap_step(seat):
         m = mapped(theirs if os.path.exists(theirs) else unheld_file(partner))
         at = ctypes.addressof(ctypes.c_char.from_buffer(m))
         got = 0
-        with open("/proc/self/pagemap", "rb") as pm:
+        for bit in range(12):
+            m[bit * page]
+        # Unbuffered: a buffered reader serves the later entries from what it
+        # read at the first, before the pages were mapped (fault-around maps
+        # a page's neighbours only when they are not locked at that moment).
+        with open("/proc/self/pagemap", "rb", buffering=0) as pm:
             for bit in range(12):
-                m[bit * page]
                 pm.seek((at // page + bit) * 8)
                 entry = struct.unpack("<Q", pm.read(8))[0]
                 if entry >> 63 & 1 and not entry >> 56 & 1:
