@@ -902,37 +902,93 @@ def token(seat):
 def pagecache_step(seat):
     import mmap
     page = mmap.PAGESIZE
-    try:
-        # Outside the view a sandboxed referee holds resident (a concurrent
-        # sandboxed run would keep a file of the view cached, whatever a bot does).
-        fd = os.open(unheld_file(seat), os.O_RDONLY)
+    if "cache_file" not in state:
+        state["cache_file"] = pagecache_own_file(seat)
+    # Two files: this run's own on a disk where there is one, which no other
+    # process reads or maps (a file of /usr/share may be held mapped by
+    # another process, and then reads as cached whatever is evicted), read by
+    # an unsandboxed partner; and a file of /usr/share, or of the view where
+    # there is none, which a sandboxed partner sees too. Outside the view
+    # where it can be: a sandboxed referee holds the view resident (a
+    # concurrent sandboxed run would keep a file of the view cached,
+    # whatever a bot does).
+    for path in filter(None, (state["cache_file"], unheld_file(seat))):
         try:
-            os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
-            os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_RANDOM)
-            for bit in range(12):
-                if token(seat) >> bit & 1:
-                    os.pread(fd, 1, bit * page)
-        finally:
-            os.close(fd)
-    except OSError:
-        pass
+            fd = os.open(path, os.O_RDONLY)
+            try:
+                os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+                os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_RANDOM)
+                for bit in range(12):
+                    if token(seat) >> bit & 1:
+                        os.pread(fd, 1, bit * page)
+            finally:
+                os.close(fd)
+        except OSError:
+            pass
     partner = (seat + 3) % 6
+    theirs = [p for p in pagecache_own_files(partner) if os.path.exists(p)]
     try:
-        fd = os.open(unheld_file(partner), os.O_RDONLY)
-    except OSError:
+        fd = os.open(theirs[0] if theirs else unheld_file(partner), os.O_RDONLY)
+    except OSError as e:
+        state["partner_missed"] = f"last read failed: {e}"
         return
     libc.mmap.restype = ctypes.c_void_p
     libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]
     addr = libc.mmap(None, 12 * page, mmap.PROT_READ, mmap.MAP_SHARED, fd, 0)
     os.close(fd)
     if not addr or addr == ctypes.c_void_p(-1).value:
+        state["partner_missed"] = "last read failed: mmap"
         return
     vec = ctypes.create_string_buffer(12)
     if libc.mincore(ctypes.c_void_p(addr), 12 * page, vec) == 0:
         got = sum((vec.raw[bit] & 1) << bit for bit in range(12))
         if got == token(partner):
             state["partner_heard"] = f"page-cache token {got}"
+        else:
+            state["partner_missed"] = f"last read {got:012b} for {token(partner):012b}"
+    else:
+        state["partner_missed"] = f"last read failed: mincore errno {ctypes.get_errno()}"
     libc.munmap(ctypes.c_void_p(addr), 12 * page)
+
+
+def pagecache_own_files(seat):
+    """Where a partner's own page-cache file may be: /tmp, else /var/tmp (a
+    disk on Debian where /tmp is a tmpfs)."""
+    return [f"{d}/{TAG}-pagecache-{seat}" for d in ("/tmp", "/var/tmp")]
+
+
+def pagecache_own_file(seat):
+    """Makes this run's own file of 12 pages where its pages can be evicted
+    (not a tmpfs, whose pages are the file itself): written, synced (a dirty
+    page is not evicted) and evicted, then checked to be out of the cache.
+    Its path, or None where no such place can be written (a sandbox)."""
+    import mmap
+    page = mmap.PAGESIZE
+    libc.mmap.restype = ctypes.c_void_p
+    libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]
+    for path in pagecache_own_files(seat):
+        try:
+            with open(path + ".part", "w+b") as f:
+                f.write(bytes(12 * page))
+                f.flush()
+                os.fsync(f.fileno())
+                os.posix_fadvise(f.fileno(), 0, 0, os.POSIX_FADV_DONTNEED)
+                addr = libc.mmap(None, 12 * page, mmap.PROT_READ, mmap.MAP_SHARED, f.fileno(), 0)
+            if not addr or addr == ctypes.c_void_p(-1).value:
+                raise OSError("mmap")
+            vec = ctypes.create_string_buffer(12)
+            evicted = libc.mincore(ctypes.c_void_p(addr), 12 * page, vec) == 0 and not any(vec.raw)
+            libc.munmap(ctypes.c_void_p(addr), 12 * page)
+            if evicted:
+                os.replace(path + ".part", path)
+                return path
+        except OSError:
+            pass
+        try:
+            os.remove(path + ".part")
+        except OSError:
+            pass
+    return None
 
 
 def pagemap_step(seat):
@@ -1103,7 +1159,8 @@ def main():
             missed = f" ({state['partner_missed']})" if "partner_missed" in state else ""
             report(heard is not None, (heard or "the partner was never heard" + missed) + wrote)
             left = [f"{d}/{partner_names(state['seat'])[0]}" for d in ("/tmp", "/dev/shm")]
-            for path in left + [pagemap_own_file(state["seat"])]:
+            own = [pagemap_own_file(state["seat"])] + pagecache_own_files(state["seat"])
+            for path in left + own:
                 try:
                     os.remove(path)
                 except OSError:
