@@ -351,15 +351,24 @@ def attack():
         def threads():
             with open("/proc/loadavg") as f:
                 return int(f.read().split()[3].split("/")[1])
+        # The count is the host's: another process ending threads meanwhile
+        # hides this bot's (one whose count swings by hundreds did so in a
+        # third of single tries), so up to 20 tries, each after the last's
+        # threads are gone; `rose` is the most any try showed.
         import threading
-        stop = threading.Event()
-        before, rose = threads(), 0
-        started = [threading.Thread(target=stop.wait, daemon=True) for _ in range(300)]
-        for t in started:
-            t.start()
-        for _ in range(5):
-            rose = max(rose, threads() - before)
-        stop.set()
+        rose, tries = 0, 0
+        while rose < 150 and tries < 20:
+            tries += 1
+            stop = threading.Event()
+            before = threads()
+            started = [threading.Thread(target=stop.wait, daemon=True) for _ in range(300)]
+            for t in started:
+                t.start()
+            for _ in range(5):
+                rose = max(rose, threads() - before)
+            stop.set()
+            for t in started:
+                t.join()
         seen = {}
         for name in ("loadavg", "meminfo", "vmstat", "stat", "sys/fs/file-nr", "sys/fs/aio-nr"):
             try:
@@ -371,7 +380,7 @@ def attack():
             seen["pressure"] = sorted(os.listdir("/proc/pressure"))
         except OSError as e:
             seen["pressure"] = errno.errorcode.get(e.errno, e.errno)
-        return report(rose >= 150, json.dumps({"rose": rose, "seen": seen}))
+        return report(rose >= 150, json.dumps({"rose": rose, "tries": tries, "seen": seen}))
     if MODE == "fill-tmp":
         # Fill /tmp and /dev/shm (each up to 80 MiB, more than the sandbox's
         # 64 MiB): how much each took, and how it stopped.
