@@ -131,6 +131,60 @@ fn heuristic_against_itself_does_not_accept_h1() {
     check_report(&r, &dir);
 }
 
+/// A bot that answers every request with garbage forfeits every game; the
+/// stand-in that plays its cards for it may still outscore the base, but the
+/// test counts the forfeits as the standings do (the worst duplicate score of
+/// the set), so a broken bot is never found better, and says so.
+#[test]
+fn a_bot_that_forfeits_every_game_does_not_beat_the_base() {
+    let dir = scratch("forfeits");
+    let bot = dir.with_extension("garbage.py");
+    std::fs::write(
+        &bot,
+        "import json, sys\n\
+         print(json.dumps({'type': 'hello', 'name': 'garbage', 'protocol': 'schmier/1'}), flush=True)\n\
+         for line in sys.stdin:\n\
+         \x20   if json.loads(line)['type'] == 'request':\n\
+         \x20       print('this is not json {{{', flush=True)\n",
+    )
+    .unwrap();
+    let new = format!("python3 {}", bot.display());
+    let out = succeeds(sprt(&new, "inproc:random", &dir).args(["--jobs", "2", "--json"]));
+    let r = json(&out);
+    assert_eq!(r["verdict"], "H0", "{r:#}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    let games = r["games"].as_u64().unwrap();
+    assert!(
+        err.contains(&format!(
+            "new forfeited {games} of the {games} counted game(s)"
+        )),
+        "{err}"
+    );
+    // The estimate is the difference of the standings' duplicate scores.
+    let standings: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("standings.json")).unwrap()).unwrap();
+    let row = |name: &str| {
+        (standings["entrants"].as_array().unwrap().iter())
+            .find(|e| e["name"] == name)
+            .unwrap()
+            .clone()
+    };
+    let dup = |name: &str| row(name)["duplicate_score"].as_f64().unwrap();
+    assert_eq!(
+        row("new")["forfeits"].as_u64(),
+        Some(games),
+        "{standings:#}"
+    );
+    let estimate = r["estimate"].as_f64().unwrap();
+    assert!(
+        (estimate - (dup("new") - dup("base"))).abs() < 1e-3,
+        "{estimate} against the standings' {} - {}",
+        dup("new"),
+        dup("base")
+    );
+    check_report(&r, &dir);
+}
+
 /// Every file under `dir`, by relative path.
 fn files(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
     fn walk(base: &Path, dir: &Path, out: &mut BTreeMap<PathBuf, Vec<u8>>) {

@@ -45,7 +45,21 @@ pub fn main(mut cfg: SprtConfig) -> anyhow::Result<ExitCode> {
         crate::tournament::discard_unplayed(dir);
     }
     match ended? {
-        Ended::Done { report, discarded } => {
+        Ended::Done {
+            report,
+            discarded,
+            forfeits,
+        } => {
+            for (who, n) in ["new", "base"].iter().zip(forfeits) {
+                if n > 0 {
+                    eprintln!(
+                        "referee: warning: {who} forfeited {n} of the {} counted game(s); each \
+                         counts the worst duplicate score of its set (its faults are in \
+                         standings.json, each game's in games/)",
+                        report.games
+                    );
+                }
+            }
             if discarded > 0 && !cfg.tournament.quiet {
                 eprintln!(
                     "referee: {discarded} game(s) finished past the deciding set were discarded \

@@ -9,20 +9,23 @@
 //! to set with the cards' difficulty, which is why the test fits the variance.
 
 use crate::tournament::outcome::GameOutcome;
+use crate::tournament::standings;
 
 /// Entrant indices in an SPRT's one matchup.
 pub const NEW: usize = 0;
 pub const BASE: usize = 1;
 
 /// The difference of one complete set from its six games' outcomes (any order).
-pub fn set_difference<'a>(games: impl IntoIterator<Item = &'a GameOutcome>) -> f64 {
+/// A bot that forfeited a game is credited there with the worst duplicate
+/// score of the set (the standings' rule), not with what its stand-in played.
+pub fn set_difference<'a>(games: impl IntoIterator<Item = &'a GameOutcome> + Clone) -> f64 {
+    let worst = standings::worst(games.clone());
     let mut duplicate = [0.0f64; 3];
     let mut n = 0u32;
     for o in games {
         n += 1;
         for t in 0..3 {
-            let others = f64::from(o.scores[(t + 1) % 3] + o.scores[(t + 2) % 3]) / 2.0;
-            duplicate[o.teams[t]] += f64::from(o.scores[t]) - others;
+            duplicate[o.teams[t]] += standings::credited(o, t, worst);
         }
     }
     (duplicate[NEW] - duplicate[BASE]) / f64::from(n.max(1))
@@ -64,6 +67,29 @@ mod tests {
             .map(|a| game(*a, a.map(|e| by_entrant[e])))
             .collect();
         assert_eq!(set_difference(&games), 18.0);
+    }
+
+    #[test]
+    fn a_forfeiting_bot_is_credited_with_the_worst_score_of_the_set() {
+        // new forfeits every game, yet its stand-in scores 21 to base's 9:
+        // new is credited with the set's worst duplicate score, base's 9 −
+        // 10.5 = −1.5 or the third's 0 − 15 = −15, whichever is lower.
+        let by_entrant = [21, 9, 0];
+        let games: Vec<GameOutcome> = crate::tournament::schedule::ARRANGEMENTS
+            .iter()
+            .map(|a| {
+                let mut g = game(*a, a.map(|e| by_entrant[e]));
+                g.forfeited = vec![a.iter().position(|&e| e == NEW).unwrap()];
+                g
+            })
+            .collect();
+        assert_eq!(set_difference(&games), -15.0 - -1.5);
+        // A forfeit in one game of six costs that game only.
+        let mut once = games.clone();
+        for g in &mut once[1..] {
+            g.forfeited.clear();
+        }
+        assert_eq!(set_difference(&once), (5.0 * 16.5 - 15.0) / 6.0 - -1.5);
     }
 
     #[test]

@@ -16,7 +16,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::args::SprtConfig;
 use super::gsprt::{Sequential, Verdict};
-use super::measure::set_difference;
+use super::measure::{set_difference, BASE, NEW};
 use super::progress::Progress;
 use super::report::Report;
 use crate::config::TableSpec;
@@ -36,6 +36,8 @@ pub enum Ended {
         report: Box<Report>,
         /// Games finished past the deciding set and discarded.
         discarded: usize,
+        /// Counted games new and base forfeited.
+        forfeits: [u32; 2],
     },
     /// Stopped by Ctrl-C / SIGTERM after this many counted sets.
     Interrupted { sets: u32 },
@@ -267,6 +269,10 @@ fn finish(cfg: &SprtConfig, manifest: &Manifest, state: State) -> anyhow::Result
     let kept: BTreeMap<_, _> = (state.outcomes.into_iter())
         .filter(|(k, _)| k.game <= last)
         .collect();
+    let forfeits = [NEW, BASE].map(|e| {
+        let forfeited = |o: &&GameOutcome| (o.forfeited.iter()).any(|&t| o.teams[t] == e);
+        kept.values().filter(forfeited).count() as u32
+    });
     let discarded = remove_games_after(dir, last)?;
     crate::tournament::finish(dir, manifest, &kept)?;
     // The test is over: its deals may be known now (a later --resume with a
@@ -284,6 +290,7 @@ fn finish(cfg: &SprtConfig, manifest: &Manifest, state: State) -> anyhow::Result
     Ok(Ended::Done {
         report: Box::new(report),
         discarded,
+        forfeits,
     })
 }
 

@@ -235,16 +235,36 @@ fn duplicate(o: &GameOutcome, t: usize) -> f64 {
     f64::from(o.scores[t]) - others
 }
 
-/// The worst duplicate score any team had on each deal: what a forfeiter
-/// scores for the game it forfeited.
+/// The worst duplicate score any team had in game `o`.
+fn lowest(o: &GameOutcome) -> f64 {
+    (0..3)
+        .map(|t| duplicate(o, t))
+        .fold(f64::INFINITY, f64::min)
+}
+
+/// The worst duplicate score any team had in `games` (the games of one deal):
+/// what a forfeiter scores for the game it forfeited.
+pub(crate) fn worst<'a>(games: impl IntoIterator<Item = &'a GameOutcome>) -> f64 {
+    games.into_iter().map(lowest).fold(f64::INFINITY, f64::min)
+}
+
+/// The duplicate score team position `t` is credited with in game `o`: as
+/// played, or `worst` (the worst on the game's deal) if it forfeited. Every
+/// figure that ranks (the standings' `dup`, an SPRT's difference) counts this.
+pub(crate) fn credited(o: &GameOutcome, t: usize, worst: f64) -> f64 {
+    if o.forfeited.contains(&t) {
+        worst
+    } else {
+        duplicate(o, t)
+    }
+}
+
+/// The worst duplicate score on each deal ([`worst`]).
 fn worst_on_deal(outcomes: &BTreeMap<GameKey, GameOutcome>) -> BTreeMap<Deal, f64> {
     let mut worst: BTreeMap<Deal, f64> = BTreeMap::new();
     for o in outcomes.values() {
-        let low = (0..3)
-            .map(|t| duplicate(o, t))
-            .fold(f64::INFINITY, f64::min);
-        let w = worst.entry(deal(o)).or_insert(low);
-        *w = w.min(low);
+        let w = worst.entry(deal(o)).or_insert(f64::INFINITY);
+        *w = w.min(lowest(o));
     }
     worst
 }
@@ -272,7 +292,7 @@ impl Tally {
         let forfeited = o.forfeited.contains(&t);
         self.games += 1;
         self.wins += u32::from(o.winner == Some(t));
-        self.duplicate += if forfeited { worst } else { duplicate(o, t) };
+        self.duplicate += credited(o, t, worst);
         self.points_for += f64::from(o.scores[t]);
         self.points_against += others;
         self.won += i64::from(o.won[t]);
