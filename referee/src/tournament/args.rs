@@ -21,6 +21,9 @@ use crate::settings::{choice_name, fresh_seed, sandbox_for, with_default, Merge,
 
 const FORMAT: FormatName = FormatName::RoundRobin;
 const SETS: u32 = 1;
+/// The most sets a matchup may have: 600,000 games, days of play at the
+/// fastest; a larger count is a typo, and its schedule would not fit in memory.
+const MAX_SETS: u32 = 100_000;
 
 #[derive(Args, Debug, Default)]
 pub struct TournamentArgs {
@@ -55,7 +58,7 @@ pub struct TournamentArgs {
     #[arg(long = "challenger", value_name = "NAME")]
     pub challengers: Vec<String>,
 
-    #[arg(long, value_name = "N", help = with_default("Duplicate sets per matchup; a set is six games on one deal seed, the three entrants rotated through every arrangement of the team positions.", SETS))]
+    #[arg(long, value_name = "N", help = with_default("Duplicate sets per matchup; a set is six games on one deal seed, the three entrants rotated through every arrangement of the team positions; from 1 to 100000.", SETS))]
     pub sets: Option<u32>,
 
     /// Tournament seed; every game's seed derives from it, a secret drawn
@@ -136,8 +139,8 @@ impl TournamentArgs {
         let format = self.format(&file, folder.as_ref(), &entrants)?;
         self.check_round(&format)?;
         let sets = self.sets.or(file.sets).unwrap_or(SETS);
-        if sets == 0 {
-            bail!("--sets must be at least 1");
+        if !(1..=MAX_SETS).contains(&sets) {
+            bail!("--sets must be from 1 to {MAX_SETS}, got {sets}");
         }
         let quiet = table.output.quiet;
         let seed = self.seed(file.seed)?;
@@ -427,6 +430,26 @@ mod tests {
         let cfg = a.validate().unwrap();
         assert_eq!((cfg.seed, cfg.sets, cfg.jobs), (5, 3, 4));
         assert_eq!(cfg.entrants.len(), 3);
+    }
+
+    #[test]
+    fn sets_out_of_range_are_refused_from_the_flag_and_the_file() {
+        let (_dir, path) = file(&format!("seed = 5\nsets = 100001\n{THREE}"));
+        for (flag, got) in [(Some(0), 0), (Some(u32::MAX), u32::MAX), (None, 100_001)] {
+            let a = TournamentArgs {
+                config: Some(path.clone()),
+                sets: flag,
+                ..TournamentArgs::default()
+            };
+            let e = a.validate().map(|_| ()).unwrap_err().to_string();
+            assert_eq!(e, format!("--sets must be from 1 to 100000, got {got}"));
+        }
+        let a = TournamentArgs {
+            config: Some(path),
+            sets: Some(MAX_SETS),
+            ..TournamentArgs::default()
+        };
+        assert_eq!(a.validate().unwrap().sets, MAX_SETS);
     }
 
     #[test]
