@@ -340,7 +340,8 @@ pub struct DiffArgs {
     /// The actual transcript or folder (e.g. a fresh run).
     pub b: PathBuf,
     /// Accept B: replace A's differing transcripts with B's (create A if it does
-    /// not exist yet), then exit 0.
+    /// not exist yet), then exit 0; refused (exit 2, A unchanged) if one of them
+    /// does not verify.
     #[arg(long)]
     pub update: bool,
 }

@@ -118,12 +118,13 @@ pub fn run(a: &Path, b: &Path, update: bool, out: &mut String) -> anyhow::Result
             anyhow::bail!("failed to read {}: no such file or folder", p.display());
         }
     }
-    if update && !a.exists() {
+    let created = update && !a.exists();
+    if created {
         // The first snapshot: an empty folder that B's transcripts will fill.
         std::fs::create_dir_all(a).with_context(|| format!("failed to create {}", a.display()))?;
     }
     let pairs = pairs(a, b)?;
-    let mut differing = 0;
+    let mut differing = Vec::new();
     let single = pairs.len() == 1 && !a.is_dir();
     for pair in &pairs {
         let name = pair.name.display();
@@ -162,12 +163,30 @@ pub fn run(a: &Path, b: &Path, update: bool, out: &mut String) -> anyhow::Result
             (None, None) => unreachable!("a pair has at least one side"),
         };
         if !same {
-            differing += 1;
-            if update {
-                accept(pair, a)?;
-            }
+            differing.push(pair);
         }
     }
+    if update {
+        // A snapshot pins games as they should be: B's must be whole games
+        // by the rules before any of A's is replaced.
+        for pb in differing.iter().filter_map(|p| p.b.as_deref()) {
+            if let Err(e) = crate::verify::verify_file(pb) {
+                if created {
+                    let _ = std::fs::remove_dir(a);
+                }
+                anyhow::bail!(
+                    "--update: {} does not verify, so it is not taken as the snapshot \
+                     (nothing in {} was changed): {e}",
+                    pb.display(),
+                    a.display()
+                );
+            }
+        }
+        for pair in &differing {
+            accept(pair, a)?;
+        }
+    }
+    let differing = differing.len();
     if differing == 0 {
         writeln!(out, "equivalent: {} transcript(s)", pairs.len())?;
     } else if update {

@@ -199,3 +199,61 @@ fn bad_input_is_named() {
         "{err}"
     );
 }
+
+/// `--update` takes B as the snapshot only if each transcript it would take
+/// verifies: a game cut short or one that breaks the rules is refused, with
+/// its name and the reason, and A is left as it was (a first snapshot not
+/// made at all).
+#[test]
+fn update_refuses_a_transcript_that_does_not_verify() {
+    let a = with_deviant("", 1);
+    let b = with_deviant("play 30", 1);
+    let dir = tempfile::tempdir().unwrap();
+    let snap = dir.path().join("snapshot");
+    assert!(diff(&[&snap, &a.dir], &["--update"]).status.success());
+    let before = std::fs::read(snap.join("game-0001.jsonl")).unwrap();
+    let game = std::fs::read_to_string(b.transcript(1)).unwrap();
+    let lines: Vec<&str> = game.lines().collect();
+    // Cut in the middle; and whole but with the first card played changed
+    // (to one not in that hand, or one played again later: either breaks it).
+    let cut = lines[..lines.len() / 2].join("\n") + "\n";
+    let play_line = (lines.iter())
+        .position(|l| l.starts_with("{\"type\":\"play\""))
+        .expect("a play line");
+    let card = |l: &str| {
+        let at = l.find("\"card\":\"").expect("a card") + 8;
+        l[at..at + 2].to_owned()
+    };
+    let c = card(lines[play_line]);
+    let other = if c == "AS" { "KS" } else { "AS" };
+    let mut broken: Vec<String> = lines.iter().map(|l| (*l).to_owned()).collect();
+    broken[play_line] = broken[play_line].replacen(
+        &format!("\"card\":\"{c}\""),
+        &format!("\"card\":\"{other}\""),
+        1,
+    );
+    for (label, text) in [("cut", cut), ("broken", broken.join("\n") + "\n")] {
+        let new = dir.path().join(label);
+        std::fs::create_dir_all(&new).unwrap();
+        std::fs::write(new.join("game-0001.jsonl"), text).unwrap();
+        let out = diff(&[&snap, &new], &["--update"]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{label}: {err}");
+        assert!(
+            err.contains("does not verify") && err.contains("game-0001.jsonl"),
+            "{label}: {err}"
+        );
+        assert_eq!(
+            std::fs::read(snap.join("game-0001.jsonl")).unwrap(),
+            before,
+            "{label}"
+        );
+        let first = dir.path().join(format!("first-{label}"));
+        let out = diff(&[&first, &new], &["--update"]);
+        assert_eq!(out.status.code(), Some(2), "{label}");
+        assert!(
+            !first.exists(),
+            "{label}: a snapshot of a bad game was made"
+        );
+    }
+}
