@@ -127,60 +127,16 @@ pub fn run(a: &Path, b: &Path, update: bool, out: &mut String) -> anyhow::Result
     let mut differing = Vec::new();
     let single = pairs.len() == 1 && !a.is_dir();
     for pair in &pairs {
-        let name = pair.name.display();
-        let same = match (&pair.a, &pair.b) {
-            (Some(pa), Some(pb)) => {
-                let (ta, tb) = (Transcript::read(pa)?, Transcript::read(pb)?);
-                let cmp = compare(&ta, &tb)?;
-                if single {
-                    writeln!(out, "A: {}\nB: {}", pa.display(), pb.display())?;
-                } else {
-                    let verdict = if cmp.equivalent() {
-                        "equivalent"
-                    } else {
-                        "DIFFERENT"
-                    };
-                    writeln!(out, "{name}: {verdict}")?;
-                }
-                for note in &cmp.notes {
-                    writeln!(out, "  note: {note}")?;
-                }
-                match &cmp.divergence {
-                    Some(d) => writeln!(out, "  first divergence: {d}")?,
-                    None => writeln!(out, "  no divergence: the same game move for move")?,
-                }
-                writeln!(out, "  outcome: {}", cmp.outcome)?;
-                cmp.equivalent()
-            }
-            (Some(_), None) => {
-                writeln!(out, "{name}: only in A")?;
-                false
-            }
-            (None, Some(_)) => {
-                writeln!(out, "{name}: only in B")?;
-                false
-            }
-            (None, None) => unreachable!("a pair has at least one side"),
-        };
-        if !same {
+        if !report_pair(pair, single, out)? {
             differing.push(pair);
         }
     }
     if update {
-        // A snapshot pins games as they should be: B's must be whole games
-        // by the rules before any of A's is replaced.
-        for pb in differing.iter().filter_map(|p| p.b.as_deref()) {
-            if let Err(e) = crate::verify::verify_file(pb) {
-                if created {
-                    let _ = std::fs::remove_dir(a);
-                }
-                anyhow::bail!(
-                    "--update: {} does not verify, so it is not taken as the snapshot \
-                     (nothing in {} was changed): {e}",
-                    pb.display(),
-                    a.display()
-                );
+        if let Err(e) = all_verify(&differing, a) {
+            if created {
+                let _ = std::fs::remove_dir(a);
             }
+            return Err(e);
         }
         for pair in &differing {
             accept(pair, a)?;
@@ -202,6 +158,61 @@ pub fn run(a: &Path, b: &Path, update: bool, out: &mut String) -> anyhow::Result
         writeln!(out, "{} of {} transcript(s) differ", differing, pairs.len())?;
     }
     Ok(differing == 0)
+}
+
+/// Writes what `pair` compares to; whether it is equivalent.
+fn report_pair(pair: &Pair, single: bool, out: &mut String) -> anyhow::Result<bool> {
+    let name = pair.name.display();
+    Ok(match (&pair.a, &pair.b) {
+        (Some(pa), Some(pb)) => {
+            let (ta, tb) = (Transcript::read(pa)?, Transcript::read(pb)?);
+            let cmp = compare(&ta, &tb)?;
+            if single {
+                writeln!(out, "A: {}\nB: {}", pa.display(), pb.display())?;
+            } else {
+                let verdict = if cmp.equivalent() {
+                    "equivalent"
+                } else {
+                    "DIFFERENT"
+                };
+                writeln!(out, "{name}: {verdict}")?;
+            }
+            for note in &cmp.notes {
+                writeln!(out, "  note: {note}")?;
+            }
+            match &cmp.divergence {
+                Some(d) => writeln!(out, "  first divergence: {d}")?,
+                None => writeln!(out, "  no divergence: the same game move for move")?,
+            }
+            writeln!(out, "  outcome: {}", cmp.outcome)?;
+            cmp.equivalent()
+        }
+        (Some(_), None) => {
+            writeln!(out, "{name}: only in A")?;
+            false
+        }
+        (None, Some(_)) => {
+            writeln!(out, "{name}: only in B")?;
+            false
+        }
+        (None, None) => unreachable!("a pair has at least one side"),
+    })
+}
+
+/// A snapshot pins games as they should be: each of B's transcripts that
+/// `--update` would take into `a` must be a whole game by the rules.
+fn all_verify(differing: &[&Pair], a: &Path) -> anyhow::Result<()> {
+    for pb in differing.iter().filter_map(|p| p.b.as_deref()) {
+        if let Err(e) = crate::verify::verify_file(pb) {
+            anyhow::bail!(
+                "--update: {} does not verify, so it is not taken as the snapshot \
+                 (nothing in {} was changed): {e}",
+                pb.display(),
+                a.display()
+            );
+        }
+    }
+    Ok(())
 }
 
 /// One transcript on each side (or only one side).
