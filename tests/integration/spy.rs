@@ -39,7 +39,7 @@ pub(crate) fn spy(mode: &str, sandbox: bool, run: Run) -> Spied {
 
 /// [`spy`] with the spy's script at `script` (relative to the repository root,
 /// or absolute).
-fn spy_at(script: &str, mode: &str, sandbox: bool, run: Run) -> Spied {
+pub(crate) fn spy_at(script: &str, mode: &str, sandbox: bool, run: Run) -> Spied {
     let token = tag(mode);
     let cmd = format!("python3 {script} {mode} --tag {token}");
     let mut run = run.args(["--policy", "lenient", "--startup-ms", "20000"]);

@@ -141,11 +141,21 @@ fn a_kept_sandbox_holds_nothing_of_the_bot_it_served_before() {
         "{:?}",
         open.reports
     );
+    // The metadata store works where nothing stops it: a later bot reads
+    // the attribute, the times and the mode an earlier one left.
+    for kind in ["xattr:", "times:", "mode:"] {
+        assert!(
+            open.reports.iter().skip(1).any(|r| r.contains(kind)),
+            "no later bot found {kind}: {:?}",
+            open.reports
+        );
+    }
     // Cleared up after the unsandboxed run's spies.
     for d in ["/tmp", "/dev/shm"] {
         for e in std::fs::read_dir(d).unwrap().flatten() {
-            if e.file_name().to_string_lossy().ends_with("-litter")
-                && e.file_name().to_string_lossy().starts_with("spyset-")
+            let name = e.file_name().to_string_lossy().into_owned();
+            if (name.ends_with("-litter") || name.ends_with("-litter-meta"))
+                && name.starts_with("spyset-")
             {
                 let _ = std::fs::remove_file(e.path());
             }
@@ -170,6 +180,21 @@ fn a_kept_sandbox_holds_nothing_of_the_bot_it_served_before() {
             assert!(r.contains(made), "the spy could not leave {made}: {r}");
         }
         assert!(r.contains("keyring:EPERM"), "{r}");
+        // Every metadata call on what the sandbox's bots share fails: the
+        // root and /dev read-only, the host's /dev/null too, times refused.
+        nothing_shared_changes(r);
+    }
+}
+
+/// Asserts that every metadata call the `litter` spy made (its report `r`)
+/// on what the sandbox's bots share failed: the root and `/dev` read-only,
+/// the host's `/dev/null` too, times refused.
+pub(crate) fn nothing_shared_changes(r: &str) {
+    for shared in ["meta:/:", "meta:/dev:", "meta:/dev/null:"] {
+        let tries = (r.split(' '))
+            .find_map(|w| w.split('"').find(|p| p.starts_with(shared)))
+            .unwrap_or_else(|| panic!("the spy did not try {shared}: {r}"));
+        assert!(!tries.contains("=ok"), "{tries}");
     }
 }
 

@@ -24,7 +24,7 @@ fn calls_that_reach_host_wide_state_are_refused_with_eperm() {
     let (open, boxed) = works_only_unsandboxed_report("syscalls");
     let open = results(&open);
     let boxed = results(&boxed);
-    assert_eq!(open.len(), 21, "{open:?}");
+    assert_eq!(open.len(), 24, "{open:?}");
     for (name, got) in &open {
         assert_ne!(got, "EPERM", "{name} refused even unsandboxed: {open:?}");
     }
@@ -33,6 +33,33 @@ fn calls_that_reach_host_wide_state_are_refused_with_eperm() {
         assert_eq!(got, want, "{name} in the sandbox: {boxed:?}");
     }
     assert_eq!(open.len(), boxed.len());
+}
+
+/// A root referee runs a bot whose files no other user can reach in a
+/// sandbox of its own, bubblewrap run as root, which maps the bot's user to
+/// the host's root: the owner of the device nodes bubblewrap binds from the
+/// host. Neither they nor the sandbox's root and `/dev` take a mode, an
+/// owner, times or an extended attribute (issue 43), and the host's
+/// `/dev/null` keeps its mode.
+#[test]
+fn a_bot_no_other_user_can_reach_changes_no_shared_or_host_inode() {
+    use std::os::unix::fs::PermissionsExt;
+    if !nix::unistd::geteuid().is_root() {
+        crate::support::skip("not root: no referee here runs bubblewrap as root");
+        return;
+    }
+    // A folder of mode 0700, root's: no other user reaches the spy.
+    let place = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    std::fs::set_permissions(place.path(), std::fs::Permissions::from_mode(0o700)).unwrap();
+    std::fs::copy(root().join("tests/spy/spy.py"), place.path().join("spy.py")).unwrap();
+    let script = place.path().join("spy.py");
+    let null = std::fs::metadata("/dev/null").unwrap().permissions().mode();
+    let boxed = crate::spy::spy_at(script.to_str().unwrap(), "litter", true, play().seed(3));
+    crate::spy_sets::nothing_shared_changes(&boxed.report().1);
+    assert_eq!(
+        std::fs::metadata("/dev/null").unwrap().permissions().mode(),
+        null
+    );
 }
 
 /// The `syscalls` spy reports `ok` either way (its verdict is the list), so

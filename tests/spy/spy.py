@@ -28,6 +28,7 @@ import json
 import os
 import signal
 import socket
+import stat
 import sys
 import time
 
@@ -579,6 +580,13 @@ def syscall_probes():
         # Pinning itself next to its partner on one CPU is what made the
         # host-wide inode counter a fast channel (per-CPU batches).
         ("sched_setaffinity", lambda: os.sched_setaffinity(0, os.sched_getaffinity(0))),
+        # A file bound from the host reports the host disk's free blocks,
+        # which the referee moves as it writes a bot's log.
+        ("statfs", lambda: os.statvfs(shared)),
+        ("fstatfs", lambda: os.fstatvfs(fd)),
+        # Times set to now need only write permission: the host's /dev/null
+        # (every sandbox shows it) would carry a partner's bits.
+        ("utime_devnull", lambda: os.utime("/dev/null")),
         ("vsock", sock(40)),
         ("netlink", sock(socket.AF_NETLINK, socket.SOCK_RAW)),
         ("inet", sock(socket.AF_INET)),
@@ -1124,6 +1132,7 @@ def litter():
             time.sleep(10)
         os._exit(0)
     left.append("process")
+    litter_metadata(found, left)
     KEYCTL_JOIN_SESSION_KEYRING = 1
     name = f"{TAG}-litter".encode()
     if libc.syscall(250, KEYCTL_JOIN_SESSION_KEYRING, name, 0, 0, 0) >= 0:
@@ -1131,6 +1140,38 @@ def litter():
     else:
         left.append(f"keyring:{errno.errorcode.get(ctypes.get_errno(), '?')}")
     report(bool(found), f"found={json.dumps(found)} left={json.dumps(left)}")
+
+
+def litter_metadata(found, left):
+    """What a bot could leave in the metadata of what the next bot shares
+    (Landlock governs opening files, not this): an extended attribute, set
+    times, the sticky bit, the owner. Sandboxed, on the sandbox's root, its
+    `/dev` and the host's `/dev/null`; unsandboxed (the control, which must
+    find the earlier bot's), on a file of the test's own in /tmp."""
+    sandboxed = os.getpid() == 2
+    targets = ["/", "/dev", "/dev/null"] if sandboxed else [f"/tmp/{TAG}-meta"]
+    if not sandboxed and not os.path.exists(targets[0]):
+        open(targets[0], "w").close()
+    mark = 1_000_000_000 + (sum(TAG.encode()) & 0xFFFF)
+    for t in targets:
+        st = os.lstat(t)
+        try:
+            if os.getxattr(t, "user.schmier", follow_symlinks=False) == b"left":
+                found.append(f"xattr:{t}")
+        except OSError:
+            pass
+        if int(st.st_mtime) == mark:
+            found.append(f"times:{t}")
+        if st.st_mode & stat.S_ISVTX:
+            found.append(f"mode:{t}")
+        tries = [
+            ("xattr", lambda: os.setxattr(t, "user.schmier", b"left", follow_symlinks=False)),
+            ("now", lambda: os.utime(t)),
+            ("times", lambda: os.utime(t, (mark, mark))),
+            ("chmod", lambda: os.chmod(t, stat.S_IMODE(st.st_mode) | stat.S_ISVTX)),
+            ("chown", lambda: os.chown(t, st.st_uid, st.st_gid)),
+        ]
+        left.append(f"meta:{t}:" + ",".join(f"{name}={probe(fn)}" for name, fn in tries))
 
 
 def main():

@@ -30,14 +30,17 @@
 //! every capability (bounding and ambient sets included) before the Landlock
 //! wrapper (`landlock.rs`) confines it exactly as it confines a bot started
 //! by bubblewrap. Nothing the bot can write outlives it: every writable mount
-//! and every namespace is its own, the sandbox's root and `/dev` are
-//! writable to no bot (Landlock), and per-user-namespace keyrings are refused
-//! by the inner seccomp filter.
+//! and every namespace is its own, every other mount (the sandbox's root
+//! and `/dev` among them) is read-only in its mount namespace, so that a
+//! metadata call Landlock does not govern (a mode, times, an extended
+//! attribute) fails there (`kept_state.rs`), and per-user-namespace
+//! keyrings are refused by the inner seccomp filter.
 //!
 //! Before each bot but the first, the launcher proves the sandbox empty: its
 //! PID namespace holds no process but bubblewrap's pid 1 and itself (every
 //! process of an earlier bot, in a child PID namespace, would be listed
-//! there too), and its own mount table is the one it started with. A launcher
+//! there too), its own mount table is the one it started with, and every
+//! inode of its root and `/dev` is as it was (`kept_state.rs`). A launcher
 //! that finds anything else refuses the bot and exits, and the referee builds
 //! a new sandbox instead.
 
@@ -52,6 +55,7 @@ use clap::Args;
 use nix::libc;
 use serde::{Deserialize, Serialize};
 
+use super::kept_state::Fingerprint;
 use super::landlock::{LandlockArgs, Rules};
 
 /// The hidden subcommand bubblewrap runs to keep a sandbox.
@@ -143,6 +147,7 @@ pub fn run(args: &LauncherArgs) -> anyhow::Result<()> {
     // here from now on.
     let control = unsafe { OwnedFd::from_raw_fd(CONTROL_FD) };
     let mounts = own_mounts()?;
+    let kept = shared_state()?;
     let mut init: Option<libc::pid_t> = None;
     loop {
         let mut buf = vec![0u8; MESSAGE_BYTES];
@@ -153,7 +158,7 @@ pub fn run(args: &LauncherArgs) -> anyhow::Result<()> {
         if let Some(pid) = init.take() {
             reap(pid);
         }
-        let reply = match empty(&mounts).and_then(|()| {
+        let reply = match empty(&mounts, &kept).and_then(|()| {
             let request: Request =
                 serde_json::from_slice(&buf[..len]).context("a malformed request")?;
             let mut fds = fds;
@@ -242,9 +247,17 @@ fn own_mounts() -> anyhow::Result<Vec<String>> {
         .collect())
 }
 
+/// What the sandbox's own tmpfs mounts (its root and `/dev`) hold, which
+/// every bot it serves shares (`kept_state.rs`).
+fn shared_state() -> anyhow::Result<Fingerprint> {
+    Fingerprint::take(&[Path::new("/"), Path::new("/dev")])
+        .context("failed to read the sandbox's root and /dev")
+}
+
 /// The sandbox holds nothing of an earlier bot: no process in its PID
-/// namespace but pid 1 and this launcher, the same mounts as at its start.
-pub fn empty(mounts: &[String]) -> anyhow::Result<()> {
+/// namespace but pid 1 and this launcher, the same mounts as at its start,
+/// and its root and `/dev` as they were, inode for inode.
+pub fn empty(mounts: &[String], kept: &Fingerprint) -> anyhow::Result<()> {
     let me = std::process::id();
     let mut others = Vec::new();
     for entry in std::fs::read_dir("/proc").context("failed to list /proc")? {
@@ -260,6 +273,9 @@ pub fn empty(mounts: &[String]) -> anyhow::Result<()> {
     }
     if own_mounts()? != mounts {
         return Err(anyhow!("the sandbox's mounts changed"));
+    }
+    if let Some(change) = shared_state()?.changed_since(kept) {
+        return Err(anyhow!("the sandbox's shared files changed: {change}"));
     }
     Ok(())
 }
@@ -460,7 +476,15 @@ fn mounts(request: &Request, masks: &Path, images: &[OwnedFd]) -> anyhow::Result
     for (path, tree) in kept {
         put_back(&path, &tree)?;
     }
-    show_views(request, images)
+    show_views(request, images)?;
+    // Last: every mount but the bot's own fresh ones read-only, so that no
+    // metadata call leaves anything on what the next bot shares.
+    let own = [
+        Path::new("/tmp"),
+        Path::new("/dev/shm"),
+        Path::new(SCRATCH_INSIDE),
+    ];
+    super::kept_state::seal(&own)
 }
 
 /// Last, over the binds (and what was put back beneath /tmp): the view

@@ -18,6 +18,7 @@
 //!   background; the referee's exit waits for it.
 //! - `unix.rs`: process groups, parent-death signal, rlimits, cleanup on exit.
 //! - `sandbox.rs`: `--sandbox` through bubblewrap; `seccomp.rs`: its filters;
+//!   `devices.rs`: the host's device nodes it shows, read-only binds;
 //!   `landlock.rs`: its Landlock layer, applied inside by `referee landlock`;
 //!   `procmask.rs`: constants over `/proc`'s host-wide files; `procview.rs`:
 //!   what of `/proc` Landlock lets a bot read; `view.rs`: the system paths it
@@ -25,14 +26,18 @@
 //!   by a process of its own (`holder.rs`); `image.rs`: that view as erofs
 //!   images mounted afresh for each bot (opt-in, `SCHMIER_VIEW_CACHE`); `launcher.rs`: a sandbox kept
 //!   across games, starting each bot in fresh namespaces inside it
-//!   (`referee launcher`), and `slot.rs`: the referee's pool of them.
+//!   (`referee launcher`), `kept_state.rs`: what such a sandbox shares
+//!   between its bots, read-only to each and proved unchanged before the
+//!   next, and `slot.rs`: the referee's pool of them.
 
 mod cgroup;
 mod channel;
 mod cpu;
+mod devices;
 mod freeze_guard;
 mod holder;
 mod image;
+mod kept_state;
 mod landlock;
 mod launch;
 mod launcher;

@@ -523,9 +523,13 @@ fn command(spec: &Spawn) -> std::io::Result<(Command, Parts)> {
             let (program, args) = sandbox.wrap(launch, passed, spec.hold);
             let mut cmd = Command::new(program);
             cmd.args(args);
-            if let Some(id) = sandbox.run_as(launch) {
+            match sandbox.run_as(launch) {
                 // std also drops the supplementary groups when root changes uid.
-                cmd.uid(id).gid(id);
+                Some(id) => _ = cmd.uid(id).gid(id),
+                // bubblewrap as root maps the bot's user to the host's root,
+                // the owner of the device nodes it binds (`devices.rs`).
+                None if sandbox.runs_as_root() => super::devices::read_only_for(&mut cmd),
+                None => {}
             }
             cmd
         }

@@ -428,6 +428,12 @@ impl Sandbox {
         Some(uid)
     }
 
+    /// Whether bubblewrap runs as root where [`Sandbox::run_as`] names no
+    /// user: the referee is root.
+    pub fn runs_as_root(&self) -> bool {
+        self.root
+    }
+
     /// Whether other users can reach a bot's directory and program, and the
     /// referee's executable that confines it.
     fn reachable_by_others(&self, launch: &Launch) -> Result<(), Unreachable> {
@@ -552,6 +558,7 @@ impl Sandbox {
         // The referee's executable, for the Landlock wrapper; bound last, so that
         // no tmpfs above covers it.
         a.add(&[&"--ro-bind", &self.referee, &self.referee]);
+        read_only_root(&mut a);
         a.add(&[&"--chdir", &launch.dir, &"--", &self.referee]);
         let bot = std::iter::once(launch.program.clone().into_os_string())
             .chain(launch.args.iter().cloned());
@@ -587,6 +594,7 @@ impl Sandbox {
             self.show_own(&mut a, launch);
         }
         a.add(&[&"--ro-bind", &self.referee, &self.referee]);
+        read_only_root(&mut a);
         a.add(&[&"--chdir", &"/", &"--", &self.referee]);
         a.add(&[&super::launcher::SUBCOMMAND, &"--masks", &self.masks.dir()]);
         (self.bwrap.clone(), a.0)
@@ -1034,6 +1042,16 @@ impl Args {
 
 /// Whether `launch` is a built-in bot: the referee's own executable
 /// `referee`, run in its own directory (`config.rs`, `BotSpec::launch`).
+/// The sandbox's root and `/dev` tmpfs mounts read-only, once everything
+/// is mounted on them: a bot could leave a mode, times or an extended
+/// attribute on them (Landlock does not govern metadata), and a kept
+/// sandbox's are shared by every bot it serves (`kept_state.rs`). Only those
+/// two mounts: bubblewrap would make a device node bound in `/dev` unusable
+/// (`nodev`) if it remounted it.
+fn read_only_root(a: &mut Args) {
+    a.add(&[&"--remount-ro", &"/dev", &"--remount-ro", &"/"]);
+}
+
 fn is_builtin(referee: &Path, launch: &Launch) -> bool {
     launch.program == referee && Some(launch.dir.as_path()) == referee.parent()
 }

@@ -13,7 +13,7 @@
 //!
 //! The inner filter ([`inner`]) closes what the namespaces share: state the
 //! kernel keeps for the whole host, through which any two bots could talk (file
-//! locks, inotify, the page cache, vsock ports, aio counts, `sysinfo`), and the
+//! locks, inotify, the page cache, vsock ports, aio counts, `sysinfo`, a disk's free blocks, device nodes' times), and the
 //! calls that would build namespaces and mounts anew. bubblewrap needs the
 //! latter, so this filter is installed inside the sandbox by the Landlock
 //! wrapper, last before it execs the bot. PROTOCOL.md lists every refusal with
@@ -156,9 +156,26 @@ fn shared_state() -> Vec<i64> {
         libc::SYS_keyctl,
         // Changes how this process's addresses and syscalls behave.
         libc::SYS_personality,
+        // A filesystem's free blocks and inodes: a file bound from the host
+        // reports the host disk's, which the referee moves when it writes a
+        // bot's stderr log (issue 43: a partner's hand, a bit a turn).
+        libc::SYS_statfs,
+        libc::SYS_fstatfs,
+        // Setting a file's times needs only write permission when they are
+        // set to now, so a bot could move the times of the host's device
+        // nodes every sandbox shows (`/dev/null`: a partner channel, and a
+        // store for a later bot) where no mount is read-only (issue 43).
+        libc::SYS_utimensat,
     ];
     #[cfg(target_arch = "x86_64")]
-    calls.extend([libc::SYS_inotify_init, libc::SYS_ustat, libc::SYS_sysfs]);
+    calls.extend([
+        libc::SYS_inotify_init,
+        libc::SYS_ustat,
+        libc::SYS_sysfs,
+        libc::SYS_utime,
+        libc::SYS_utimes,
+        libc::SYS_futimesat,
+    ]);
     calls
 }
 
