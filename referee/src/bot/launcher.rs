@@ -408,6 +408,51 @@ fn mounts(request: &Request, masks: &Path, images: &[OwnedFd]) -> anyhow::Result
         MsFlags::MS_REC | MsFlags::MS_PRIVATE,
         none,
     )?;
+    own_proc(request, masks)?;
+    let safe = MsFlags::MS_NOSUID | MsFlags::MS_NODEV;
+    // What the sandbox shows beneath /tmp, taken out before the fresh /tmp
+    // covers it and put back on top.
+    let kept: Vec<(PathBuf, OwnedFd)> = (request.keep.iter())
+        .map(|p| {
+            let path = PathBuf::from(OsString::from_vec(p.clone()));
+            clone_tree(&path).map(|fd| (path, fd))
+        })
+        .collect::<anyhow::Result<_>>()?;
+    let tmpfs = |at: &str, bytes: u64| {
+        let data = format!("mode=0755,size={bytes}");
+        mount(
+            Some("tmpfs"),
+            Path::new(at),
+            Some("tmpfs"),
+            safe,
+            Some(&data),
+        )
+    };
+    tmpfs("/tmp", request.tmpfs_bytes)?;
+    tmpfs("/dev/shm", request.tmpfs_bytes)?;
+    if let Some(bytes) = request.scratch_bytes {
+        tmpfs(SCRATCH_INSIDE, bytes)?;
+    }
+    for (path, tree) in kept {
+        put_back(&path, &tree)?;
+    }
+    show_views(request, images)?;
+    // Last: every mount but the bot's own fresh ones read-only, so that no
+    // metadata call leaves anything on what the next bot shares.
+    let own = [
+        Path::new("/tmp"),
+        Path::new("/dev/shm"),
+        Path::new(SCRATCH_INSIDE),
+    ];
+    super::kept_state::seal(&own)
+}
+
+/// The bot's fresh `/proc`, with the constant stand-ins bound over its
+/// host-wide files and its kernel knobs read-only, and the stand-ins'
+/// folder out of sight.
+fn own_proc(request: &Request, masks: &Path) -> anyhow::Result<()> {
+    use nix::mount::MsFlags;
+    let none: Option<&str> = None;
     let proc = Path::new("/proc");
     let safe = MsFlags::MS_NOSUID | MsFlags::MS_NODEV;
     mount(
@@ -450,41 +495,7 @@ fn mounts(request: &Request, masks: &Path, images: &[OwnedFd]) -> anyhow::Result
             Some("size=4k,mode=0555"),
         )?;
     }
-    // What the sandbox shows beneath /tmp, taken out before the fresh /tmp
-    // covers it and put back on top.
-    let kept: Vec<(PathBuf, OwnedFd)> = (request.keep.iter())
-        .map(|p| {
-            let path = PathBuf::from(OsString::from_vec(p.clone()));
-            clone_tree(&path).map(|fd| (path, fd))
-        })
-        .collect::<anyhow::Result<_>>()?;
-    let tmpfs = |at: &str, bytes: u64| {
-        let data = format!("mode=0755,size={bytes}");
-        mount(
-            Some("tmpfs"),
-            Path::new(at),
-            Some("tmpfs"),
-            safe,
-            Some(&data),
-        )
-    };
-    tmpfs("/tmp", request.tmpfs_bytes)?;
-    tmpfs("/dev/shm", request.tmpfs_bytes)?;
-    if let Some(bytes) = request.scratch_bytes {
-        tmpfs(SCRATCH_INSIDE, bytes)?;
-    }
-    for (path, tree) in kept {
-        put_back(&path, &tree)?;
-    }
-    show_views(request, images)?;
-    // Last: every mount but the bot's own fresh ones read-only, so that no
-    // metadata call leaves anything on what the next bot shares.
-    let own = [
-        Path::new("/tmp"),
-        Path::new("/dev/shm"),
-        Path::new(SCRATCH_INSIDE),
-    ];
-    super::kept_state::seal(&own)
+    Ok(())
 }
 
 /// Last, over the binds (and what was put back beneath /tmp): the view
