@@ -80,6 +80,21 @@ fn partners_talking_through_locks_on_a_shared_file() {
     partners_talk_only_unsandboxed("partner-lock");
 }
 
+/// The host's `/dev/null` is in every sandbox; its times, set by one
+/// partner, are read by the other unsandboxed (as root, the owner: a root
+/// referee's own sandbox maps its bot to root). Sandboxed, setting them is
+/// refused and the node is read-only (issue 43).
+#[test]
+fn partners_talking_through_the_times_of_dev_null() {
+    if !nix::unistd::geteuid().is_root() {
+        crate::support::skip("not root: only /dev/null's owner sets its times, so the channel cannot be shown open here");
+        let boxed = spy("partner-devnull", true, play().seed(3));
+        assert!(boxed.reports.iter().all(|r| !r.0), "{:?}", boxed.reports);
+        return;
+    }
+    partners_talk_only_unsandboxed("partner-devnull");
+}
+
 #[test]
 fn partners_talking_through_inotify_events_on_a_shared_file() {
     partners_talk_only_unsandboxed("partner-inotify");

@@ -767,6 +767,18 @@ def partner_step():
                 pass
         if state["heard"]:
             state["partner_heard"] = "locks: " + ",".join(sorted(state["heard"]))
+    elif MODE == "partner-devnull":
+        # The host's /dev/null, which every sandbox shows: each partner sets
+        # its times to a value of its own seat's and looks for its
+        # partner's (setting them needs the owner, root, or a sandbox that
+        # maps the bot to root; set to now, only write permission).
+        mark = lambda s: 1_000_000_000 + (sum(map(ord, TAG)) % 100_000) * 8 + s
+        try:
+            if int(os.stat("/dev/null").st_mtime) == mark((seat + 3) % 6):
+                state["partner_heard"] = "the times of /dev/null"
+            os.utime("/dev/null", (mark(seat), mark(seat)))
+        except OSError as e:
+            state["partner_missed"] = errno.errorcode.get(e.errno, e.errno)
     elif MODE == "partner-inotify":
         # Each partner watches its partner's shared file for open events and
         # opens its own: an event seen is a bit.
