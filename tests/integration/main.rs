@@ -12,6 +12,7 @@ mod determinism;
 mod diff;
 mod doc_check;
 mod docs;
+mod entrant_folders;
 mod first_hour;
 mod first_hour_messages;
 mod folder;
