@@ -20,6 +20,7 @@ mod harness;
 mod hostile;
 mod human;
 mod import_graph;
+mod injection;
 mod kubernetes;
 mod layout;
 mod leaks;

@@ -81,29 +81,8 @@ pub enum LaunchError {
     NoDirectory { dir: PathBuf, error: std::io::Error },
     #[error("the bot's directory {} is not a directory", .0.display())]
     NotADirectory(PathBuf),
-    #[error(
-        "the argument {argument:?} passes through the link {} (to {}), which leads out of {} \
-         into {}: a bot is shown its own folder ({}) and no other; copy what it needs into \
-         its folder, or if the link is yours, give the path it leads to",
-        link.display(),
-        written.display(),
-        holder.display(),
-        target.display(),
-        dir.display()
-    )]
-    LinkLeavesFolder {
-        argument: String,
-        /// The link, where it was found (its folder with links resolved).
-        link: PathBuf,
-        /// What the link says (`../bob`).
-        written: PathBuf,
-        /// The folder holding the link.
-        holder: PathBuf,
-        /// Where it leads, links resolved.
-        target: PathBuf,
-        /// The bot's directory.
-        dir: PathBuf,
-    },
+    #[error(transparent)]
+    LinkLeavesFolder(Box<LinkOut>),
     /// In-process and human seats are the referee's own code: no command.
     #[error("inproc:{0} runs inside the referee and has no command")]
     InProcess(String),
@@ -114,6 +93,32 @@ pub enum LaunchError {
     /// The referee's working directory, against which the command is read.
     #[error("{0}")]
     WorkingDirectory(std::io::Error),
+}
+
+/// A path argument that passes through a link out of the bot's folder.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "the argument {argument:?} passes through the link {} (to {}), which leads out of {} \
+     into {}: a bot is shown its own folder ({}) and no other; copy what it needs into \
+     its folder, or if the link is yours, give the path it leads to",
+    link.display(),
+    written.display(),
+    holder.display(),
+    target.display(),
+    dir.display()
+)]
+pub struct LinkOut {
+    pub argument: String,
+    /// The link, where it was found (its folder with links resolved).
+    pub link: PathBuf,
+    /// What the link says (`../bob`).
+    pub written: PathBuf,
+    /// The folder holding the link.
+    pub holder: PathBuf,
+    /// Where it leads, links resolved.
+    pub target: PathBuf,
+    /// The bot's directory.
+    pub dir: PathBuf,
 }
 
 impl LaunchError {
@@ -273,14 +278,14 @@ fn check_links(argument: &str, written: &Path, base: &Path, dir: &Path) -> Resul
         let watched = at.starts_with(base) || at.starts_with(dir);
         let inside = target.starts_with(&at) || (at.starts_with(dir) && target.starts_with(dir));
         if watched && !inside {
-            return Err(LaunchError::LinkLeavesFolder {
+            return Err(LaunchError::LinkLeavesFolder(Box::new(LinkOut {
                 argument: argument.to_owned(),
                 written: std::fs::read_link(&next).unwrap_or_default(),
                 link: next,
                 holder: at,
                 target,
                 dir: dir.to_owned(),
-            });
+            })));
         }
         at = target;
     }
@@ -489,7 +494,7 @@ mod tests {
             let err = Launch::resolve(&words(argv), base, "/bin:/usr/bin").unwrap_err();
             let said = err.to_string();
             assert!(
-                matches!(&err, LaunchError::LinkLeavesFolder { link, .. } if *link == base.join(at)),
+                matches!(&err, LaunchError::LinkLeavesFolder(out) if out.link == base.join(at)),
                 "{argv:?}: {said}"
             );
             assert!(
@@ -499,7 +504,7 @@ mod tests {
             assert!(!err.is_not_found(), "{said}");
         }
         let err = Launch::resolve_in(&words(&["./run", "./weights"]), &alice, "").unwrap_err();
-        assert!(matches!(err, LaunchError::LinkLeavesFolder { .. }), "{err}");
+        assert!(matches!(err, LaunchError::LinkLeavesFolder(_)), "{err}");
         drop(root);
     }
 
