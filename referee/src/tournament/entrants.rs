@@ -190,3 +190,31 @@ fn entrant_value<'t>(
         .with_context(|| format!("{flag} {text:?}: no entrant is named {:?}", name.trim()))?;
     Ok((i, rest))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_resumed_folders_entrant_named_with_a_control_character_is_refused() {
+        let flags = EntrantFlags {
+            entrants: &[],
+            dirs: &[],
+            envs: &[],
+        };
+        let recorded = |name: &str| {
+            vec![Entrant {
+                name: name.to_owned(),
+                bot: BotSpec::Builtin("random".into()),
+            }]
+        };
+        let fill = Some("builtin:random".to_owned());
+        let err = gather(&[], &flags, recorded("a\u{1b}[2J"), fill.clone()).unwrap_err();
+        let said = err.to_string();
+        assert!(
+            said.contains("tournament.json") && said.contains("control character"),
+            "{said}"
+        );
+        assert_eq!(gather(&[], &flags, recorded("a"), fill).unwrap().len(), 3);
+    }
+}
