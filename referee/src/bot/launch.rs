@@ -11,7 +11,7 @@
 //! - the bot's directory is the folder the first such argument names (the
 //!   script's folder for an interpreted bot; the argument itself if it is a
 //!   folder), else the program's folder (a compiled bot) — as written, never
-//!   a folder reached through a link at the argument's end: `./run weights`
+//!   a folder reached through a link at the argument's end: `./run ./weights`
 //!   with `weights -> ../bob` runs in the folder holding `weights`, not in
 //!   `bob`;
 //! - a path argument that passes through a link leading out of the folder
