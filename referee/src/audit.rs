@@ -8,6 +8,15 @@
 //! - A tournament folder (it has `tournament.json`) is every transcript in its
 //!   `games/`, and then its `journal.jsonl`, each line against its transcript.
 //!
+//! Every line goes out through [`say`] and [`complain`]: what a header, a
+//! journal or a `tournament.json` says is anyone's text (a file that verifies
+//! can carry ESC in its `referee` or a seat's command), printed escaped.
+//!
+//! What `verify` cannot check, it says (once, under the first "played under"):
+//! how the bots were run is what the referee that wrote the file declared. The
+//! games are replayed from first principles; the isolation record is not
+//! evidence of anything but that declaration.
+//!
 //! Exit status: 0 when everything checks out; 1 when a transcript or a journal
 //! line does not; 2 when a path is not what `verify` reads (no such file, not a
 //! transcript at all, a folder without transcripts).
@@ -36,6 +45,34 @@ struct Tally {
     /// A tournament folder's conditions, which each of its transcripts must
     /// record.
     expected: Option<String>,
+    /// Whether [`UNCHECKED`] was said.
+    cautioned: bool,
+}
+
+/// What `verify` cannot check, said under the first "played under" line.
+pub const UNCHECKED: &str = "  (how the bots were run is what the referee that wrote the file \
+     declared; verify checks the games against the rules, not that record)";
+
+impl Tally {
+    /// Prints `line`, a "played under" line, with [`UNCHECKED`] the first time.
+    fn played_under(&mut self, line: &str) {
+        say(line);
+        if !self.cautioned {
+            say(UNCHECKED);
+            self.cautioned = true;
+        }
+    }
+}
+
+/// Prints one line of the report to stdout, every control character in it
+/// escaped (`names::printable_lines`).
+fn say(line: &str) {
+    println!("{}", crate::names::printable_lines(line));
+}
+
+/// Prints a problem to stderr, escaped as [`say`] does.
+fn complain(problem: &str) {
+    eprintln!("referee: {}", crate::names::printable_lines(problem));
 }
 
 /// Runs `referee verify PATH...`, printing one line per transcript (and per
@@ -75,7 +112,7 @@ pub fn run(paths: &[PathBuf]) -> anyhow::Result<ExitCode> {
     if problems.is_empty() {
         return Ok(ExitCode::SUCCESS);
     }
-    eprintln!("referee: {}", problems.join("; "));
+    complain(&problems.join("; "));
     Ok(ExitCode::from(if tally.not_transcripts > 0 {
         2
     } else {
@@ -92,7 +129,7 @@ fn file(f: &Path, tally: &mut Tally) {
             let teams = crate::names::team_names(&players);
             let r = &v.result;
             let forfeited: Vec<usize> = r.forfeited.iter().map(|t| t.index()).collect();
-            println!(
+            say(&format!(
                 "ok {} ({} lines): {}",
                 f.display(),
                 v.lines,
@@ -102,7 +139,7 @@ fn file(f: &Path, tally: &mut Tally) {
                     r.scores,
                     &forfeited
                 )
-            );
+            ));
             let h = &v.header;
             let conditions = played_under(
                 Some(&h.referee),
@@ -112,23 +149,28 @@ fn file(f: &Path, tally: &mut Tally) {
             );
             if tally.expected.as_ref().is_some_and(|e| *e != conditions) {
                 tally.invalid += 1;
-                println!(
+                say(&format!(
                     "INVALID {}: played otherwise than its tournament.json says: {conditions}",
                     f.display()
-                );
+                ));
             } else if tally.conditions.as_ref() != Some(&conditions) {
-                println!("  played under: {conditions}");
+                tally.played_under(&format!("  played under: {conditions}"));
                 tally.conditions = Some(conditions);
             }
         }
         Err(Failure::Invalid(e)) => {
             tally.invalid += 1;
-            println!("INVALID {}:{}: {}", f.display(), e.line, e.message);
+            say(&format!(
+                "INVALID {}:{}: {}",
+                f.display(),
+                e.line,
+                e.message
+            ));
         }
         Err(Failure::NotTranscript(e)) => {
             tally.checked -= 1;
             tally.not_transcripts += 1;
-            eprintln!("referee: {e}");
+            complain(&e.to_string());
         }
     }
 }
@@ -153,10 +195,10 @@ fn tournament(dir: &Path, tally: &mut Tally) -> anyhow::Result<()> {
         &m.fault_policy,
         m.isolation.as_ref(),
     );
-    println!(
+    tally.played_under(&format!(
         "tournament {}: played under: {conditions}",
         dir.join(crate::layout::tournament::MANIFEST).display()
-    );
+    ));
     // A tournament.json of before format 2 has nothing to check them against.
     tally.expected = m.isolation.is_some().then(|| conditions.clone());
     tally.conditions = Some(conditions);
@@ -169,19 +211,19 @@ fn tournament(dir: &Path, tally: &mut Tally) -> anyhow::Result<()> {
     tally.journal_lines += audit.lines;
     tally.journal_bad += audit.mismatches.len();
     for (line, why) in &audit.mismatches {
-        println!("INVALID {journal}:{line}: {why}");
+        say(&format!("INVALID {journal}:{line}: {why}"));
     }
     for g in &audit.unjournaled {
-        println!(
+        say(&format!(
             "note {}: a finished game the journal does not count (--resume plays it again)",
             dir.join(g).display()
-        );
+        ));
     }
     if audit.mismatches.is_empty() {
-        println!(
+        say(&format!(
             "ok {journal} ({} games, each as its transcript records it)",
             audit.lines
-        );
+        ));
     }
     Ok(())
 }

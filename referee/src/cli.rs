@@ -59,7 +59,10 @@ pub enum Command {
         /// Transcript files (*.jsonl), or folders: every *.jsonl file directly in
         /// a `play` folder is checked (the timings/ and stderr/ folders are not);
         /// a tournament folder's games/ are, and each line of its journal.jsonl
-        /// against its transcript.
+        /// against its transcript. The conditions it prints ("played under")
+        /// are what the referee that wrote the file declared: verify replays
+        /// the games, it cannot check how the bots were run. What it prints
+        /// from a file is escaped (a control character as \u{1b}).
         #[arg(required = true)]
         files: Vec<PathBuf>,
     },

@@ -108,10 +108,7 @@ impl BotSpec {
                 if !dir.is_dir() {
                     return Err(LaunchError::NotADirectory(dir));
                 }
-                Ok(Launch {
-                    dir: dir.clone(),
-                    ..Launch::resolve(argv, &dir, path)?
-                })
+                Launch::resolve_in(argv, &dir, path)
             }
         }
     }

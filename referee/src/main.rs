@@ -4,6 +4,7 @@ use clap::Parser;
 
 use referee::cli::{Cli, Command};
 use referee::config::PlayConfig;
+use referee::names::printable_lines;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
@@ -51,7 +52,9 @@ fn main() -> ExitCode {
     // may still be dying (`bot/reaper.rs`).
     referee::bot::wait_for_reaper();
     result.unwrap_or_else(|e| {
-        eprintln!("referee: {e:#}");
+        // An error can quote a transcript, a journal or a tournament.json.
+        let said = format!("{e:#}");
+        eprintln!("referee: {}", printable_lines(&said));
         ExitCode::from(2)
     })
 }
@@ -107,7 +110,7 @@ fn check_bot(
         referee::bot::install_cleanup();
         referee::checkbot::run(argv, limits).await
     });
-    print!("{}", referee::checkbot::render(&report));
+    print!("{}", printable_lines(&referee::checkbot::render(&report)));
     Ok(if report.passed() {
         ExitCode::SUCCESS
     } else {
@@ -207,12 +210,13 @@ fn merge(dirs: &[std::path::PathBuf], out: &std::path::Path) -> anyhow::Result<E
         &out.join(referee::layout::LOCK),
     )?;
     let standings = referee::tournament::merge(dirs, out)?;
-    print!("{}", standings.table());
+    // The shards' tournament.json name the entrants: anyone's text.
+    print!("{}", printable_lines(&standings.table()));
     println!(
         "{} games from {} shards; standings in {}/standings.json and standings.csv",
         standings.games,
         dirs.len(),
-        out.display()
+        printable_lines(&out.display().to_string())
     );
     Ok(ExitCode::SUCCESS)
 }
@@ -230,7 +234,8 @@ fn bench(cfg: &referee::bench::BenchConfig, json: bool) -> anyhow::Result<ExitCo
 fn diff(args: &referee::cli::DiffArgs) -> anyhow::Result<ExitCode> {
     let mut report = String::new();
     let same = referee::diff::run(&args.a, &args.b, args.update, &mut report)?;
-    print!("{report}");
+    // Header notes quote both transcripts' names, commands and versions.
+    print!("{}", printable_lines(&report));
     Ok(if same || args.update {
         ExitCode::SUCCESS
     } else {
@@ -319,7 +324,7 @@ fn replay(cfg: &referee::rerun::ReplayConfig, json: bool) -> anyhow::Result<Exit
     if json {
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {
-        print!("{}", report.text());
+        print!("{}", printable_lines(&report.text()));
     }
     Ok(if report.same() {
         ExitCode::SUCCESS

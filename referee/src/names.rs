@@ -6,6 +6,12 @@
 //! bot-given text through (names here and in `show`, fault details quoting a
 //! bot's output). Transcripts keep the text exactly as sent (JSON escapes what it
 //! must): a name is shown escaped, recorded as is.
+//!
+//! Whole reports built from files (`verify`, `diff`, `merge`, `replay`, an
+//! error message quoting a transcript, a journal or a `tournament.json`) go
+//! through [`printable_lines`] where they are printed: whatever such a file
+//! holds — a header's `referee`, its sandbox's tool and layers, a seat's
+//! command — anyone can edit, and a file that verifies can still carry ESC.
 
 use std::borrow::Cow;
 
@@ -30,6 +36,17 @@ pub fn printable(text: &str) -> Cow<'_, str> {
         }
     }
     Cow::Owned(out)
+}
+
+/// `text` of several lines for a console: [`printable`] on each line, the
+/// newlines that end them kept. For what is printed at once (a report, an
+/// error), so that nothing read from a file reaches the terminal as control.
+pub fn printable_lines(text: &str) -> Cow<'_, str> {
+    if !text.chars().any(|c| c != '\n' && is_control(c)) {
+        return Cow::Borrowed(text);
+    }
+    let lines: Vec<Cow<'_, str>> = text.split('\n').map(printable).collect();
+    Cow::Owned(lines.join("\n"))
 }
 
 /// Control characters (Unicode category Cc: C0, DEL, C1), the bidirectional
@@ -82,6 +99,19 @@ pub fn scores_text(names: &[String; 3], scores: [i32; 3]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_report_keeps_its_lines_and_escapes_everything_else() {
+        let report = "ok a.jsonl\n  played under: ref\u{1b}[2J\u{7};\r\u{9b}1A\tx\n";
+        assert_eq!(
+            printable_lines(report),
+            "ok a.jsonl\n  played under: ref\\u{1b}[2J\\u{7};\\u{d}\\u{9b}1A\\u{9}x\n"
+        );
+        assert!(matches!(
+            printable_lines("plain\nlines\n"),
+            Cow::Borrowed(_)
+        ));
+    }
 
     #[test]
     fn teams_are_named_by_their_entrants_and_never_collide() {

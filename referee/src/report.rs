@@ -117,11 +117,13 @@ impl Reporter for Troubles {
 /// The console line of a table's own events, the same in `play` and in a
 /// tournament: a bot that failed to start, a warning.
 pub fn table_line(event: &Event<'_>) -> Option<String> {
-    match event {
-        Event::BotFailedToStart(f) => Some(start_failure_line(f)),
-        Event::Warning(text) => Some(format!("referee: warning: {text}")),
-        _ => None,
-    }
+    let line = match event {
+        Event::BotFailedToStart(f) => start_failure_line(f),
+        Event::Warning(text) => format!("referee: warning: {text}"),
+        _ => return None,
+    };
+    // A reason can quote what a bot wrote (its stderr, a reply).
+    Some(crate::names::printable_lines(&line).into_owned())
 }
 
 fn start_failure_line(f: &StartFailure) -> String {

@@ -17,7 +17,7 @@ const BOT: &str = "python3 tests/hostile/bot.py evil-name";
 
 /// What a terminal or a page could act on: control characters (C0 but the
 /// newline that ends each line, DEL, C1) and the bidirectional controls.
-fn controls(text: &str) -> Vec<char> {
+pub fn controls(text: &str) -> Vec<char> {
     text.chars()
         .filter(|&c| {
             (c.is_control() && c != '\n')

@@ -8,15 +8,27 @@
 //!   absolute if it contains a `/`;
 //! - every argument that names an existing file or directory and looks like a path
 //!   (contains `/` or `.`: `bot.py`, `sample-bots/js/bot.js`) is made absolute;
-//! - the bot's directory is that of the first such file argument (the script of an
-//!   interpreted bot), else that of the program (a compiled bot);
+//! - the bot's directory is the folder the first such argument names (the
+//!   script's folder for an interpreted bot; the argument itself if it is a
+//!   folder), else the program's folder (a compiled bot) — as written, never
+//!   a folder reached through a link at the argument's end: `./run ./weights`
+//!   with `weights -> ../bob` runs in the folder holding `weights`, not in
+//!   `bob`;
+//! - a path argument that passes through a link leading out of the folder
+//!   holding the link (and out of the bot's directory) is refused, naming the
+//!   link, if the link lies in the referee's working directory or below it, or
+//!   in the bot's directory: an entrant's folder handed to the organiser could
+//!   hold `weights -> ../bob`, and its program would read another entrant's
+//!   code. Links above those (`/home` on some systems) are the host's. The
+//!   program's own path is not checked here: a virtual environment's
+//!   `bin/python` is such a link, into the system;
 //! - a script that names no file (`python3 my_bot.py` in the wrong folder) is an
 //!   error naming the folder it was looked up in, before anything starts: else
 //!   the interpreter, run in the program's folder, would report a path there
 //!   (`can't open file '/usr/bin/my_bot.py'`).
 
 use std::ffi::OsString;
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 
 /// The `PATH` bots get unless `--bot-env PATH=...` says otherwise. A constant, so
 /// nothing of the referee's environment reaches a bot.
@@ -69,6 +81,8 @@ pub enum LaunchError {
     NoDirectory { dir: PathBuf, error: std::io::Error },
     #[error("the bot's directory {} is not a directory", .0.display())]
     NotADirectory(PathBuf),
+    #[error(transparent)]
+    LinkLeavesFolder(Box<LinkOut>),
     /// In-process and human seats are the referee's own code: no command.
     #[error("inproc:{0} runs inside the referee and has no command")]
     InProcess(String),
@@ -79,6 +93,32 @@ pub enum LaunchError {
     /// The referee's working directory, against which the command is read.
     #[error("{0}")]
     WorkingDirectory(std::io::Error),
+}
+
+/// A path argument that passes through a link out of the bot's folder.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "the argument {argument:?} passes through the link {} (to {}), which leads out of {} \
+     into {}: a bot is shown its own folder ({}) and no other; copy what it needs into \
+     its folder, or if the link is yours, give the path it leads to",
+    link.display(),
+    written.display(),
+    holder.display(),
+    target.display(),
+    dir.display()
+)]
+pub struct LinkOut {
+    pub argument: String,
+    /// The link, where it was found (its folder with links resolved).
+    pub link: PathBuf,
+    /// What the link says (`../bob`).
+    pub written: PathBuf,
+    /// The folder holding the link.
+    pub holder: PathBuf,
+    /// Where it leads, links resolved.
+    pub target: PathBuf,
+    /// The bot's directory.
+    pub dir: PathBuf,
 }
 
 impl LaunchError {
@@ -101,19 +141,23 @@ impl Launch {
     /// Resolves `argv` (as the user wrote it, relative to `base`, the referee's
     /// working directory) with `path` as the search path for a bare program name.
     pub fn resolve(argv: &[String], base: &Path, path: &str) -> Result<Launch, LaunchError> {
-        let (program, args) = argv.split_first().ok_or(LaunchError::Empty)?;
-        let program = if program.contains('/') {
-            std::fs::canonicalize(base.join(program)).map_err(|error| LaunchError::NoProgram {
-                program: program.clone(),
-                base: base.to_owned(),
-                error,
-            })?
-        } else {
-            find_on_path(program, path).ok_or_else(|| LaunchError::NotOnPath {
-                program: program.clone(),
-                path: path.to_owned(),
-            })?
-        };
+        Launch::resolve_with(argv, base, path, None)
+    }
+
+    /// Resolves `argv` as typed in `dir` (a tournament entrant's own `dir`,
+    /// canonical), which is the bot's directory whatever the command names.
+    pub fn resolve_in(argv: &[String], dir: &Path, path: &str) -> Result<Launch, LaunchError> {
+        Launch::resolve_with(argv, dir, path, Some(dir.to_owned()))
+    }
+
+    fn resolve_with(
+        argv: &[String],
+        base: &Path,
+        path: &str,
+        dir: Option<PathBuf>,
+    ) -> Result<Launch, LaunchError> {
+        let (written_program, args) = argv.split_first().ok_or(LaunchError::Empty)?;
+        let program = program(written_program, base, path)?;
         if let Some(script) = script(args) {
             if file_argument(base, script).is_none() {
                 return Err(LaunchError::NoScript {
@@ -122,24 +166,23 @@ impl Launch {
                 });
             }
         }
-        let mut dir = None;
-        let args = args
-            .iter()
-            .map(|a| match file_argument(base, a) {
-                Some(abs) => {
-                    if dir.is_none() {
-                        dir = Some(if abs.is_dir() {
-                            abs.clone()
-                        } else {
-                            parent(&abs)
-                        });
-                    }
-                    abs.into_os_string()
-                }
-                None => OsString::from(a),
-            })
+        let paths: Vec<(&String, Option<PathBuf>)> =
+            args.iter().map(|a| (a, file_argument(base, a))).collect();
+        let dir = match (dir, paths.iter().find(|(_, abs)| abs.is_some())) {
+            (Some(dir), _) => dir,
+            (None, Some((first, _))) => named_folder(&base.join(first))?,
+            (None, None) if written_program.contains('/') => {
+                named_folder(&base.join(written_program))?
+            }
+            (None, None) => parent(&program),
+        };
+        for (a, _) in paths.iter().filter(|(_, abs)| abs.is_some()) {
+            check_links(a, &base.join(a), base, &dir)?;
+        }
+        let args = paths
+            .into_iter()
+            .map(|(a, abs)| abs.map_or_else(|| OsString::from(a), PathBuf::into_os_string))
             .collect();
-        let dir = dir.unwrap_or_else(|| parent(&program));
         Ok(Launch {
             program,
             args,
@@ -148,6 +191,105 @@ impl Launch {
             slot: None,
         })
     }
+}
+
+/// The program, absolute: `written` made absolute from `base` if it holds a
+/// `/`, else looked up on `path`.
+fn program(written: &str, base: &Path, path: &str) -> Result<PathBuf, LaunchError> {
+    if written.contains('/') {
+        std::fs::canonicalize(base.join(written)).map_err(|error| LaunchError::NoProgram {
+            program: written.to_owned(),
+            base: base.to_owned(),
+            error,
+        })
+    } else {
+        find_on_path(written, path).ok_or_else(|| LaunchError::NotOnPath {
+            program: written.to_owned(),
+            path: path.to_owned(),
+        })
+    }
+}
+
+/// The folder `written` names as a bot's, canonical: `written` itself if it
+/// is a folder (and not a link to one), else the folder holding it, both read
+/// as written (`a/b/..` is `a`). Links in that folder's own path are followed
+/// (and checked by [`check_links`]); a link at its end is not.
+fn named_folder(written: &Path) -> Result<PathBuf, LaunchError> {
+    let written = lexical(written);
+    let folder = match std::fs::symlink_metadata(&written) {
+        Ok(m) if m.is_dir() => written,
+        _ => parent(&written),
+    };
+    let dir = std::fs::canonicalize(&folder).map_err(|error| LaunchError::NoDirectory {
+        dir: folder.clone(),
+        error,
+    })?;
+    match dir.is_dir() {
+        true => Ok(dir),
+        false => Err(LaunchError::NotADirectory(dir)),
+    }
+}
+
+/// `p` (absolute) with `.` dropped and each `..` taking away the name before
+/// it, without reading the file system.
+fn lexical(p: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in p.components() {
+        match c {
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::CurDir => {}
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+/// Follows `written` (absolute: the argument `argument` read from `base`) as
+/// the kernel would, one name at a time, and refuses it at the first link
+/// that lies in `base` or below, or in the bot's directory `dir`, and leads
+/// out of the folder holding it, unless link and target both lie in `dir`.
+fn check_links(argument: &str, written: &Path, base: &Path, dir: &Path) -> Result<(), LaunchError> {
+    let mut at = PathBuf::from("/");
+    for c in written.components() {
+        let name = match c {
+            Component::Normal(name) => name,
+            Component::ParentDir => {
+                at.pop();
+                continue;
+            }
+            Component::RootDir | Component::Prefix(_) => {
+                at = PathBuf::from("/");
+                continue;
+            }
+            Component::CurDir => continue,
+        };
+        let next = at.join(name);
+        let is_link = std::fs::symlink_metadata(&next).is_ok_and(|m| m.file_type().is_symlink());
+        if !is_link {
+            at = next;
+            continue;
+        }
+        // A dangling link names no file: the argument is then a word.
+        let Ok(target) = std::fs::canonicalize(&next) else {
+            return Ok(());
+        };
+        let watched = at.starts_with(base) || at.starts_with(dir);
+        let inside = target.starts_with(&at) || (at.starts_with(dir) && target.starts_with(dir));
+        if watched && !inside {
+            return Err(LaunchError::LinkLeavesFolder(Box::new(LinkOut {
+                argument: argument.to_owned(),
+                written: std::fs::read_link(&next).unwrap_or_default(),
+                link: next,
+                holder: at,
+                target,
+                dir: dir.to_owned(),
+            })));
+        }
+        at = target;
+    }
+    Ok(())
 }
 
 /// `arg` made absolute if it names an existing file or directory and looks like a
@@ -303,5 +445,105 @@ mod tests {
                 "{argv:?}"
             );
         }
+    }
+
+    /// Two entrants' folders side by side, as handed to the organiser: `alice`
+    /// holds `run`, `bot.py`, and whatever links a test adds; `bob` holds his
+    /// code.
+    fn two_entrants() -> (tempfile::TempDir, PathBuf, PathBuf) {
+        let root = tempfile::tempdir().unwrap();
+        let base = std::fs::canonicalize(root.path()).unwrap();
+        let (alice, bob) = (base.join("alice"), base.join("bob"));
+        for d in [&alice, &bob, &alice.join("v1")] {
+            std::fs::create_dir(d).unwrap();
+        }
+        for f in [
+            alice.join("run"),
+            alice.join("bot.py"),
+            alice.join("v1/model"),
+            bob.join("bot.py"),
+        ] {
+            std::fs::write(f, "").unwrap();
+        }
+        (root, alice, bob)
+    }
+
+    fn link(target: &str, at: &Path) {
+        std::os::unix::fs::symlink(target, at).unwrap();
+    }
+
+    #[test]
+    fn a_link_out_of_the_bots_folder_is_refused_naming_it_and_never_becomes_its_directory() {
+        let (root, alice, _bob) = two_entrants();
+        let base = alice.parent().unwrap();
+        link("../bob", &alice.join("weights"));
+        std::fs::create_dir(alice.join("v2")).unwrap();
+        link("../../bob", &alice.join("v2/sub"));
+        // `weights` at the argument's end, `sub` inside it, `weights/..`
+        // (which the kernel reads as bob's parent), or the entrant's own
+        // `dir`: each is refused, naming the link and where it leads.
+        for (argv, at) in [
+            (&["alice/run", "alice/weights"][..], "alice/weights"),
+            (&["sh", "alice/v2/sub/bot.py"][..], "alice/v2/sub"),
+            (&["alice/run", "alice/weights/.."][..], "alice/weights"),
+            (
+                &["alice/run", "alice/bot.py", "alice/weights"][..],
+                "alice/weights",
+            ),
+        ] {
+            let err = Launch::resolve(&words(argv), base, "/bin:/usr/bin").unwrap_err();
+            let said = err.to_string();
+            assert!(
+                matches!(&err, LaunchError::LinkLeavesFolder(out) if out.link == base.join(at)),
+                "{argv:?}: {said}"
+            );
+            assert!(
+                said.contains("../bob") && said.contains(&base.join("bob").display().to_string()),
+                "{said}"
+            );
+            assert!(!err.is_not_found(), "{said}");
+        }
+        let err = Launch::resolve_in(&words(&["./run", "./weights"]), &alice, "").unwrap_err();
+        assert!(matches!(err, LaunchError::LinkLeavesFolder(_)), "{err}");
+        drop(root);
+    }
+
+    #[test]
+    fn links_that_stay_in_the_bots_folder_are_followed_and_a_linked_program_runs_in_the_folder_named(
+    ) {
+        let (_root, alice, bob) = two_entrants();
+        let base = alice.parent().unwrap();
+        std::fs::create_dir(alice.join("v2")).unwrap();
+        link("../v1/model", &alice.join("v2/model"));
+        link("v1", &alice.join("current"));
+        let got = Launch::resolve(
+            &words(&[
+                "alice/run",
+                "alice/bot.py",
+                "alice/v2/model",
+                "alice/current",
+            ]),
+            base,
+            "",
+        )
+        .unwrap();
+        assert_eq!(got.dir, alice);
+        assert_eq!(got.args[1], alice.join("v1/model").into_os_string());
+        // The first argument a link to a folder of its own: the folder
+        // holding the link is the bot's, not the folder it leads to.
+        let got = Launch::resolve(&words(&["alice/run", "alice/current"]), base, "").unwrap();
+        assert_eq!(got.dir, alice);
+        // A program that is a link: it runs in the folder it was named in.
+        link("../bob/bot.py", &alice.join("linked"));
+        let got = Launch::resolve(&words(&["alice/linked"]), base, "").unwrap();
+        assert_eq!((got.dir, got.program), (alice.clone(), bob.join("bot.py")));
+        // A folder the organiser names by a path through `..` is the one named.
+        let got = Launch::resolve(
+            &words(&["sh", "alice/../bob/bot.py"]),
+            base,
+            "/bin:/usr/bin",
+        )
+        .unwrap();
+        assert_eq!(got.dir, bob);
     }
 }

@@ -97,7 +97,11 @@ fn echo_stderr(dir: &std::path::Path) {
     };
     if !text.is_empty() {
         eprintln!("referee: the bot's stderr:");
-        eprint!("{}", String::from_utf8_lossy(&text));
+        // Its own bytes (the log keeps them): shown escaped, lines kept.
+        eprint!(
+            "{}",
+            crate::names::printable_lines(&String::from_utf8_lossy(&text))
+        );
         if !text.ends_with(b"\n") {
             eprintln!();
         }

@@ -60,7 +60,7 @@ pub fn main(mut cfg: SprtConfig) -> anyhow::Result<ExitCode> {
             if cfg.json {
                 print!("{}", String::from_utf8_lossy(&report.json()));
             } else {
-                println!("{}", report.line());
+                println!("{}", crate::names::printable_lines(&report.line()));
                 println!(
                     "seed {}, seed secret {}: every set's deal followed from both; `--seed {} \
                      --seed-secret {}` deals them again",

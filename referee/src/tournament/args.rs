@@ -34,7 +34,9 @@ pub struct TournamentArgs {
 
     /// An entrant, `NAME=CMD` (repeat). An entrant plays as a team: two processes
     /// of CMD in opposite seats. Names must differ from each other and from the
-    /// file's entrants.
+    /// file's entrants. It runs in the folder its command names, as written: a
+    /// path argument through a link out of that folder (`ALICE/weights ->
+    /// ../bob`) is refused, naming the link.
     #[arg(long = "entrant", value_name = "NAME=CMD")]
     pub entrants: Vec<String>,
 

@@ -7,6 +7,7 @@ use super::config::TournamentConfig;
 use super::events::{Event, Reporter, RoundPlan};
 use super::seed_secret::SeedSecret;
 use super::standings::Standings;
+use crate::names::printable_lines;
 
 pub struct Console {
     quiet: bool,
@@ -104,20 +105,28 @@ impl Reporter for Console {
                 name,
                 command,
                 reason,
-            } => eprintln!("referee: entrant {name:?} ({command}) failed to start: {reason}"),
+            } => {
+                // The reason ends with the bot's stderr; a resumed run's
+                // command is its tournament.json's.
+                let line = format!("entrant {name:?} ({command}) failed to start: {reason}");
+                eprintln!("referee: {}", printable_lines(&line));
+            }
             Event::KeepGoing => eprintln!(
                 "referee: --keep-going: the fallback plays the seats of the entrants that failed to \
                  start (fault `start`); an entrant that never starts ranks below every entrant that did"
             ),
-            Event::Warning(text) => eprintln!("referee: warning: {text}"),
+            Event::Warning(text) => eprintln!("referee: warning: {}", printable_lines(text)),
             Event::TornJournal { bytes, journal } => eprintln!(
                 "referee: cut off a torn last line ({bytes} bytes) of {}; that game is played again",
                 journal.display()
             ),
             Event::GameLost { key, error } => eprintln!(
-                "referee: round {} matchup {} game {} lost: {error}; it is not \
+                "referee: round {} matchup {} game {} lost: {}; it is not \
                  journaled (--resume plays it again)",
-                key.round, key.matchup, key.game
+                key.round,
+                key.matchup,
+                key.game,
+                printable_lines(&error.to_string())
             ),
             Event::RoundFinished { description, .. } => print!("{description}"),
             Event::Decided { line } => println!("{line}"),

@@ -30,6 +30,9 @@ pub(super) fn gather(
     recorded: Vec<Entrant>,
     fill: Option<String>,
 ) -> anyhow::Result<Vec<Entrant>> {
+    for e in &recorded {
+        printable_name(&e.name, "an entrant of the tournament.json resumed")?;
+    }
     let mut entrants: Vec<Entrant> = recorded;
     for e in listed {
         let what = format!("entrant {:?}", e.name);
@@ -106,9 +109,7 @@ fn add(entrants: &mut Vec<Entrant>, name: &str, bot: BotSpec, what: &str) -> any
     if name.is_empty() {
         bail!("{what}: the name is empty");
     }
-    if crate::names::printable(name) != name {
-        bail!("{what}: the name {name:?} holds a control character; names are printed on consoles and pages");
-    }
+    printable_name(name, what)?;
     if entrants.iter().any(|e| e.name == name) {
         bail!("{what}: two entrants are named {name:?}");
     }
@@ -116,6 +117,15 @@ fn add(entrants: &mut Vec<Entrant>, name: &str, bot: BotSpec, what: &str) -> any
         name: name.to_owned(),
         bot,
     });
+    Ok(())
+}
+
+/// Refuses a name holding a control character (`names::printable`): an
+/// entrant's name is printed on consoles and pages as it is.
+fn printable_name(name: &str, what: &str) -> anyhow::Result<()> {
+    if crate::names::printable(name) != name {
+        bail!("{what}: the name {name:?} holds a control character; names are printed on consoles and pages");
+    }
     Ok(())
 }
 
@@ -179,4 +189,32 @@ fn entrant_value<'t>(
         .position(|e| e.name == name.trim())
         .with_context(|| format!("{flag} {text:?}: no entrant is named {:?}", name.trim()))?;
     Ok((i, rest))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_resumed_folders_entrant_named_with_a_control_character_is_refused() {
+        let flags = EntrantFlags {
+            entrants: &[],
+            dirs: &[],
+            envs: &[],
+        };
+        let recorded = |name: &str| {
+            vec![Entrant {
+                name: name.to_owned(),
+                bot: BotSpec::Builtin("random".into()),
+            }]
+        };
+        let fill = Some("builtin:random".to_owned());
+        let err = gather(&[], &flags, recorded("a\u{1b}[2J"), fill.clone()).unwrap_err();
+        let said = err.to_string();
+        assert!(
+            said.contains("tournament.json") && said.contains("control character"),
+            "{said}"
+        );
+        assert_eq!(gather(&[], &flags, recorded("a"), fill).unwrap().len(), 3);
+    }
 }

@@ -2,6 +2,13 @@
 //! `standings.csv` (after a `# ranked by: …` line) and the aligned console
 //! table with, for a small field, the likelihood-of-superiority matrix under
 //! it. What the figures are and how they rank is `standings.rs`.
+//!
+//! A spreadsheet opening `standings.csv` evaluates a cell that starts with
+//! `=`, `+`, `-` or `@` as a formula (`=HYPERLINK(…)`, or worse, a command
+//! through DDE): the name is the one text cell an organiser does not write
+//! letter by letter (a tournament file can come from the entrants), so it is
+//! written through [`spreadsheet_text`]. The figures are numbers the referee
+//! formats, and a negative one (`-3`) must stay a number, so they are not.
 
 use std::collections::BTreeMap;
 
@@ -48,7 +55,7 @@ impl Standings {
         for r in &self.entrants {
             w.write_record([
                 r.rank.to_string(),
-                r.name.clone(),
+                spreadsheet_text(&r.name).into_owned(),
                 r.games.to_string(),
                 r.wins.to_string(),
                 r.win_rate.to_string(),
@@ -184,6 +191,17 @@ impl Standings {
     }
 }
 
+/// `text` as a spreadsheet shows it rather than evaluates it: the OWASP rule
+/// for CSV injection, a leading `'` (which the spreadsheet does not show)
+/// before a cell starting with `=`, `+`, `-`, `@`, a tab or a carriage return.
+/// Only for text cells: `-3` through it is no longer a number.
+pub(crate) fn spreadsheet_text(text: &str) -> std::borrow::Cow<'_, str> {
+    match text.starts_with(['=', '+', '-', '@', '\t', '\r']) {
+        true => format!("'{text}").into(),
+        false => text.into(),
+    }
+}
+
 fn faults_text(faults: &BTreeMap<String, u32>) -> String {
     if faults.is_empty() {
         return "-".into();
@@ -193,4 +211,26 @@ fn faults_text(faults: &BTreeMap<String, u32>) -> String {
         .map(|(k, n)| format!("{k}:{n}"))
         .collect::<Vec<_>>()
         .join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::spreadsheet_text;
+
+    #[test]
+    fn a_cell_a_spreadsheet_would_evaluate_is_shown_as_text_and_others_pass() {
+        for formula in [
+            "=HYPERLINK(\"http://x\",\"y\")",
+            "+cmd|' /C calc'!A0",
+            "-2+3",
+            "@SUM(1)",
+            "\t=1",
+            "\r=1",
+        ] {
+            assert_eq!(spreadsheet_text(formula), format!("'{formula}"));
+        }
+        for plain in ["alice", "bob=2", "a-b", "", "'quoted"] {
+            assert_eq!(spreadsheet_text(plain), plain);
+        }
+    }
 }
