@@ -291,6 +291,17 @@ fn a_participant_dialling_a_thousand_connections_with_its_token_harms_no_other_s
     dialling.store(false, Ordering::SeqCst);
     sampler.join().unwrap();
     let during = peak.load(Ordering::SeqCst);
+    // A second `referee connect` with the same token is told why it is
+    // turned away.
+    let second = connect(org.addr, &mallorys, None, &["--retry-ms", "1000"]);
+    let (code, said) = finished(second);
+    assert_eq!(code, Some(2), "{said}");
+    assert!(
+        said.contains(
+            "turned the connection away: remote:mallory already has a control connection"
+        ),
+        "{said}"
+    );
     std::fs::write(&go, "").unwrap();
     let (code, text) = org.finish();
     assert_eq!(code, Some(0), "{text}");

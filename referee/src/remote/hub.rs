@@ -6,12 +6,13 @@
 //! Every connection it holds is bounded, so that no one who can reach the
 //! port, and no token's holder, can take the descriptors a local seat needs
 //! ([`super::descriptors`]): a connection that has not proved itself holds
-//! one of [`admission`]'s slots (per source and in all) for at most
+//! one of [`super::admission`]'s slots (per source and in all) for at most
 //! [`handshake::LIMIT`]; a name that proved its token holds one control
-//! connection ([`State::controls`]) and, for each of its seats that is
+//! connection and, for each of its seats that is
 //! open, the connection serving it and one waiting to take over
 //! ([`SEAT_WAITING`]). A proved connection over those bounds is told `busy`
 //! and why, and closed.
+
 use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
@@ -159,8 +160,11 @@ impl Hub {
             };
             let hub = self.clone();
             tokio::spawn(async move {
+                // A proof the judge took completes the future in the same
+                // poll, so eviction never drops a registered connection.
+                let admitted = tokio::time::timeout(handshake::LIMIT, hub.admit(tcp));
                 let proved = tokio::select! {
-                    proved = tokio::time::timeout(handshake::LIMIT, hub.admit(tcp)) => proved.ok().flatten(),
+                    proved = admitted => proved.ok().flatten(),
                     _ = slot.evicted.cancelled() => None,
                 };
                 drop(slot);
