@@ -141,17 +141,17 @@ pub fn main(args: &ConnectArgs) -> anyhow::Result<ExitCode> {
         std::fs::create_dir_all(dir)
             .with_context(|| format!("failed to create {}", dir.display()))?;
     }
+    let most = args.max_seats.unwrap_or(dialer.token.seats()) as usize;
     let seats = Seats {
         bot,
         stderr_dir,
-        most: args.max_seats.unwrap_or(dialer.token.seats()) as usize,
-        running: Arc::new(tokio::sync::Semaphore::new(0)),
+        most,
+        running: Arc::new(tokio::sync::Semaphore::new(most)),
         tasks: tokio::task::JoinSet::new(),
         started: HashSet::new(),
         logs: Arc::default(),
         ignored: 0,
     };
-    seats.running.add_permits(seats.most);
     let retry = Duration::from_millis(args.retry_ms);
     runtime.block_on(async move {
         crate::bot::install_cleanup();
