@@ -143,15 +143,15 @@ fn line_of(reader: &mut impl BufRead) -> String {
     line.trim_end().to_owned()
 }
 
-/// What a participant's own connections got: `(answers, held)`, each
-/// answer the referee's line to a proof of the token.
+/// What a participant's own connections got: the referee's answer to each
+/// proof of the token, and the connections, still open on this side.
 struct Dialled {
     answers: Vec<String>,
     held: Vec<TcpStream>,
 }
 
-/// `n` control connections from `source`, each proving `token` (turned
-/// away before the challenge: dialled again), all kept open on this side.
+/// `n` control connections from `source`, each proving `token` and kept
+/// open on this side; one closed before it was answered is dialled again.
 fn dial_with_token(to: SocketAddr, source: Ipv4Addr, token: &Path, n: usize) -> Dialled {
     let token = referee::remote::token::Token::read(token).unwrap();
     let threads = 16;
@@ -185,7 +185,11 @@ fn dial_with_token(to: SocketAddr, source: Ipv4Addr, token: &Path, n: usize) -> 
                     });
                     let mut w = s.try_clone().unwrap();
                     let _ = w.write_all(format!("~auth {auth}\n").as_bytes());
-                    mine.answers.push(line_of(&mut reader));
+                    let answer = line_of(&mut reader);
+                    if answer.is_empty() {
+                        continue; // closed unanswered: a host too busy for 1.5 s
+                    }
+                    mine.answers.push(answer);
                     mine.held.push(s);
                 }
                 mine
