@@ -492,7 +492,16 @@ impl PlayArgs {
     /// Stage two: validated configuration. `seed` is filled in when absent.
     pub fn validate(&self) -> anyhow::Result<PlayConfig> {
         let lineup = self.lineup()?;
-        let remote = self.remote.validate(remote_names(&lineup))?;
+        // One table: a name's seats in the lineup are all it opens at once.
+        let most = (remote_names(&lineup).iter())
+            .map(|n| {
+                (lineup.iter())
+                    .filter(|b| matches!(b, BotSpec::Remote(m) if m == n))
+                    .count()
+            })
+            .max()
+            .unwrap_or(0);
+        let remote = self.remote.validate(remote_names(&lineup), most as u32)?;
         if self.games == 0 {
             bail!("--games must be at least 1");
         }

@@ -34,6 +34,7 @@ mod page_hostile;
 mod play;
 mod rating;
 mod remote;
+mod remote_bounds;
 mod replay;
 mod replay_page;
 mod sample_bots;

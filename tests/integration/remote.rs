@@ -17,23 +17,34 @@ use std::time::{Duration, Instant};
 use crate::support::{self, REFEREE};
 
 /// A hang guard, never a timing assertion.
-const GUARD: Duration = Duration::from_secs(300);
+pub(crate) const GUARD: Duration = Duration::from_secs(300);
 
 /// A referee run with remote seats, its stderr collected as it comes.
-struct Organiser {
-    child: Child,
-    out: PathBuf,
-    stderr: Arc<Mutex<String>>,
+pub(crate) struct Organiser {
+    pub(crate) child: Child,
+    pub(crate) out: PathBuf,
+    pub(crate) stderr: Arc<Mutex<String>>,
     /// Sent once the referee's stderr is read to its end.
-    stderr_closed: std::sync::mpsc::Receiver<()>,
-    addr: SocketAddr,
-    fingerprint: Option<String>,
+    pub(crate) stderr_closed: std::sync::mpsc::Receiver<()>,
+    pub(crate) addr: SocketAddr,
+    pub(crate) fingerprint: Option<String>,
 }
 
 /// Starts `referee ARGS --listen LISTEN` with its output in `out`, and
 /// waits for the address it serves on.
-fn organise(args: &[&str], listen: &str, out: &Path) -> Organiser {
-    let mut child = support::referee()
+pub(crate) fn organise(args: &[&str], listen: &str, out: &Path) -> Organiser {
+    organise_with(support::referee(), args, listen, out)
+}
+
+/// [`organise`] with a command of the caller's (`support::referee()` with,
+/// say, limits of its own).
+pub(crate) fn organise_with(
+    mut referee: Command,
+    args: &[&str],
+    listen: &str,
+    out: &Path,
+) -> Organiser {
+    let mut child = referee
         .args(args)
         .args(["--listen", listen])
         .stdout(Stdio::null())
@@ -74,12 +85,12 @@ fn organise(args: &[&str], listen: &str, out: &Path) -> Organiser {
 }
 
 impl Organiser {
-    fn token(&self, name: &str) -> PathBuf {
+    pub(crate) fn token(&self, name: &str) -> PathBuf {
         self.out.join("tokens").join(format!("{name}.token"))
     }
 
     /// Waits for the run to end; its exit code and stderr.
-    fn finish(mut self) -> (Option<i32>, String) {
+    pub(crate) fn finish(mut self) -> (Option<i32>, String) {
         let start = Instant::now();
         let status = loop {
             if let Some(status) = self.child.try_wait().unwrap() {
@@ -99,7 +110,12 @@ impl Organiser {
 }
 
 /// `referee connect ADDR --token-file TOKEN [--fingerprint FP] -- referee bot heuristic`.
-fn connect(addr: SocketAddr, token: &Path, fingerprint: Option<&str>, extra: &[&str]) -> Child {
+pub(crate) fn connect(
+    addr: SocketAddr,
+    token: &Path,
+    fingerprint: Option<&str>,
+    extra: &[&str],
+) -> Child {
     connect_bot(
         addr,
         token,
@@ -109,7 +125,7 @@ fn connect(addr: SocketAddr, token: &Path, fingerprint: Option<&str>, extra: &[&
     )
 }
 
-fn connect_bot(
+pub(crate) fn connect_bot(
     addr: SocketAddr,
     token: &Path,
     fingerprint: Option<&str>,
@@ -133,7 +149,7 @@ fn connect_bot(
         .expect("connect starts")
 }
 
-fn finished(child: Child) -> (Option<i32>, String) {
+pub(crate) fn finished(child: Child) -> (Option<i32>, String) {
     let out = child.wait_with_output().unwrap();
     (
         out.status.code(),
@@ -143,7 +159,7 @@ fn finished(child: Child) -> (Option<i32>, String) {
 
 /// The same match with the built-in heuristic bot as team 0, locally: the
 /// lineup the remote runs use with `remote:alice` at seats 0 and 3.
-fn local_game(seed: u64, extra: &[&str]) -> PathBuf {
+pub(crate) fn local_game(seed: u64, extra: &[&str]) -> PathBuf {
     let tag: String = (extra.join("-").chars())
         .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
         .collect();
@@ -159,21 +175,21 @@ fn local_game(seed: u64, extra: &[&str]) -> PathBuf {
 }
 
 /// Lines of a JSONL file.
-fn jsonl(path: &Path) -> Vec<serde_json::Value> {
+pub(crate) fn jsonl(path: &Path) -> Vec<serde_json::Value> {
     let text = std::fs::read_to_string(path).unwrap();
     text.lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect()
 }
 
-fn faults(transcript: &Path) -> Vec<serde_json::Value> {
+pub(crate) fn faults(transcript: &Path) -> Vec<serde_json::Value> {
     jsonl(transcript)
         .into_iter()
         .filter(|l| l["type"] == "fault")
         .collect()
 }
 
-fn equivalent(a: &Path, b: &Path) {
+pub(crate) fn equivalent(a: &Path, b: &Path) {
     let out = support::referee()
         .arg("diff")
         .arg(a)
@@ -189,7 +205,7 @@ fn equivalent(a: &Path, b: &Path) {
     assert!(verified.status.success(), "{}", support::stdout(&verified));
 }
 
-fn remote_play(seed: u64, out: &Path, extra: &[&str]) -> Vec<String> {
+pub(crate) fn remote_play(seed: u64, out: &Path, extra: &[&str]) -> Vec<String> {
     let mut args: Vec<String> = ["play", "--seed", &seed.to_string()]
         .iter()
         .map(|s| s.to_string())
@@ -201,7 +217,7 @@ fn remote_play(seed: u64, out: &Path, extra: &[&str]) -> Vec<String> {
     args
 }
 
-fn strs(v: &[String]) -> Vec<&str> {
+pub(crate) fn strs(v: &[String]) -> Vec<&str> {
     v.iter().map(String::as_str).collect()
 }
 
@@ -496,7 +512,7 @@ fn pump(mut from: TcpStream, mut to: TcpStream, delay: Duration) {
 }
 
 /// How many lines the game's transcript has so far (finished or partial).
-fn lines_so_far(out: &Path) -> usize {
+pub(crate) fn lines_so_far(out: &Path) -> usize {
     let partial = out.join("game-0001.jsonl.partial");
     let whole = out.join("game-0001.jsonl");
     let text = std::fs::read_to_string(&partial).or_else(|_| std::fs::read_to_string(whole));

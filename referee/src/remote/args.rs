@@ -15,6 +15,12 @@ pub const LATENCY_CAP_MS: u64 = 250;
 /// `--reconnect-grace-ms` is not given.
 pub const RECONNECT_GRACE_MS: u64 = 10_000;
 
+/// The most seats of one remote name that `tables` tables open at once: a
+/// table's six (a bound: a name holds fewer of a game's seats).
+pub fn seats_at_once(tables: usize) -> u32 {
+    u32::try_from(tables.saturating_mul(6)).unwrap_or(u32::MAX)
+}
+
 #[derive(Args, Debug, Clone, Default)]
 pub struct RemoteArgs {
     /// Serve the `remote:NAME` seats on ADDR:PORT (port 0: any free port, printed).
@@ -60,12 +66,16 @@ pub struct RemoteSpec {
     pub grace: Duration,
     /// The remote names, each with its seats or entrant.
     pub names: Vec<String>,
+    /// The most seats of one name the run opens at once (its tokens say
+    /// so, and `referee connect` runs no more bots at once).
+    pub seats: u32,
 }
 
 impl RemoteArgs {
-    /// `names`: the run's `remote:NAME`s (sorted, once each). A remote seat
-    /// needs a listener and a listener a remote seat.
-    pub fn validate(&self, names: Vec<String>) -> anyhow::Result<Option<RemoteSpec>> {
+    /// `names`: the run's `remote:NAME`s (sorted, once each); `seats`: the
+    /// most seats of one of them open at once. A remote seat needs a
+    /// listener and a listener a remote seat.
+    pub fn validate(&self, names: Vec<String>, seats: u32) -> anyhow::Result<Option<RemoteSpec>> {
         let Some(listen) = self.listen else {
             if let Some(name) = names.first() {
                 bail!("remote:{name} is served over the network: give --listen ADDR:PORT");
@@ -86,6 +96,7 @@ impl RemoteArgs {
             latency_cap: Duration::from_millis(self.latency_cap_ms.unwrap_or(LATENCY_CAP_MS)),
             grace: Duration::from_millis(grace),
             names,
+            seats,
         }))
     }
 }

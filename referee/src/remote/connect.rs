@@ -5,9 +5,15 @@
 //! bot's stdin and stdout to a connection of that seat, answering the
 //! referee's heartbeats itself. A dropped connection is dialled again within
 //! the referee's grace, and what either side missed is sent again.
+//!
+//! The referee on the other end is not trusted with the owner's machine: it
+//! starts no more bots at once than its token names (`--max-seats`), and
+//! nothing it sends names a file here — a bot's stderr log is named by its
+//! number in this run (`bot-N.log`), never by the referee's seat id, and
+//! an existing file is never opened.
 
 use std::collections::{HashSet, VecDeque};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
@@ -36,10 +42,18 @@ pub struct ConnectArgs {
     /// connection is plain TCP, which only a loopback address is served.
     #[arg(long, value_name = "SHA256")]
     pub fingerprint: Option<String>,
-    /// Keep each bot's stderr in DIR/seat-ID.log (else it is discarded).
+    /// Keep each bot's stderr in DIR/bot-N.log, N counting the bots this
+    /// connector started (a name already taken is skipped, never opened);
+    /// else it is discarded.
     #[arg(long, value_name = "DIR")]
     pub stderr_dir: Option<PathBuf>,
-    /// How long to keep trying to reach the referee at the start.
+    /// The most bots to run at once [default: the SEATS its token file
+    /// names, else 6]. As many seats again may wait for one to end; the
+    /// referee's further requests are ignored.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_seats: Option<u32>,
+    /// How long to keep trying to reach the referee at the start, and to get
+    /// a dropped control connection back (the referee's grace, if longer).
     #[arg(long, value_name = "MS", default_value_t = 30_000)]
     pub retry_ms: u64,
     /// The bot command, after `--`: its argv, never run through a shell.
@@ -127,23 +141,112 @@ pub fn main(args: &ConnectArgs) -> anyhow::Result<ExitCode> {
         std::fs::create_dir_all(dir)
             .with_context(|| format!("failed to create {}", dir.display()))?;
     }
+    let most = args.max_seats.unwrap_or(dialer.token.seats()) as usize;
+    let seats = Seats {
+        bot,
+        stderr_dir,
+        most,
+        running: Arc::new(tokio::sync::Semaphore::new(most)),
+        tasks: tokio::task::JoinSet::new(),
+        started: HashSet::new(),
+        logs: Arc::default(),
+        ignored: 0,
+    };
     let retry = Duration::from_millis(args.retry_ms);
     runtime.block_on(async move {
         crate::bot::install_cleanup();
-        serve(dialer, bot, stderr_dir, retry).await
+        serve(dialer, seats, retry).await
     })?;
     Ok(ExitCode::SUCCESS)
 }
 
-/// The control connection: seats opened as the referee asks, until `bye`.
-async fn serve(
-    dialer: Arc<Dialer>,
+/// The seats this connector serves, and the bound on them.
+struct Seats {
     bot: BotSpec,
     stderr_dir: Option<PathBuf>,
-    retry: Duration,
-) -> anyhow::Result<()> {
-    let mut seats = tokio::task::JoinSet::new();
-    let mut started = HashSet::new();
+    /// The most bots running at once; as many seats again may wait.
+    most: usize,
+    running: Arc<tokio::sync::Semaphore>,
+    tasks: tokio::task::JoinSet<()>,
+    /// The seat ids the referee opened, so each is served once.
+    started: HashSet<String>,
+    /// Logs named so far, which numbers the next (shared by the seats'
+    /// tasks, so two bots never take one number).
+    logs: Arc<std::sync::atomic::AtomicU64>,
+    /// Requests ignored, for the warning.
+    ignored: u64,
+}
+
+impl Seats {
+    /// The referee asked for seat `seat` (its `open` line's JSON).
+    fn open(&mut self, rest: &str, dialer: &Arc<Dialer>, within: Duration) {
+        let seat = serde_json::from_str::<serde_json::Value>(rest)
+            .ok()
+            .and_then(|v| v.get("seat")?.as_str().map(str::to_owned));
+        let Some(seat) = seat.filter(|s| seat_id(s)) else {
+            let shown: String = rest.chars().take(80).collect();
+            return self.ignore(&format!("a malformed request: {shown:?}"));
+        };
+        if self.started.contains(&seat) {
+            return;
+        }
+        while self.tasks.try_join_next().is_some() {}
+        if self.tasks.len() >= 2 * self.most {
+            let (n, most) = (self.tasks.len(), self.most);
+            return self.ignore(&format!(
+                "seat {seat}: {n} seats are served or waiting, the most for --max-seats {most}"
+            ));
+        }
+        self.started.insert(seat.clone());
+        let (dialer, bot, running) = (dialer.clone(), self.bot.clone(), self.running.clone());
+        let logs = (self.stderr_dir.clone()).map(|dir| (dir, self.logs.clone()));
+        self.tasks.spawn(async move {
+            // Waits for a bot of its own to end before dialling its seat.
+            let Ok(_running) = running.acquire_owned().await else {
+                return;
+            };
+            let log = logs.map(|(dir, n)| free_log(&dir, &n, &seat));
+            serve_seat(dialer, seat, bot, log, within).await;
+        });
+    }
+
+    fn ignore(&mut self, why: &str) {
+        self.ignored += 1;
+        // The first few: a referee sending thousands must not flood the terminal.
+        if self.ignored <= 10 {
+            eprintln!("referee connect: not started: {why}");
+        }
+    }
+}
+
+/// Whether `seat` is a seat id as the referee makes them (`s` and digits):
+/// anything else is a referee this connector does not know.
+fn seat_id(seat: &str) -> bool {
+    let digits = seat.strip_prefix('s').unwrap_or("");
+    (1..=19).contains(&digits.len()) && digits.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// The next log of this connector's: `DIR/bot-N.log`, N counting from 1
+/// and skipping the names that exist. Never a file that exists: the log is
+/// created new (`safe_create::create_new`), and a name someone else took
+/// in between is not written at all.
+fn free_log(dir: &Path, next: &std::sync::atomic::AtomicU64, seat: &str) -> PathBuf {
+    let path = loop {
+        let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+        let path = dir.join(format!("bot-{k}.log"));
+        if std::fs::symlink_metadata(&path).is_err() {
+            break path;
+        }
+    };
+    eprintln!(
+        "referee connect: seat {seat}: the bot's stderr goes to {}",
+        path.display()
+    );
+    path
+}
+
+/// The control connection: seats opened as the referee asks, until `bye`.
+async fn serve(dialer: Arc<Dialer>, mut seats: Seats, retry: Duration) -> anyhow::Result<()> {
     let mut within = retry;
     loop {
         let (welcome, mut reader, mut writer) =
@@ -156,34 +259,34 @@ async fn serve(
                     bail!("could not reach the referee at {}: {why}", dialer.addr)
                 }
             };
-        within = Duration::from_millis(welcome.grace_ms).max(Duration::from_secs(1));
+        // A seat's reconnection has the referee's grace. The control
+        // connection has as long as at the start, or the grace if longer:
+        // the referee may still hold the lost one (and turn this one away
+        // as `busy`) until it has been silent for 10 s.
+        let grace = Duration::from_millis(welcome.grace_ms).max(Duration::from_secs(1));
+        within = retry.max(grace);
         eprintln!(
             "referee connect: serving remote:{} at {}",
             dialer.token.name, dialer.addr
         );
         loop {
             match reader.next().await {
-                Frame::Control(word, rest) if word == "open" => {
-                    let seat = serde_json::from_str::<serde_json::Value>(&rest)
-                        .ok()
-                        .and_then(|v| v.get("seat")?.as_str().map(str::to_owned));
-                    if let Some(seat) = seat.filter(|s| started.insert(s.clone())) {
-                        let log = stderr_dir
-                            .as_ref()
-                            .map(|d| d.join(format!("seat-{seat}.log")));
-                        let task = serve_seat(dialer.clone(), seat, bot.clone(), log, within);
-                        seats.spawn(task);
-                    }
-                }
+                Frame::Control(word, rest) if word == "open" => seats.open(&rest, &dialer, grace),
                 Frame::Control(word, _) if word == "ping" => {
                     let _ = handshake::send(&mut writer, &control("pong", "0 0"), handshake::LIMIT)
                         .await;
                 }
                 Frame::Control(word, _) if word == "bye" => {
                     let _ = tokio::time::timeout(Duration::from_secs(10), async {
-                        while seats.join_next().await.is_some() {}
+                        while seats.tasks.join_next().await.is_some() {}
                     })
                     .await;
+                    if seats.ignored > 0 {
+                        eprintln!(
+                            "referee connect: {} of the referee's requests were not started",
+                            seats.ignored
+                        );
+                    }
                     eprintln!("referee connect: the run is over");
                     return Ok(());
                 }

@@ -65,14 +65,25 @@ pub async fn send<W: AsyncWrite + Unpin>(w: &mut W, bytes: &[u8], limit: Duratio
     )
 }
 
-/// The referee's side: challenges `stream` and reads its proof. `admits`
-/// judges it (the token, and that the seat is the name's); the caller holds
-/// it to [`LIMIT`]. `None`: refused (told so) or broken.
-pub async fn challenge(
+/// What the referee makes of a proof.
+pub enum Verdict<T> {
+    /// Proved, and what the connection is to serve.
+    Admit(T),
+    /// Not proved (or not for a role its name may take): `refused`.
+    Refuse,
+    /// Proved, but over its name's bounds: `busy`, and why.
+    Busy(String),
+}
+
+/// The referee's side: challenges `stream` and reads its proof. `judge`
+/// decides (the token, that the seat is the name's, the name's bounds); the
+/// caller holds it to [`LIMIT`]. `None`: refused or turned away (told so),
+/// or broken.
+pub async fn challenge<T>(
     stream: Stream,
     run: &str,
-    admits: impl FnOnce(&str, &Auth) -> bool,
-) -> Option<(Auth, Reader, Writer)> {
+    judge: impl FnOnce(&str, &Auth) -> Verdict<T>,
+) -> Option<(Auth, T, Reader, Writer)> {
     let (r, mut w) = tokio::io::split(stream);
     let mut reader = FrameReader::new(r, MAX_CONTROL);
     let nonce = random_hex(16).ok()?;
@@ -89,13 +100,23 @@ pub async fn challenge(
         Frame::Control(word, rest) if word == "auth" => serde_json::from_str::<Auth>(&rest).ok(),
         _ => None,
     };
-    match auth {
-        Some(auth) if admits(&nonce, &auth) => Some((auth, reader, w)),
-        _ => {
-            let _ = send(&mut w, &control("refused", ""), LIMIT).await;
-            None
-        }
-    }
+    let verdict = match &auth {
+        Some(auth) => judge(&nonce, auth),
+        None => Verdict::Refuse,
+    };
+    let answer = match (verdict, auth) {
+        (Verdict::Admit(ticket), Some(auth)) => return Some((auth, ticket, reader, w)),
+        (Verdict::Busy(why), _) => control("busy", &serde_json::json!({ "why": why }).to_string()),
+        _ => control("refused", ""),
+    };
+    let _ = send(&mut w, &answer, LIMIT).await;
+    None
+}
+
+/// The referee's words as this side prints them: no control characters
+/// (a referee's text must not move the owner's terminal), at most 300.
+fn printable(text: &str) -> String {
+    text.chars().filter(|c| !c.is_control()).take(300).collect()
 }
 
 /// Why the connector's side of the handshake failed.
@@ -103,7 +124,8 @@ pub async fn challenge(
 pub enum Refused {
     /// The referee refused the proof.
     Token,
-    /// The connection broke or spoke something else.
+    /// The connection broke, spoke something else, or was turned away
+    /// (`busy`): worth trying again.
     Broken(String),
 }
 
@@ -149,6 +171,15 @@ pub async fn prove(
             Ok((welcome, reader, w))
         }
         Frame::Control(word, _) if word == "refused" => Err(Refused::Token),
+        Frame::Control(word, rest) if word == "busy" => {
+            let why = serde_json::from_str::<serde_json::Value>(&rest)
+                .ok()
+                .and_then(|v| v.get("why")?.as_str().map(printable))
+                .unwrap_or_default();
+            Err(Refused::Broken(format!(
+                "the referee turned the connection away: {why}"
+            )))
+        }
         Frame::Eof => Err(broken("the referee closed the connection")),
         _ => Err(broken("an unexpected answer to the proof")),
     }

@@ -1,10 +1,17 @@
 //! The organiser's listener and who is connected to it. The hub runs on a
 //! thread of its own (its own runtime), so no table's work delays a
 //! heartbeat and no connection touches a table's thread: a seat reaches its
-//! table only through in-memory pipes. It accepts at most [`MAX_PENDING`]
-//! connections that have not proved themselves (more are closed at once),
-//! gives each [`handshake::LIMIT`], and then hands a control connection the
-//! seats it is to serve and a seat connection to its seat's link.
+//! table only through in-memory pipes.
+//!
+//! Every connection it holds is bounded, so that no one who can reach the
+//! port, and no token's holder, can take the descriptors a local seat needs
+//! ([`super::descriptors`]): a connection that has not proved itself holds
+//! one of [`super::admission`]'s slots (per source and in all) for at most
+//! [`handshake::LIMIT`]; a name that proved its token holds one control
+//! connection and, for each of its seats that is
+//! open, the connection serving it and one waiting to take over
+//! ([`SEAT_WAITING`]). A proved connection over those bounds is told `busy`
+//! and why, and closed.
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
@@ -14,19 +21,24 @@ use std::time::Duration;
 use anyhow::Context;
 use tokio::io::AsyncWriteExt;
 use tokio::net::TcpListener;
-use tokio::sync::{mpsc, Semaphore};
+use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
+use super::admission::Admission;
 use super::frame::{control, Frame};
-use super::handshake::{self, Auth, Reader, Welcome, Writer, CONTROL, SEAT};
+use super::handshake::{self, Auth, Reader, Verdict, Welcome, Writer, CONTROL, SEAT};
 use super::heartbeat::{self, Latency};
 use super::link::{self, Arrival, SeatPipes};
 use super::tls::ServerTls;
 use super::token::{random_hex, Tokens};
 use super::{RemoteSpec, Stream};
 
-/// Connections accepted but not yet proved; more are closed on arrival.
-pub const MAX_PENDING: usize = 64;
+/// Connections that may wait to take over a seat from the one serving it.
+pub const SEAT_WAITING: usize = 1;
+/// How long a control connection may stay silent (it answers a ping every
+/// second) before the hub drops it, so that one its connector lost does not
+/// keep the name's next one `busy` for long.
+pub const CONTROL_SILENCE: Duration = Duration::from_secs(10);
 /// How long the end of a run waits for the links' and controls' last words.
 const CLOSE_LIMIT: Duration = Duration::from_secs(3);
 
@@ -38,6 +50,7 @@ pub struct Hub {
     pub spec: RemoteSpec,
     pub tokens: Tokens,
     tls: Option<tokio_rustls::TlsAcceptor>,
+    admission: Arc<Admission>,
     state: Mutex<State>,
     runtime: tokio::runtime::Handle,
     stop: CancellationToken,
@@ -51,7 +64,7 @@ impl std::fmt::Debug for Hub {
 
 #[derive(Default)]
 struct State {
-    /// Each name's live control connection: its outbox.
+    /// Each name's control connection, one at most: its outbox.
     controls: HashMap<String, mpsc::UnboundedSender<Vec<u8>>>,
     /// Open seats: their name, where their connections go, and whether one
     /// came (a control connection that comes is told of those none came for).
@@ -65,6 +78,7 @@ impl Hub {
     /// Binds `spec.listen`, makes the run's tokens and (off loopback) its
     /// certificate, and starts serving on a thread of its own.
     pub fn start(spec: RemoteSpec) -> anyhow::Result<Arc<Hub>> {
+        super::descriptors::raise();
         let std_listener = std::net::TcpListener::bind(spec.listen)
             .with_context(|| format!("--listen {}: failed to listen", spec.listen))?;
         std_listener.set_nonblocking(true)?;
@@ -80,7 +94,7 @@ impl Hub {
             false => Some(ServerTls::new(cert_key)?),
         };
         let run = random_hex(8)?;
-        let tokens = Tokens::make(&spec.names, &run, spec.tokens.as_deref())?;
+        let tokens = Tokens::make(&spec.names, &run, spec.tokens.as_deref(), spec.seats)?;
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()?;
@@ -91,6 +105,7 @@ impl Hub {
             spec,
             tokens,
             tls: tls.map(|t| tokio_rustls::TlsAcceptor::from(t.config)),
+            admission: Arc::default(),
             state: Mutex::new(State::default()),
             runtime: runtime.handle().clone(),
             stop: CancellationToken::new(),
@@ -133,92 +148,111 @@ impl Hub {
     }
 
     async fn accept(self: Arc<Self>, listener: TcpListener) {
-        let pending = Arc::new(Semaphore::new(MAX_PENDING));
         loop {
-            let Ok((tcp, _peer)) = listener.accept().await else {
+            let Ok((tcp, peer)) = listener.accept().await else {
                 tokio::time::sleep(Duration::from_millis(50)).await;
                 continue;
             };
             let _ = tcp.set_nodelay(true);
-            // Over the bound: closed at once, before a byte is read.
-            let Ok(permit) = pending.clone().try_acquire_owned() else {
+            // Over the bounds: closed at once, before a byte is read.
+            let Some(slot) = self.admission.enter(peer.ip()) else {
                 continue;
             };
             let hub = self.clone();
             tokio::spawn(async move {
-                let proved = tokio::time::timeout(handshake::LIMIT, hub.admit(tcp)).await;
-                drop(permit);
-                if let Ok(Some((auth, reader, writer))) = proved {
-                    hub.seat_or_control(auth, reader, writer).await;
+                // A proof the judge took completes the future in the same
+                // poll, so eviction never drops a registered connection.
+                let admitted = tokio::time::timeout(handshake::LIMIT, hub.admit(tcp));
+                let proved = tokio::select! {
+                    proved = admitted => proved.ok().flatten(),
+                    _ = slot.evicted.cancelled() => None,
+                };
+                drop(slot);
+                if let Some((auth, ticket, reader, writer)) = proved {
+                    hub.serve(auth, ticket, reader, writer).await;
                 }
             });
         }
     }
 
-    async fn admit(&self, tcp: tokio::net::TcpStream) -> Option<(Auth, Reader, Writer)> {
+    async fn admit(&self, tcp: tokio::net::TcpStream) -> Option<(Auth, Ticket, Reader, Writer)> {
         let stream: Stream = match &self.tls {
             Some(acceptor) => Box::new(acceptor.accept(tcp).await.ok()?),
             None => Box::new(tcp),
         };
-        handshake::challenge(stream, &self.run, |nonce, auth| self.admits(nonce, auth)).await
+        handshake::challenge(stream, &self.run, |nonce, auth| self.judge(nonce, auth)).await
     }
 
-    /// Whether `auth` proves its name's token for a role it may take: the
-    /// control connection of its name, or a seat open for its name.
-    fn admits(&self, nonce: &str, auth: &Auth) -> bool {
+    /// Whether `auth` proves its name's token for a role it may take (the
+    /// control connection of its name, or a seat open for its name), and
+    /// whether the name's bounds leave it room; what it is to serve. Taken
+    /// in one go with the state, so two connections cannot both take the
+    /// last room.
+    fn judge(&self, nonce: &str, auth: &Auth) -> Verdict<Ticket> {
         let proved = (self.tokens).admits(
             &self.run, nonce, &auth.name, &auth.role, &auth.seat, &auth.mac,
         );
-        let state = self.state.lock().expect("not poisoned");
-        let allowed = match auth.role.as_str() {
-            CONTROL => auth.seat.is_empty(),
-            SEAT => state
-                .seats
-                .get(&auth.seat)
-                .is_some_and(|(n, ..)| *n == auth.name),
-            _ => false,
-        };
-        proved & allowed
+        let mut state = self.state.lock().expect("not poisoned");
+        let name = &auth.name;
+        match auth.role.as_str() {
+            CONTROL if proved && auth.seat.is_empty() => {
+                if state.controls.contains_key(name) {
+                    return Verdict::Busy(format!(
+                        "remote:{name} already has a control connection (one a name; is another \
+                         `referee connect` with this token running?)"
+                    ));
+                }
+                Verdict::Admit(Ticket::Control(state.control(name)))
+            }
+            SEAT if proved => {
+                let Some((owner, door, came)) = state.seats.get_mut(&auth.seat) else {
+                    return Verdict::Refuse;
+                };
+                if owner != name {
+                    return Verdict::Refuse;
+                }
+                match door.clone().try_reserve_owned() {
+                    Ok(permit) => {
+                        *came = true;
+                        Verdict::Admit(Ticket::Seat(permit))
+                    }
+                    Err(mpsc::error::TrySendError::Full(_)) => Verdict::Busy(format!(
+                        "seat {} of remote:{name} already has a connection waiting to take it over",
+                        auth.seat
+                    )),
+                    Err(mpsc::error::TrySendError::Closed(_)) => Verdict::Refuse,
+                }
+            }
+            _ => Verdict::Refuse,
+        }
     }
 
-    async fn seat_or_control(self: Arc<Self>, auth: Auth, reader: Reader, writer: Writer) {
-        if auth.role == SEAT {
-            let door = (self.state.lock().expect("not poisoned").seats)
-                .get_mut(&auth.seat)
-                .map(|(_, tx, came)| {
-                    *came = true;
-                    tx.clone()
-                });
-            if let Some(door) = door {
-                let arrival = Arrival {
+    async fn serve(self: Arc<Self>, auth: Auth, ticket: Ticket, reader: Reader, writer: Writer) {
+        match ticket {
+            Ticket::Seat(permit) => {
+                permit.send(Arrival {
                     received: auth.received,
                     reader,
                     writer,
-                };
-                let _ = door.send(arrival).await;
+                });
             }
-            return;
+            Ticket::Control((tx, outbox)) => {
+                self.serve_control(auth.name, tx, outbox, reader, writer)
+                    .await
+            }
         }
-        self.serve_control(auth.name, reader, writer).await;
     }
 
     /// A name's control connection: told each seat to open, kept alive by
     /// heartbeats, until it drops or the run ends.
-    async fn serve_control(&self, name: String, mut reader: Reader, mut writer: Writer) {
-        let (tx, mut outbox) = mpsc::unbounded_channel();
-        {
-            let mut state = self.state.lock().expect("not poisoned");
-            let mut unserved: Vec<&String> = (state.seats.iter())
-                .filter(|(_, (n, _, came))| *n == name && !came)
-                .map(|(seat, _)| seat)
-                .collect();
-            unserved.sort_by_key(|s| s[1..].parse::<u64>().unwrap_or(0));
-            for seat in unserved {
-                let _ = tx.send(open_line(seat));
-            }
-            state.controls.insert(name.clone(), tx.clone());
-            state.live += 1;
-        }
+    async fn serve_control(
+        &self,
+        name: String,
+        tx: Outbox,
+        mut outbox: mpsc::UnboundedReceiver<Vec<u8>>,
+        mut reader: Reader,
+        mut writer: Writer,
+    ) {
         let welcome = Welcome {
             grace_ms: self.spec.grace.as_millis() as u64,
             ..Welcome::default()
@@ -229,6 +263,7 @@ impl Hub {
         );
         let mut alive = handshake::send(&mut writer, &line, handshake::LIMIT).await;
         let mut beat = tokio::time::interval(heartbeat::PERIOD * 5);
+        let mut heard = tokio::time::Instant::now();
         while alive {
             tokio::select! {
                 msg = outbox.recv() => match msg {
@@ -238,9 +273,13 @@ impl Hub {
                     }
                     None => break,
                 },
-                frame = reader.next() => alive = !matches!(frame, Frame::Eof | Frame::BadControl),
+                frame = reader.next() => {
+                    heard = tokio::time::Instant::now();
+                    alive = !matches!(frame, Frame::Eof | Frame::BadControl);
+                }
                 _ = beat.tick() => {
-                    alive = handshake::send(&mut writer, &control("ping", "0 0"), handshake::LIMIT).await;
+                    alive = heard.elapsed() < CONTROL_SILENCE
+                        && handshake::send(&mut writer, &control("ping", "0 0"), handshake::LIMIT).await;
                 }
             }
         }
@@ -259,7 +298,7 @@ impl Hub {
     /// Opens a seat for remote bot `name`: its connector is told to start a
     /// bot for it, and the seat's link runs on the hub's thread.
     pub fn open_seat(self: &Arc<Self>, name: &str, max_line: usize) -> SeatPipes {
-        let (door, arrivals) = mpsc::channel(4);
+        let (door, arrivals) = mpsc::channel(SEAT_WAITING);
         let seat = {
             let mut state = self.state.lock().expect("not poisoned");
             state.next += 1;
@@ -287,6 +326,35 @@ impl Hub {
     }
 }
 
+type Outbox = mpsc::UnboundedSender<Vec<u8>>;
+
+/// What a proved connection is to serve.
+enum Ticket {
+    /// Its name's control connection, registered: the outbox, told of the
+    /// seats nobody serves yet.
+    Control((Outbox, mpsc::UnboundedReceiver<Vec<u8>>)),
+    /// Room in its seat's door.
+    Seat(mpsc::OwnedPermit<Arrival>),
+}
+
+impl State {
+    /// Registers `name`'s control connection.
+    fn control(&mut self, name: &str) -> (Outbox, mpsc::UnboundedReceiver<Vec<u8>>) {
+        let (tx, outbox) = mpsc::unbounded_channel();
+        let mut unserved: Vec<&String> = (self.seats.iter())
+            .filter(|(_, (n, _, came))| n == name && !came)
+            .map(|(seat, _)| seat)
+            .collect();
+        unserved.sort_by_key(|s| s[1..].parse::<u64>().unwrap_or(0));
+        for seat in unserved {
+            let _ = tx.send(open_line(seat));
+        }
+        self.controls.insert(name.to_owned(), tx.clone());
+        self.live += 1;
+        (tx, outbox)
+    }
+}
+
 fn open_line(seat: &str) -> Vec<u8> {
     control("open", &serde_json::json!({ "seat": seat }).to_string())
 }
@@ -295,6 +363,7 @@ fn open_line(seat: &str) -> Vec<u8> {
 mod tests {
     //! The hub on a real loopback socket, spoken to by hand.
     use super::*;
+    use crate::remote::admission;
     use crate::remote::handshake::{prove, Challenge, Refused};
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
@@ -306,6 +375,7 @@ mod tests {
             latency_cap: Duration::from_millis(250),
             grace: Duration::from_secs(1),
             names: names.iter().map(|s| s.to_string()).collect(),
+            seats: 2,
         })
         .unwrap()
     }
@@ -336,6 +406,39 @@ mod tests {
         assert!(welcome.is_ok(), "alice's own seat");
         let control = prove(dial(&hub).await, bob, CONTROL, "", 0).await;
         assert!(control.is_ok(), "bob's control connection");
+    }
+
+    #[tokio::test]
+    async fn a_name_holds_one_control_connection_and_one_waiting_a_seat() {
+        let hub = hub(&["alice"]);
+        let _pipes = hub.open_seat("alice", 1000);
+        let token = hub.tokens.get("alice").unwrap();
+        let first = prove(dial(&hub).await, token, CONTROL, "", 0).await;
+        let (_, _reader, _writer) = first.expect("the first control connection");
+        let busy = |r: Result<_, Refused>| match r {
+            Err(Refused::Broken(why)) => why,
+            Err(Refused::Token) => panic!("refused a good token"),
+            Ok(_) => panic!("admitted over the bound"),
+        };
+        let why = busy(prove(dial(&hub).await, token, CONTROL, "", 0).await);
+        assert!(why.contains("already has a control connection"), "{why}");
+        // A seat's link takes its arrivals one at a time; while it is busy
+        // (writing to a slow connection), one more may wait. A door nobody
+        // reads holds the first; the next is turned away.
+        let (door, mut arrivals) = mpsc::channel(SEAT_WAITING);
+        (hub.state.lock().unwrap().seats).insert("s9".into(), ("alice".into(), door, false));
+        let (waiting_hub, waiting_token) = (hub.clone(), token.clone());
+        let waiting = tokio::spawn(async move {
+            prove(dial(&waiting_hub).await, &waiting_token, SEAT, "s9", 0).await
+        });
+        let guard = tokio::time::Instant::now() + Duration::from_secs(60);
+        while arrivals.len() < SEAT_WAITING && tokio::time::Instant::now() < guard {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        let why = busy(prove(dial(&hub).await, token, SEAT, "s9", 0).await);
+        assert!(why.contains("waiting to take it over"), "{why}");
+        assert!(arrivals.try_recv().is_ok(), "the first one waited");
+        waiting.abort();
     }
 
     /// Reads one `~word {json}` line off a raw socket.
@@ -386,14 +489,15 @@ mod tests {
             start.elapsed() >= handshake::LIMIT,
             "not before its time was up"
         );
-        // More half-open connections than the bound: the ones over it are
-        // closed at once, and a real connector still gets in afterwards.
+        // More half-open connections from one address than its share: the
+        // ones over it are closed at once, and a real connector still gets
+        // in afterwards.
         let mut held = Vec::new();
-        for _ in 0..MAX_PENDING + 20 {
+        for _ in 0..admission::PER_SOURCE + 20 {
             held.push(tokio::net::TcpStream::connect(hub.addr).await.unwrap());
         }
         let mut closed = 0;
-        for s in held.iter_mut().skip(MAX_PENDING) {
+        for s in held.iter_mut().skip(admission::PER_SOURCE) {
             let mut buf = [0u8; 64];
             if let Ok(Ok(0)) = tokio::time::timeout(guard, s.read(&mut buf)).await {
                 closed += 1;

@@ -9,15 +9,18 @@
 //! One concept a file: [`args`] the flags, [`announce`] the token files and
 //! the organiser's instructions, [`token`] seat tokens, [`tls`]
 //! certificates and pinning, [`frame`] the socket's line framing,
-//! [`handshake`] the challenge and proof, [`hub`] the listener and who is
-//! connected, [`link`] one seat's link (resend, reconnect), [`heartbeat`] the
+//! [`handshake`] the challenge and proof, [`admission`] the slots of
+//! connections not yet proved, [`descriptors`] the open-file limit,
+//! [`hub`] the listener and who is connected, [`link`] one seat's link (resend, reconnect), [`heartbeat`] the
 //! measured round trip and the clock's credit, [`seat`] a remote seat for a
 //! session, [`connect`] the bot side. The wire is PROTOCOL.md's "Remote
 //! seats"; the trust model SECURITY.md's "Remote seats".
 
+pub mod admission;
 pub mod announce;
 pub mod args;
 pub mod connect;
+pub mod descriptors;
 pub mod frame;
 pub mod handshake;
 pub mod heartbeat;

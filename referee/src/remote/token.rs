@@ -6,9 +6,13 @@
 //! replayed and a wrong token tells nothing about which part was wrong.
 //!
 //! The token file (`OUT/tokens/NAME.token`, mode 0600) is one line:
-//! `schmier-remote-token-1 NAME RUN EXPIRES SECRET` — `RUN` the run id (`*`:
-//! any run given this token with `--tokens`), `EXPIRES` unix seconds,
-//! `SECRET` at least 32 hex digits (128 bits).
+//! `schmier-remote-token-1 NAME RUN EXPIRES SECRET [SEATS]` — `RUN` the run
+//! id (`*`: any run given this token with `--tokens`), `EXPIRES` unix
+//! seconds, `SECRET` at least 32 hex digits (128 bits), `SEATS` the most
+//! seats of the name the run opens at once, which is as many bots as
+//! `referee connect` runs at once ([`DEFAULT_SEATS`] where a line has none).
+//! The referee writes it; it is no part of any proof (it bounds the owner's
+//! machine, not the referee's).
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -22,6 +26,10 @@ use ring::rand::{SecureRandom, SystemRandom};
 pub const MAGIC: &str = "schmier-remote-token-1";
 /// How long a token the referee makes is good for.
 pub const DEFAULT_TTL: Duration = Duration::from_secs(7 * 24 * 3600);
+/// The seats a token line without `SEATS` names: one table's.
+pub const DEFAULT_SEATS: u32 = 6;
+/// The most seats a token line may name.
+pub const MAX_SEATS: u32 = 10_000;
 /// The fewest hex digits a secret may have (128 bits).
 const MIN_SECRET_HEX: usize = 32;
 
@@ -33,6 +41,8 @@ pub struct Token {
     pub run: String,
     /// Unix seconds after which it is refused.
     pub expires: u64,
+    /// The most seats of the name open at once (`None`: not said).
+    pub seats: Option<u32>,
     secret: Vec<u8>,
 }
 
@@ -85,14 +95,16 @@ impl Token {
             name: name.to_owned(),
             run: run.to_owned(),
             expires: now_unix() + ttl.as_secs(),
+            seats: None,
             secret,
         })
     }
 
     /// Its file's one line.
     pub fn line(&self) -> String {
+        let seats = self.seats.map_or(String::new(), |n| format!(" {n}"));
         format!(
-            "{MAGIC} {} {} {} {}\n",
+            "{MAGIC} {} {} {} {}{seats}\n",
             self.name,
             self.run,
             self.expires,
@@ -100,12 +112,19 @@ impl Token {
         )
     }
 
+    /// How many bots its connector runs at once.
+    pub fn seats(&self) -> u32 {
+        self.seats.unwrap_or(DEFAULT_SEATS)
+    }
+
     /// Reads one token line; `what` names where it came from, for errors
     /// (which never quote the secret).
     pub fn parse(line: &str, what: &str) -> anyhow::Result<Token> {
         let words: Vec<&str> = line.split_whitespace().collect();
-        let [magic, name, run, expires, secret] = words[..] else {
-            bail!("{what}: expected `{MAGIC} NAME RUN EXPIRES SECRET` on one line");
+        let (magic, name, run, expires, secret, seats) = match words[..] {
+            [m, n, r, e, s] => (m, n, r, e, s, None),
+            [m, n, r, e, s, seats] => (m, n, r, e, s, Some(seats)),
+            _ => bail!("{what}: expected `{MAGIC} NAME RUN EXPIRES SECRET [SEATS]` on one line"),
         };
         if magic != MAGIC {
             bail!("{what}: not a seat token (it must start with {MAGIC})");
@@ -121,10 +140,16 @@ impl Token {
         let Some(secret) = secret else {
             bail!("{what}: the secret must be at least {MIN_SECRET_HEX} hex digits (128 bits)");
         };
+        let seats = match seats.map(str::parse::<u32>) {
+            None => None,
+            Some(Ok(n @ 1..=MAX_SEATS)) => Some(n),
+            Some(_) => bail!("{what}: SEATS must be a number from 1 to {MAX_SEATS}"),
+        };
         Ok(Token {
             name: name.to_owned(),
             run: run.to_owned(),
             expires,
+            seats,
             secret,
         })
     }
@@ -172,8 +197,14 @@ pub struct Tokens {
 
 impl Tokens {
     /// Fresh tokens for `names` in run `run`, or the organiser's from
-    /// `given` (`--tokens FILE`: token lines, one per name) where it has one.
-    pub fn make(names: &[String], run: &str, given: Option<&Path>) -> anyhow::Result<Tokens> {
+    /// `given` (`--tokens FILE`: token lines, one per name) where it has one;
+    /// each names `seats`, the most seats of a name the run opens at once.
+    pub fn make(
+        names: &[String],
+        run: &str,
+        given: Option<&Path>,
+        seats: u32,
+    ) -> anyhow::Result<Tokens> {
         let mut given_tokens = BTreeMap::new();
         if let Some(path) = given {
             let text = std::fs::read_to_string(path)
@@ -195,10 +226,11 @@ impl Tokens {
         }
         let mut by_name = BTreeMap::new();
         for name in names {
-            let token = match given_tokens.remove(name) {
+            let mut token = match given_tokens.remove(name) {
                 Some(t) => t,
                 None => Token::fresh(name, run, DEFAULT_TTL)?,
             };
+            token.seats = Some(seats.clamp(1, MAX_SEATS));
             by_name.insert(name.clone(), token);
         }
         let decoy = Some(Token::fresh("decoy", run, DEFAULT_TTL)?);
@@ -239,9 +271,13 @@ mod tests {
 
     #[test]
     fn a_token_line_reads_back_and_proves_only_its_own_run_nonce_and_seat() {
-        let t = Token::fresh("alice", "ab12", DEFAULT_TTL).unwrap();
+        let mut t = Token::fresh("alice", "ab12", DEFAULT_TTL).unwrap();
         let back = Token::parse(t.line().trim(), "test").unwrap();
         assert_eq!(back.line(), t.line());
+        assert_eq!(back.seats(), DEFAULT_SEATS, "a line without SEATS");
+        t.seats = Some(4);
+        let four = Token::parse(t.line().trim(), "test").unwrap();
+        assert_eq!((four.seats(), four.line()), (4, t.line()));
         let mac = t.prove("ab12", "n1", "seat", "s1");
         assert!(back.verify("ab12", "n1", "seat", "s1", &mac));
         for (run, nonce, seat) in [
@@ -268,6 +304,11 @@ mod tests {
         assert!(e.contains("128 bits") && !e.contains("abab"), "{e}");
         assert!(Token::parse("hello", "f").is_err());
         assert!(Token::parse(&format!("{MAGIC} al/ce * 99 {}", "ab".repeat(16)), "f").is_err());
+        for seats in ["0", "-1", "many", "10001"] {
+            let line = format!("{MAGIC} alice * 99 {} {seats}", "ab".repeat(16));
+            let e = Token::parse(&line, "f").unwrap_err().to_string();
+            assert!(e.contains("SEATS") && !e.contains("abab"), "{e}");
+        }
     }
 
     #[test]
@@ -277,7 +318,7 @@ mod tests {
         let secret = "cd".repeat(16);
         std::fs::write(&file, format!("{MAGIC} old * 1 {secret}\n")).unwrap();
         let names = vec!["old".to_owned(), "new".to_owned()];
-        let tokens = Tokens::make(&names, "ff", Some(&file)).unwrap();
+        let tokens = Tokens::make(&names, "ff", Some(&file), 2).unwrap();
         let old = tokens.get("old").unwrap();
         let mac = old.prove("ff", "n", "control", "");
         assert!(

@@ -182,7 +182,10 @@ impl SprtArgs {
                 quiet,
                 // An SPRT's sets are not a tournament to watch.
                 page: false,
-                remote: (self.remote).validate(crate::cli::remote_names(entrants_bots.iter()))?,
+                remote: (self.remote).validate(
+                    crate::cli::remote_names(entrants_bots.iter()),
+                    crate::remote::args::seats_at_once(jobs),
+                )?,
             },
             hypotheses,
             json: self.json,

@@ -154,7 +154,7 @@ async fn play(
     let jobs = set_jobs(cfg, state);
     let tables = t.jobs.min(jobs.len()).max(1);
     announce(cfg, state, tables);
-    crate::tournament::run::check_open_files(tables as u64)?;
+    crate::tournament::run::check_open_files(tables as u64, t.remote.as_ref())?;
     crate::tournament::run::warn_oversubscribed(tables, &**console);
     let progress = Progress::new(t.quiet);
     let stop = cancel.child_token();

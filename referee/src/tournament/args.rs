@@ -168,8 +168,10 @@ impl TournamentArgs {
         let from = self.from.as_deref();
         let secret = (self.secret).choose(&out, self.resume, from, shard.is_some())?;
         let spec = table_spec(&table, &entrants, &out, self.secret.file())?;
-        let remote =
-            (self.remote).validate(crate::cli::remote_names(entrants.iter().map(|e| &e.bot)))?;
+        let remote = (self.remote).validate(
+            crate::cli::remote_names(entrants.iter().map(|e| &e.bot)),
+            crate::remote::args::seats_at_once(jobs),
+        )?;
         Ok(TournamentConfig {
             entrants,
             format,

@@ -478,7 +478,7 @@ fn announce(
     reporter: &dyn Reporter,
 ) -> anyhow::Result<()> {
     reporter.report(&Event::RoundStarting(plan));
-    check_open_files(plan.tables as u64)?;
+    check_open_files(plan.tables as u64, cfg.remote.as_ref())?;
     warn_oversubscribed(plan.tables, reporter);
     if let Some(hint) = cfg.format.pairing().hint(cfg.entrants.len(), plan.in_round) {
         reporter.report(&Event::Hint(&hint));
@@ -529,10 +529,16 @@ fn import(
 }
 
 /// Raises the soft open-file limit if the tables need it, or says how many
-/// tables fit.
-pub(crate) fn check_open_files(tables: u64) -> anyhow::Result<()> {
+/// tables fit. `remote`: the run's remote seats, whose hub holds a reserve
+/// of its own ([`crate::remote::descriptors::reserve`]); a remote seat's
+/// connections take the place of a local bot's pipes in a table's files.
+pub(crate) fn check_open_files(
+    tables: u64,
+    remote: Option<&crate::remote::RemoteSpec>,
+) -> anyhow::Result<()> {
     use nix::sys::resource::{getrlimit, setrlimit, Resource};
-    let need = 64 + tables * FILES_PER_TABLE;
+    let hub = remote.map_or(0, crate::remote::descriptors::reserve);
+    let need = 64 + hub + tables * FILES_PER_TABLE;
     let Ok((soft, hard)) = getrlimit(Resource::RLIMIT_NOFILE) else {
         return Ok(());
     };
@@ -545,7 +551,7 @@ pub(crate) fn check_open_files(tables: u64) -> anyhow::Result<()> {
     bail!(
         "failed to start: {tables} tables need about {need} open files, but the limit is {soft} (hard limit {hard}); \
          use --jobs {} or raise `ulimit -n`",
-        (hard.saturating_sub(64) / FILES_PER_TABLE).max(1)
+        (hard.saturating_sub(64 + hub) / FILES_PER_TABLE).max(1)
     )
 }
 
