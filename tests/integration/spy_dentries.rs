@@ -57,7 +57,7 @@ fn cached(path: &str) -> Option<bool> {
 /// of their own (`referee/src/bot/image.rs`: the default for a root
 /// referee, with erofs in the kernel and `mkfs.erofs` on the host, unless
 /// `SCHMIER_VIEW_CACHE=none`); `Err` says why not.
-fn images_made() -> Result<(), &'static str> {
+pub fn images_made() -> Result<(), &'static str> {
     if std::env::var_os("SCHMIER_VIEW_CACHE").is_some_and(|v| v == "none") {
         return Err("SCHMIER_VIEW_CACHE=none");
     }
