@@ -275,9 +275,22 @@ fn sorted_names(dir: &Path) -> std::io::Result<Vec<std::ffi::OsString>> {
     Ok(names)
 }
 
+/// How many times an image is built for a view that changes while it is
+/// built, before the referee gives up.
+const BUILDS: usize = 3;
+
 /// The image of `spec`, from the cache or built now (by `referee`, the
 /// referee's executable, as `referee stage-view`); one builder at a time per
 /// image across every referee of the host (a lock file), the others wait.
+///
+/// The tree is live while `mkfs.erofs` reads it: a file replaced meanwhile
+/// (`dpkg`, `pip`, Python writing a `.pyc`: a new file renamed over the
+/// old) makes `mkfs.erofs` fail on the name it listed ("No such file or
+/// directory"), or the image shows a tree its key does not name. So the
+/// tree is keyed again once the build is over; if it changed, the image is
+/// thrown away and built again for the new key (up to [`BUILDS`] times): a
+/// host that installs a package while a run starts no longer stops the run
+/// (it failed closed: no sandboxed bot starts without its image).
 pub fn ensure(maker: &Maker, referee: &Path, spec: &Spec) -> anyhow::Result<PathBuf> {
     let cache = &maker.cache;
     std::fs::create_dir_all(cache).with_context(|| {
@@ -292,10 +305,35 @@ pub fn ensure(maker: &Maker, referee: &Path, spec: &Spec) -> anyhow::Result<Path
             cache.display()
         )
     })?;
-    let key = key(spec);
+    let mut key = key(spec);
+    for _ in 0..BUILDS {
+        match ensure_keyed(maker, referee, spec, &key)? {
+            Built::Image(image) => return Ok(image),
+            Built::Changed(now) => {
+                tracing::debug!("the view changed while its image {key} was built: built again");
+                key = now;
+            }
+        }
+    }
+    Err(anyhow!(
+        "the view changed while its image was built, {BUILDS} times over"
+    ))
+}
+
+/// What one build of an image came to.
+enum Built {
+    /// The image, in the cache.
+    Image(PathBuf),
+    /// None: the tree changed while it was built; its key now.
+    Changed(String),
+}
+
+/// [`ensure`] for the tree as `key` names it.
+fn ensure_keyed(maker: &Maker, referee: &Path, spec: &Spec, key: &str) -> anyhow::Result<Built> {
+    let cache = &maker.cache;
     let image = cache.join(format!("{key}.erofs"));
     if touch(&image) {
-        return Ok(image);
+        return Ok(Built::Image(image));
     }
     let lock_path = cache.join(format!("{key}.lock"));
     let lock = File::create(&lock_path)
@@ -303,7 +341,7 @@ pub fn ensure(maker: &Maker, referee: &Path, spec: &Spec) -> anyhow::Result<Path
     let _lock = nix::fcntl::Flock::lock(lock, nix::fcntl::FlockArg::LockExclusive)
         .map_err(|(_, e)| anyhow!("failed to lock {}: {e}", lock_path.display()))?;
     if touch(&image) {
-        return Ok(image);
+        return Ok(Built::Image(image));
     }
     let part = cache.join(format!("{key}.{}.part", std::process::id()));
     let (stage, empty) = (part.with_extension("stage"), part.with_extension("empty"));
@@ -329,6 +367,12 @@ pub fn ensure(maker: &Maker, referee: &Path, spec: &Spec) -> anyhow::Result<Path
         let _ = std::fs::remove_dir(dir);
     }
     let status = status.context("failed to run the image builder")?;
+    let now = self::key(spec);
+    if now != key {
+        let _ = std::fs::remove_file(&part);
+        let _ = std::fs::remove_file(&lock_path);
+        return Ok(Built::Changed(now));
+    }
     if !status.success() {
         let _ = std::fs::remove_file(&part);
         return Err(anyhow!("building the image failed ({status})"));
@@ -338,7 +382,7 @@ pub fn ensure(maker: &Maker, referee: &Path, spec: &Spec) -> anyhow::Result<Path
     let _ = std::fs::remove_file(&lock_path);
     tracing::debug!("image {} built in {:?}", image.display(), began.elapsed());
     prune(cache, KEEP);
-    Ok(image)
+    Ok(Built::Image(image))
 }
 
 /// Marks `image` used now; whether it exists.
