@@ -26,10 +26,11 @@
 //! A sparse file is held for what it holds, not its length (issue 43: a bot
 //! folder's 2 GiB `model.bin`, 8 KiB on disk, locked 2 GiB of memory): past
 //! [`HOLES_HELD`] of holes in all, its data (`extents.rs`) is locked and
-//! counted against the budget, its holes are neither ([`Holes::LeftOut`]). Its mapping is locked on fault
-//! (`MLOCK_ONFAULT`) and only the data is faulted in, so the holes take no
-//! memory and the file still takes one mapping (the process's `VmLck`
-//! counts the whole mapping; the pages locked are `smaps`' `Locked`). A read
+//! counted against the budget, its holes are neither ([`Holes::LeftOut`]).
+//! Its mapping is locked on fault (`MLOCK_ONFAULT`) and only the data is
+//! faulted in, so the holes take no memory and the file still takes one
+//! mapping (the process's `VmLck` counts the whole mapping; the pages locked
+//! are the mapping's resident ones, `smaps`' `Rss`). A read
 //! of a hole puts a page of zeros in the page cache, which a later bot can
 //! time: where bots see such a file from an image (`image.rs`: a root
 //! referee's default) a hole read fills the page cache of that bot's own
@@ -120,7 +121,10 @@ impl Resident {
         let mut holes_held = 0;
         for (path, len, sparse) in files {
             let mut data = None;
-            if let (true, Holes::LeftOut, Ok(file)) = (sparse, holes, std::fs::File::open(&path)) {
+            let opened = (sparse && holes == Holes::LeftOut)
+                .then(|| std::fs::File::open(&path).ok())
+                .flatten();
+            if let Some(file) = opened {
                 let found = super::extents::data(&file, len);
                 let hole = len - found.iter().map(|r| r.1).sum::<u64>();
                 if holes_held + hole <= HOLES_HELD {
@@ -243,8 +247,8 @@ fn map(file: &Chosen, locked: &mut bool) -> Option<usize> {
         let start = offset / page * page;
         let end = (offset + bytes).div_ceil(page) * page;
         // SAFETY: a range of pages within the mapping just made; reads
-        // them in, errors ignored (a best effort: a page not read in now
-        // is read, and locked, on a bot's first read of it).
+        // them in, errors ignored (a best effort, as `mlock`'s: a page of
+        // data not read in now is not held).
         unsafe {
             libc::madvise(
                 addr.cast::<u8>().add(start as usize).cast(),
