@@ -285,12 +285,14 @@ const BUILDS: usize = 3;
 ///
 /// The tree is live while `mkfs.erofs` reads it: a file replaced meanwhile
 /// (`dpkg`, `pip`, Python writing a `.pyc`: a new file renamed over the
-/// old) makes `mkfs.erofs` fail on the name it listed ("No such file or
-/// directory"), or the image shows a tree its key does not name. So the
-/// tree is keyed again once the build is over; if it changed, the image is
-/// thrown away and built again for the new key (up to [`BUILDS`] times): a
-/// host that installs a package while a run starts no longer stops the run
-/// (it failed closed: no sandboxed bot starts without its image).
+/// old) makes `mkfs.erofs` fail on a name it listed and cannot open ("No
+/// such file or directory"). So a build that fails is not the end: the
+/// tree is keyed again, and if it changed the image is built again for the
+/// new key (up to [`BUILDS`] times). A host that installs a package while a
+/// run starts no longer stops the run (it failed closed: no sandboxed bot
+/// starts without its image). A build that succeeds is kept, as the
+/// snapshot of the tree bots are shown (PROTOCOL.md), even if the tree
+/// moved on meanwhile: a later run keys the tree as it is then.
 pub fn ensure(maker: &Maker, referee: &Path, spec: &Spec) -> anyhow::Result<PathBuf> {
     let cache = &maker.cache;
     std::fs::create_dir_all(cache).with_context(|| {
@@ -310,13 +312,13 @@ pub fn ensure(maker: &Maker, referee: &Path, spec: &Spec) -> anyhow::Result<Path
         match ensure_keyed(maker, referee, spec, &key)? {
             Built::Image(image) => return Ok(image),
             Built::Changed(now) => {
-                tracing::debug!("the view changed while its image {key} was built: built again");
+                tracing::debug!("the view changed while its image {key} failed to build: again");
                 key = now;
             }
         }
     }
     Err(anyhow!(
-        "the view changed while its image was built, {BUILDS} times over"
+        "building the image failed while the view changed, {BUILDS} times over"
     ))
 }
 
@@ -324,7 +326,7 @@ pub fn ensure(maker: &Maker, referee: &Path, spec: &Spec) -> anyhow::Result<Path
 enum Built {
     /// The image, in the cache.
     Image(PathBuf),
-    /// None: the tree changed while it was built; its key now.
+    /// None: the build failed, and the tree changed meanwhile; its key now.
     Changed(String),
 }
 
@@ -367,14 +369,13 @@ fn ensure_keyed(maker: &Maker, referee: &Path, spec: &Spec, key: &str) -> anyhow
         let _ = std::fs::remove_dir(dir);
     }
     let status = status.context("failed to run the image builder")?;
-    let now = self::key(spec);
-    if now != key {
-        let _ = std::fs::remove_file(&part);
-        let _ = std::fs::remove_file(&lock_path);
-        return Ok(Built::Changed(now));
-    }
     if !status.success() {
         let _ = std::fs::remove_file(&part);
+        let now = self::key(spec);
+        if now != key {
+            let _ = std::fs::remove_file(&lock_path);
+            return Ok(Built::Changed(now));
+        }
         return Err(anyhow!("building the image failed ({status})"));
     }
     std::fs::rename(&part, &image)
