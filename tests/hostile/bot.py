@@ -96,6 +96,23 @@ def main():
             sys.stderr.buffer.flush()
             if rate > 0:
                 time.sleep(max(0.0, start + (i + 1) / rate - time.monotonic()))
+    if MODE == "read-model":
+        # Waits for the test's SIGUSR1 (it reads the view holder's memory
+        # meanwhile), then reads the model.bin beside this script: its data
+        # at the start, and 1 MiB of a hole 1 GiB in. SIGUSR2 is blocked
+        # too, and not waited for, so that /proc's SigBlk shows it while
+        # SIGUSR1 is waited for (sigwait unblocks what it waits for): the
+        # test's sign that SIGUSR1 no longer kills the bot.
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGUSR1, signal.SIGUSR2})
+        signal.sigwait({signal.SIGUSR1})
+        here = os.path.dirname(os.path.abspath(__file__))
+        with open(os.path.join(here, "model.bin"), "rb") as f:
+            head = f.read(7)
+            f.seek(1 << 30)
+            hole = f.read(1 << 20)
+        zeros = len(hole) == 1 << 20 and hole == bytes(len(hole))
+        sys.stderr.write(f"MODEL {head.decode(errors='replace')} hole-zeros={zeros}\n")
+        sys.stderr.flush()
     requests = 0
     games = 0
     first = None

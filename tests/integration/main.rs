@@ -44,6 +44,7 @@ mod show;
 mod slurm;
 mod snapshot_example;
 mod snapshots;
+mod sparse;
 mod sprt;
 mod spy;
 mod spy_clock;

@@ -57,7 +57,7 @@ fn cached(path: &str) -> Option<bool> {
 /// of their own (`referee/src/bot/image.rs`: the default for a root
 /// referee, with erofs in the kernel and `mkfs.erofs` on the host, unless
 /// `SCHMIER_VIEW_CACHE=none`); `Err` says why not.
-fn images_made() -> Result<(), &'static str> {
+pub fn images_made() -> Result<(), &'static str> {
     if std::env::var_os("SCHMIER_VIEW_CACHE").is_some_and(|v| v == "none") {
         return Err("SCHMIER_VIEW_CACHE=none");
     }
@@ -216,6 +216,91 @@ fn record_the_timed_read(boxed: &Set, how: &str, written: usize) {
         pairs.len() * 6,
         written
     );
+}
+
+/// A bot folder that changes while its image is made (a file written next
+/// to it, as a package install or a `.pyc` write does to the system view)
+/// is imaged again, and the run plays: `mkfs.erofs`, which fails on a file
+/// it listed and cannot find, once failed the image, and then the whole run
+/// (exit 2, no bot started). Here a stand-in `mkfs.erofs`, first on `PATH`,
+/// writes a file into the bot's folder and fails the first time it is asked
+/// for that folder's image, and runs the real one otherwise.
+#[test]
+fn a_bot_folder_that_changes_while_its_image_is_made_is_imaged_again() {
+    use std::os::unix::fs::PermissionsExt;
+    if let Err(why) = images_made() {
+        crate::support::skip(&format!("this host makes no images of the view ({why})"));
+        return;
+    }
+    let real = (std::env::var("PATH").unwrap().split(':'))
+        .chain(["/usr/sbin", "/sbin", "/usr/bin"])
+        .map(|d| std::path::Path::new(d).join("mkfs.erofs"))
+        .find(|p| p.exists())
+        .expect("images_made found one");
+    let dir = tempfile::tempdir().unwrap();
+    let folder = dir.path().join("bot");
+    std::fs::create_dir(&folder).unwrap();
+    for d in [dir.path(), &folder] {
+        std::fs::set_permissions(d, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let script = folder.join("bot.py");
+    std::fs::copy(crate::support::root().join("tests/hostile/bot.py"), &script).unwrap();
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let bin = dir.path().join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    let changed = dir.path().join("changed");
+    let mkfs = bin.join("mkfs.erofs");
+    std::fs::write(
+        &mkfs,
+        format!(
+            "#!/bin/sh
+\
+             for root; do :; done
+\
+             if [ -e \"$root/bot.py\" ] && [ ! -e '{changed}' ]; then
+\
+             touch '{changed}'
+\
+             echo late > '{late}'
+\
+             echo 'mkfs.erofs: No such file or directory' >&2
+\
+             exit 1
+\
+             fi
+\
+             exec '{real}' \"$@\"
+",
+            changed = changed.display(),
+            late = folder.join("late.txt").display(),
+            real = real.display(),
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&mkfs, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap());
+    let out = dir.path().join("out");
+    let output = crate::support::referee()
+        .args(["play", "--sandbox", "--seed", "1", "--seat"])
+        .arg(format!("1=python3 {} instant", script.display()))
+        .args(["--team", "inproc:heuristic", "--team", "inproc:random"])
+        .args(["--team", "inproc:random", "--transcript"])
+        .arg(&out)
+        .env("PATH", path)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        changed.exists(),
+        "the stand-in never changed the folder: {stderr}"
+    );
+    assert!(output.status.success(), "{}: {stderr}", output.status);
+    let game = std::fs::read_to_string(out.join("game-0001.jsonl")).unwrap();
+    assert!(
+        game.lines().last().unwrap().contains("\"result\""),
+        "{game}"
+    );
+    assert!(!game.contains("\"fault\""), "{game}");
 }
 
 /// Where the view was to be shown from images and one cannot be made, no

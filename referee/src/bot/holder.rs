@@ -23,7 +23,7 @@ use std::process::{Child, ChildStdin, Command, Stdio};
 
 use clap::Args;
 
-use super::resident::Resident;
+use super::resident::{Holes, Resident};
 
 /// The hidden subcommand that holds the view.
 pub const SUBCOMMAND: &str = "hold-view";
@@ -191,18 +191,20 @@ pub fn run(args: &HoldArgs) -> std::io::Result<()> {
     // host's paths for the view if an image could not be made.
     let (images, mut held) = std::thread::scope(|scope| {
         let images = scope.spawn(|| make_images(args));
-        let held = Resident::hold(&args.root, &args.hidden, args.others_only);
+        let held = Resident::hold(&args.root, &args.hidden, args.others_only, Holes::LeftOut);
         (images.join().unwrap_or_default(), held)
     });
     if images.iter().any(Result::is_err) {
         // Held again with the view's paths in one walk, each file once.
         let roots: Vec<PathBuf> = args.root.iter().chain(&args.imaged).cloned().collect();
-        held = Resident::hold(&roots, &args.hidden, args.others_only);
+        held = Resident::hold(&roots, &args.hidden, args.others_only, Holes::LeftOut);
     }
     // The images are the referee's (mode 0600), read by the kernel for
-    // every bot: held whoever may read them.
+    // every bot: held whoever may read them, holes and all (a sparse file
+    // of the view is a hole in its image, not in the image file).
     let made: Vec<PathBuf> = images.iter().flatten().cloned().collect();
-    let held_images = Resident::hold(&made, &[], false);
+    let held_images = Resident::hold(&made, &[], false, Holes::Held);
+    warn_holes(&held.holes);
     let mut out = std::io::stdout().lock();
     writeln!(
         out,
@@ -228,6 +230,34 @@ pub fn run(args: &HoldArgs) -> std::io::Result<()> {
     drop(held);
     drop(held_images);
     Ok(())
+}
+
+/// Warns, naming them, of the sparse files held without their holes: bots
+/// see them from the host, so a hole one bot reads is cached for the next
+/// (`resident.rs`). Said here, where the files are known, on the stderr the
+/// holder shares with the referee.
+fn warn_holes(holes: &[(PathBuf, u64)]) {
+    const NAMED: usize = 3;
+    if holes.is_empty() {
+        return;
+    }
+    let bytes: u64 = holes.iter().map(|h| h.1).sum();
+    let mut names: Vec<String> = (holes.iter().take(NAMED))
+        .map(|(path, _)| path.display().to_string())
+        .collect();
+    if holes.len() > NAMED {
+        names.push(format!("{} more", holes.len() - NAMED));
+    }
+    eprintln!(
+        "referee: warning: {} sparse file(s) bots can read from the host ({}) are held in \
+         memory without their holes ({} MiB of zeros, not held), so a bot could leave bits for \
+         a later game in which pages of those holes are cached (SECURITY.md, \"Duplicate-set \
+         memory\"). A root referee with images shows them to each bot from an image of its \
+         own, where no hole is shared; or store them dense (cp --sparse=never), held whole",
+        holes.len(),
+        names.join(", "),
+        bytes >> 20
+    );
 }
 
 /// The images `args` asks for, made or found (`image.rs`).

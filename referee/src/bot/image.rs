@@ -54,7 +54,13 @@ pub const CACHE_ENV: &str = "SCHMIER_VIEW_CACHE";
 
 /// How images are built; part of every key, so that a change here builds
 /// them again.
-const FORMAT: &str = "schmier view image 1: mkfs.erofs --quiet --preserve-mtime, uncompressed";
+const FORMAT: &str =
+    "schmier view image 2: mkfs.erofs --quiet --preserve-mtime --chunksize=4096, uncompressed";
+
+/// The chunk size of every file in an image: one block, so that every hole
+/// of a sparse file a block long or longer stays a hole (a chunk with no
+/// block behind it) instead of being written out as zeros.
+const CHUNK: &str = "--chunksize=4096";
 
 /// At most this many images stay in the cache (the least recently used go),
 /// besides those used within [`IN_USE`].
@@ -66,10 +72,17 @@ const KEEP: usize = 16;
 /// cache, the holder keeps its pages resident, and every bot then maps the
 /// host's one copy (node, the Python runtime, big libraries) instead of
 /// reading its own from the image: some 20 ms a Node start here.
+///
+/// But for a sparse one (issue 43: a 2 GiB `model.bin` holding 8 KiB): it
+/// stays in the image, where its holes are holes ([`CHUNK`]), so the image
+/// and what the holder locks of it are what the file holds. A bot reading a
+/// hole then fills the page cache of its own mount of the image, gone with
+/// it, not the host's page cache of the file, which a later bot could time
+/// (`resident.rs`).
 pub const LARGE_FILE: u64 = 2 << 20;
 
 /// The regular files at least [`LARGE_FILE`] long beneath `dirs` (not
-/// following links), but for any in or under `skip`.
+/// following links), but for any in or under `skip` and sparse ones.
 pub fn large_files(dirs: &[PathBuf], skip: &[PathBuf]) -> Vec<PathBuf> {
     // Each entry's type from the directory itself and its size from a stat
     // relative to the directory's descriptor, not a walk of its whole path.
@@ -82,9 +95,7 @@ pub fn large_files(dirs: &[PathBuf], skip: &[PathBuf]) -> Vec<PathBuf> {
             match entry.file_type() {
                 _ if skip.iter().any(|s| path.starts_with(s)) => {}
                 Ok(t) if t.is_dir() => walk(&path, skip, out),
-                Ok(t) if t.is_file() && entry.metadata().is_ok_and(|m| m.len() >= LARGE_FILE) => {
-                    out.push(path)
-                }
+                Ok(t) if t.is_file() && entry.metadata().is_ok_and(|m| bound(&m)) => out.push(path),
                 _ => {}
             }
         }
@@ -96,7 +107,7 @@ pub fn large_files(dirs: &[PathBuf], skip: &[PathBuf]) -> Vec<PathBuf> {
     {
         let mut out = Vec::new();
         match std::fs::symlink_metadata(dir) {
-            Ok(m) if m.is_file() && m.len() >= LARGE_FILE => out.push(dir.clone()),
+            Ok(m) if m.is_file() && bound(&m) => out.push(dir.clone()),
             Ok(m) if m.is_dir() => walk(dir, skip, &mut out),
             _ => {}
         }
@@ -106,6 +117,19 @@ pub fn large_files(dirs: &[PathBuf], skip: &[PathBuf]) -> Vec<PathBuf> {
         all.extend(out);
     }
     all
+}
+
+/// A sparse file up to this long is imaged ([`LARGE_FILE`]); a longer one is
+/// bound from the host, held for its data alone (`resident.rs`, which warns
+/// of its holes). `mkfs.erofs` (1.5) reads every byte of a file, holes too
+/// (a 2 GiB file holding 8 KiB: 15 s here, once per image), and the image
+/// keeps 4 bytes of index for each 4 KiB chunk of it.
+pub const SPARSE_IMAGED: u64 = super::resident::BUDGET_BYTES;
+
+/// Whether a regular file is bound from the host rather than imaged: large,
+/// and not a sparse one short enough to image ([`LARGE_FILE`]).
+fn bound(meta: &std::fs::Metadata) -> bool {
+    meta.len() >= LARGE_FILE && (meta.len() > SPARSE_IMAGED || !super::extents::may_be_sparse(meta))
 }
 
 /// An image used this recently is never pruned.
@@ -251,9 +275,24 @@ fn sorted_names(dir: &Path) -> std::io::Result<Vec<std::ffi::OsString>> {
     Ok(names)
 }
 
+/// How many times an image is built for a view that changes while it is
+/// built, before the referee gives up.
+const BUILDS: usize = 3;
+
 /// The image of `spec`, from the cache or built now (by `referee`, the
 /// referee's executable, as `referee stage-view`); one builder at a time per
 /// image across every referee of the host (a lock file), the others wait.
+///
+/// The tree is live while `mkfs.erofs` reads it: a file replaced meanwhile
+/// (`dpkg`, `pip`, Python writing a `.pyc`: a new file renamed over the
+/// old) makes `mkfs.erofs` fail on a name it listed and cannot open ("No
+/// such file or directory"). So a build that fails is not the end: the
+/// tree is keyed again, and if it changed the image is built again for the
+/// new key (up to [`BUILDS`] times). A host that installs a package while a
+/// run starts no longer stops the run (it failed closed: no sandboxed bot
+/// starts without its image). A build that succeeds is kept, as the
+/// snapshot of the tree bots are shown (PROTOCOL.md), even if the tree
+/// moved on meanwhile: a later run keys the tree as it is then.
 pub fn ensure(maker: &Maker, referee: &Path, spec: &Spec) -> anyhow::Result<PathBuf> {
     let cache = &maker.cache;
     std::fs::create_dir_all(cache).with_context(|| {
@@ -268,10 +307,35 @@ pub fn ensure(maker: &Maker, referee: &Path, spec: &Spec) -> anyhow::Result<Path
             cache.display()
         )
     })?;
-    let key = key(spec);
+    let mut key = key(spec);
+    for _ in 0..BUILDS {
+        match ensure_keyed(maker, referee, spec, &key)? {
+            Built::Image(image) => return Ok(image),
+            Built::Changed(now) => {
+                tracing::debug!("the view changed while its image {key} failed to build: again");
+                key = now;
+            }
+        }
+    }
+    Err(anyhow!(
+        "building the image failed while the view changed, {BUILDS} times over"
+    ))
+}
+
+/// What one build of an image came to.
+enum Built {
+    /// The image, in the cache.
+    Image(PathBuf),
+    /// None: the build failed, and the tree changed meanwhile; its key now.
+    Changed(String),
+}
+
+/// [`ensure`] for the tree as `key` names it.
+fn ensure_keyed(maker: &Maker, referee: &Path, spec: &Spec, key: &str) -> anyhow::Result<Built> {
+    let cache = &maker.cache;
     let image = cache.join(format!("{key}.erofs"));
     if touch(&image) {
-        return Ok(image);
+        return Ok(Built::Image(image));
     }
     let lock_path = cache.join(format!("{key}.lock"));
     let lock = File::create(&lock_path)
@@ -279,7 +343,7 @@ pub fn ensure(maker: &Maker, referee: &Path, spec: &Spec) -> anyhow::Result<Path
     let _lock = nix::fcntl::Flock::lock(lock, nix::fcntl::FlockArg::LockExclusive)
         .map_err(|(_, e)| anyhow!("failed to lock {}: {e}", lock_path.display()))?;
     if touch(&image) {
-        return Ok(image);
+        return Ok(Built::Image(image));
     }
     let part = cache.join(format!("{key}.{}.part", std::process::id()));
     let (stage, empty) = (part.with_extension("stage"), part.with_extension("empty"));
@@ -307,6 +371,11 @@ pub fn ensure(maker: &Maker, referee: &Path, spec: &Spec) -> anyhow::Result<Path
     let status = status.context("failed to run the image builder")?;
     if !status.success() {
         let _ = std::fs::remove_file(&part);
+        let now = self::key(spec);
+        if now != key {
+            let _ = std::fs::remove_file(&lock_path);
+            return Ok(Built::Changed(now));
+        }
         return Err(anyhow!("building the image failed ({status})"));
     }
     std::fs::rename(&part, &image)
@@ -314,7 +383,7 @@ pub fn ensure(maker: &Maker, referee: &Path, spec: &Spec) -> anyhow::Result<Path
     let _ = std::fs::remove_file(&lock_path);
     tracing::debug!("image {} built in {:?}", image.display(), began.elapsed());
     prune(cache, KEEP);
-    Ok(image)
+    Ok(Built::Image(image))
 }
 
 /// Marks `image` used now; whether it exists.
@@ -426,7 +495,7 @@ pub fn stage(args: &StageArgs) -> anyhow::Result<()> {
     File::create(&empty_file)?;
     bind_tree(root, &spec, &empty_file)?;
     let status = std::process::Command::new(&args.mkfs)
-        .args(["--quiet", "--preserve-mtime"])
+        .args(["--quiet", "--preserve-mtime", CHUNK])
         .arg(&args.image)
         .arg(root)
         .stdin(std::process::Stdio::null())
@@ -580,7 +649,7 @@ mod tests {
     }
 
     /// Large regular files are found beneath the directories, not small
-    /// ones, links to large ones, or any under a skipped path.
+    /// ones, sparse ones, links to large ones, or any under a skipped path.
     #[test]
     fn large_files_are_the_regular_files_past_the_limit() {
         let dir = tempfile::tempdir().unwrap();
@@ -588,21 +657,27 @@ mod tests {
         std::fs::create_dir_all(root.join("lib/sub")).unwrap();
         std::fs::create_dir_all(root.join("out")).unwrap();
         let large = |p: &Path, extra: u64| {
-            File::create(p)
-                .unwrap()
-                .set_len(LARGE_FILE + extra)
-                .unwrap();
+            std::fs::write(p, vec![7u8; (LARGE_FILE + extra) as usize]).unwrap();
         };
         large(&root.join("lib/sub/big.so"), 0);
         large(&root.join("out/hidden.bin"), 1);
         std::fs::write(root.join("lib/small.so"), b"elf").unwrap();
-        File::create(root.join("lib/almost"))
-            .unwrap()
-            .set_len(LARGE_FILE - 1)
-            .unwrap();
+        std::fs::write(root.join("lib/almost"), vec![7u8; LARGE_FILE as usize - 1]).unwrap();
+        // 2 GiB long, one block of data: imaged, its holes holes; but
+        // past SPARSE_IMAGED it is bound.
+        let sparse = |p: &Path, len: u64| {
+            let file = File::create(p).unwrap();
+            file.set_len(len).unwrap();
+            std::os::unix::fs::FileExt::write_all_at(&file, b"weights", 0).unwrap();
+        };
+        sparse(&root.join("lib/model.bin"), 2 << 30);
+        sparse(&root.join("lib/vast.bin"), SPARSE_IMAGED + 1);
         std::os::unix::fs::symlink(root.join("lib/sub/big.so"), root.join("lib/link.so")).unwrap();
         let found = large_files(&[root.to_path_buf()], &[root.join("out")]);
-        assert_eq!(found, [root.join("lib/sub/big.so")]);
+        assert_eq!(
+            found,
+            [root.join("lib/sub/big.so"), root.join("lib/vast.bin")]
+        );
     }
 
     /// Only the least recently used images beyond the limit are removed

@@ -23,7 +23,8 @@
 //!   `procmask.rs`: constants over `/proc`'s host-wide files; `procview.rs`:
 //!   what of `/proc` Landlock lets a bot read; `view.rs`: the system paths it
 //!   sees (`own_view.rs`: the little a built-in bot sees instead); `resident.rs`: every page of them held in memory for the run,
-//!   by a process of its own (`holder.rs`); `image.rs`: that view as erofs
+//!   by a process of its own (`holder.rs`), a sparse file for what it holds
+//!   (`extents.rs`); `image.rs`: that view as erofs
 //!   images mounted afresh for each bot (opt-in, `SCHMIER_VIEW_CACHE`); `launcher.rs`: a sandbox kept
 //!   across games, starting each bot in fresh namespaces inside it
 //!   (`referee launcher`), `kept_state.rs`: what such a sandbox shares
@@ -34,6 +35,7 @@ mod cgroup;
 mod channel;
 mod cpu;
 mod devices;
+mod extents;
 mod freeze_guard;
 mod holder;
 mod image;
