@@ -43,50 +43,28 @@ pub fn read_only_for(cmd: &mut Command) {
                 return Err(std::io::Error::last_os_error());
             }
             // Nothing done here reaches the host's mount namespace.
-            let root = c"/";
-            let private = libc::MS_REC | libc::MS_PRIVATE;
-            if libc::mount(
-                std::ptr::null(),
-                root.as_ptr(),
-                std::ptr::null(),
-                private,
-                std::ptr::null(),
-            ) != 0
-            {
-                return Err(std::io::Error::last_os_error());
-            }
+            mount(None, c"/", libc::MS_REC | libc::MS_PRIVATE)?;
             for node in NODES {
-                let bind = libc::mount(
-                    node.as_ptr(),
-                    node.as_ptr(),
-                    std::ptr::null(),
-                    libc::MS_BIND,
-                    std::ptr::null(),
-                );
-                if bind != 0 {
+                match mount(Some(node), node, libc::MS_BIND) {
                     // A host without the node: bubblewrap shows none either.
-                    if std::io::Error::last_os_error().raw_os_error() == Some(libc::ENOENT) {
-                        continue;
-                    }
-                    return Err(std::io::Error::last_os_error());
+                    Err(e) if e.raw_os_error() == Some(libc::ENOENT) => continue,
+                    other => other?,
                 }
-                let ro = libc::MS_REMOUNT
-                    | libc::MS_BIND
-                    | libc::MS_RDONLY
-                    | libc::MS_NOSUID
-                    | libc::MS_NOEXEC;
-                if libc::mount(
-                    std::ptr::null(),
-                    node.as_ptr(),
-                    std::ptr::null(),
-                    ro,
-                    std::ptr::null(),
-                ) != 0
-                {
-                    return Err(std::io::Error::last_os_error());
-                }
+                let ro = libc::MS_REMOUNT | libc::MS_BIND | libc::MS_RDONLY;
+                mount(None, node, ro | libc::MS_NOSUID | libc::MS_NOEXEC)?;
             }
             Ok(())
         });
+    }
+}
+
+/// `mount(2)` with no file system type or data: async-signal-safe.
+fn mount(source: Option<&CStr>, target: &CStr, flags: libc::c_ulong) -> std::io::Result<()> {
+    let source = source.map_or(std::ptr::null(), CStr::as_ptr);
+    let null = std::ptr::null();
+    // SAFETY: NUL-terminated strings that outlive the call, or null.
+    match unsafe { libc::mount(source, target.as_ptr(), null, flags, null.cast()) } {
+        0 => Ok(()),
+        _ => Err(std::io::Error::last_os_error()),
     }
 }
