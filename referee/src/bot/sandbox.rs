@@ -20,7 +20,9 @@
 //! connect to and signal). Landlock forbids mounting, so it cannot be applied
 //! before bubblewrap: bubblewrap runs the referee's own executable in place of
 //! the bot (`referee landlock RULES -- BOT...`, bound read-only into every
-//! sandbox), which restricts itself and execs the bot, no extra process left.
+//! sandbox at its path: the executable the run started from, bound from a
+//! private name of it, whatever the path names later: `own_exe.rs`), which
+//! restricts itself and execs the bot, no extra process left.
 //! It closes what the namespaces leave open: bubblewrap's root and the parents of
 //! the bot's directory are a writable tmpfs, `/proc/self` is writable, `/dev/tty`
 //! is the operator's terminal, the network namespace has a working loopback, and
