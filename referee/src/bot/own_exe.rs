@@ -120,6 +120,16 @@ fn pin() -> std::io::Result<Pin> {
     // A folder of a dead referee with this pid, or someone else's: gone or refused.
     let _ = std::fs::remove_dir_all(&folder);
     std::fs::DirBuilder::new().mode(0o755).create(&folder)?;
+    // A bind keeps its source mount's flags: from a `noexec` mount (a
+    // hardened /tmp) bubblewrap could not run the referee.
+    let flags = nix::sys::statvfs::statvfs(&folder).map(|s| s.flags());
+    if flags.is_ok_and(|f| f.contains(nix::sys::statvfs::FsFlags::ST_NOEXEC)) {
+        let _ = std::fs::remove_dir_all(&folder);
+        return Err(std::io::Error::other(format!(
+            "{} is mounted noexec; set TMPDIR to a folder that is not",
+            tmp.display()
+        )));
+    }
     let name = path()?.file_name().map(PathBuf::from);
     let file = folder.join(name.unwrap_or_else(|| "referee".into()));
     let follow = nix::fcntl::AtFlags::AT_SYMLINK_FOLLOW;
@@ -129,6 +139,8 @@ fn pin() -> std::io::Result<Pin> {
             let _ = std::fs::remove_dir_all(&folder);
         })?;
     }
+    let how = if linked.is_ok() { "linked" } else { "copied" };
+    tracing::debug!("the referee's executable {how} to {}", file.display());
     Ok(Pin { file, folder })
 }
 
