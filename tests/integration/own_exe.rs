@@ -21,35 +21,50 @@ enum Disturbance {
     Deleted,
 }
 
-/// A sandboxed tournament of a built-in bot, another and a spy that waits at
-/// its first request of every game (a fresh process each: `competition`),
+/// How the run isolates its bots.
+#[derive(Clone, Copy, Debug)]
+enum Isolation {
+    /// Sandboxed, each bot shown its view from images (a root referee's
+    /// default, built by `referee stage-view` while the run starts).
+    Images,
+    /// Sandboxed, the host's paths bound (`SCHMIER_VIEW_CACHE=none`).
+    HostPaths,
+    /// Not sandboxed: the built-in bots are `referee bot NAME` processes.
+    Unsandboxed,
+}
+
+/// A tournament of a built-in bot, another and a spy that waits at its
+/// first request of every game (a fresh process each: `competition`),
 /// whose referee is replaced or deleted while the first spy waits, plays
 /// every game without a fault, and its transcripts are those of an
-/// undisturbed run of the same copy: with the view's images (a root
-/// referee's default, built by `referee stage-view` while the run starts)
-/// and without (the host's paths bound).
+/// undisturbed run of the same copy: sandboxed, with and without the
+/// view's images, and unsandboxed.
 #[test]
-fn a_sandboxed_tournament_plays_on_when_its_referee_is_replaced_or_deleted() {
+fn a_tournament_plays_on_when_its_referee_is_replaced_or_deleted() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
     std::fs::copy(root().join("tests/spy/spy.py"), dir.path().join("spy.py")).unwrap();
-    for views in [None, Some("none")] {
-        let undisturbed = tournament(dir.path(), Disturbance::None, views);
+    for isolation in [
+        Isolation::Images,
+        Isolation::HostPaths,
+        Isolation::Unsandboxed,
+    ] {
+        let undisturbed = tournament(dir.path(), Disturbance::None, isolation);
         let games = transcripts(&undisturbed);
         assert!(games.len() >= 2, "{games:?}");
         for (name, text) in &games {
             assert!(!text.contains("\"type\":\"fault\""), "{name}: {text}");
         }
         for disturbance in [Disturbance::Replaced, Disturbance::Deleted] {
-            let got = transcripts(&tournament(dir.path(), disturbance, views));
-            assert_eq!(got.len(), games.len(), "{disturbance:?}, views {views:?}");
+            let got = transcripts(&tournament(dir.path(), disturbance, isolation));
+            assert_eq!(got.len(), games.len(), "{disturbance:?}, {isolation:?}");
             let differ: Vec<&str> = (got.iter().zip(&games))
                 .filter(|(a, b)| a != b)
                 .map(|(_, (name, _))| name.as_str())
                 .collect();
             assert!(
                 differ.is_empty(),
-                "{disturbance:?}, views {views:?}: {differ:?} differ"
+                "{disturbance:?}, {isolation:?}: {differ:?} differ"
             );
         }
     }
@@ -57,9 +72,8 @@ fn a_sandboxed_tournament_plays_on_when_its_referee_is_replaced_or_deleted() {
 
 /// Runs the tournament from a copy of the referee at the same path each
 /// time (the path is the built-in bot's command), disturbing that path as
-/// told once the spy of the first game waits; the view's images as
-/// `views` says (`SCHMIER_VIEW_CACHE`); returns its output folder.
-fn tournament(dir: &Path, disturbance: Disturbance, views: Option<&str>) -> PathBuf {
+/// told once the spy of the first game waits; returns its output folder.
+fn tournament(dir: &Path, disturbance: Disturbance, isolation: Isolation) -> PathBuf {
     let bin = dir.join("bin");
     let _ = std::fs::remove_dir_all(&bin);
     std::fs::create_dir(&bin).unwrap();
@@ -69,27 +83,21 @@ fn tournament(dir: &Path, disturbance: Disturbance, views: Option<&str>) -> Path
     // The same each run: the spy's command line is in the transcripts.
     let token = format!("own-exe-{}", std::process::id());
     let spy = format!("python3 {}/spy.py hold --tag {token}", dir.display());
-    let out = dir.join(format!("out-{disturbance:?}-{views:?}"));
+    let out = dir.join(format!("out-{disturbance:?}-{isolation:?}"));
     let mut cmd = Command::new(&referee);
-    if let Some(cache) = views {
-        cmd.env("SCHMIER_VIEW_CACHE", cache);
-    }
-    let mut child = cmd
-        .args([
-            "tournament",
-            "--jobs",
-            "1",
-            "--seed",
-            "5",
-            "-q",
-            "--sandbox",
-        ])
+    cmd.args(["tournament", "--jobs", "1", "--seed", "5", "-q"])
         .args(["--seed-secret", SECRET, "--policy", "competition"])
         .args(["--no-timeouts", "--entrant", "h=builtin:heuristic"])
         .args(["--entrant", "r=builtin:random", "--entrant"])
         .arg(format!("s={spy}"))
         .arg("--out")
-        .arg(&out)
+        .arg(&out);
+    match isolation {
+        Isolation::Images => _ = cmd.arg("--sandbox"),
+        Isolation::HostPaths => _ = cmd.arg("--sandbox").env("SCHMIER_VIEW_CACHE", "none"),
+        Isolation::Unsandboxed => {}
+    }
+    let mut child = cmd
         .current_dir(root())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
