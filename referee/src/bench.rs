@@ -15,7 +15,7 @@
 //! Wall-clock figures live here and in BENCHMARKS.md, never in a test.
 
 use std::io::{BufRead, BufReader, Write};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
@@ -206,8 +206,8 @@ pub fn echo() -> std::io::Result<()> {
 
 /// Round trips of a `request_bytes` line to `referee bench-echo` and back.
 fn baseline(request_bytes: usize, trips: usize) -> anyhow::Result<Baseline> {
-    let exe = std::env::current_exe().context("failed to find the referee's own executable")?;
-    let mut child = Command::new(exe)
+    let exe = crate::bot::own_exe().context("failed to find the referee's own executable")?;
+    let mut child = crate::bot::own_exe_command(&exe)
         .arg("bench-echo")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

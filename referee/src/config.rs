@@ -59,7 +59,7 @@ impl BotSpec {
     pub fn argv(&self) -> Result<Vec<String>, LaunchError> {
         match self {
             BotSpec::Builtin(name) => {
-                let exe = std::env::current_exe().map_err(LaunchError::NoOwnExecutable)?;
+                let exe = crate::bot::own_exe().map_err(LaunchError::NoOwnExecutable)?;
                 Ok(vec![
                     exe.to_string_lossy().into_owned(),
                     "bot".into(),
@@ -78,8 +78,9 @@ impl BotSpec {
     pub fn launch(&self, base: &Path, path: &str) -> Result<Launch, LaunchError> {
         match self {
             BotSpec::Builtin(name) => {
-                let exe = std::env::current_exe().map_err(LaunchError::NoOwnExecutable)?;
-                let program = std::fs::canonicalize(exe).map_err(LaunchError::OwnExecutableGone)?;
+                // Canonical, and the path the run started from even if it
+                // names another file now (`bot/own_exe.rs`).
+                let program = crate::bot::own_exe().map_err(LaunchError::NoOwnExecutable)?;
                 Ok(Launch {
                     dir: program.parent().unwrap_or(Path::new("/")).to_path_buf(),
                     program,

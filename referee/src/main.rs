@@ -7,6 +7,9 @@ use referee::config::PlayConfig;
 use referee::names::printable_lines;
 
 fn main() -> ExitCode {
+    // Read before anything can replace it: the run starts this executable,
+    // not whatever its path names later (`bot/own_exe.rs`).
+    referee::bot::remember_own_exe();
     let cli = Cli::parse();
     tracing_subscriber::fmt()
         .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
@@ -51,6 +54,7 @@ fn main() -> ExitCode {
     // Nothing a bot started outlives the run: the trees of the bots ended last
     // may still be dying (`bot/reaper.rs`).
     referee::bot::wait_for_reaper();
+    referee::bot::forget_own_exe();
     result.unwrap_or_else(|e| {
         // An error can quote a transcript, a journal or a tournament.json.
         let said = format!("{e:#}");

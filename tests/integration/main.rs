@@ -29,6 +29,7 @@ mod limits;
 mod names;
 mod netem_vm;
 mod outputs;
+mod own_exe;
 mod page;
 mod page_hostile;
 mod play;

@@ -18,7 +18,7 @@
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{ChildStdin, Command, Stdio};
+use std::process::{ChildStdin, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
@@ -62,8 +62,8 @@ pub fn ensure(dir: &Path) {
 }
 
 fn start(dir: &Path) -> Option<ChildStdin> {
-    let started = std::env::current_exe().and_then(|exe| {
-        Command::new(exe)
+    let started = super::own_exe::path().and_then(|exe| {
+        super::own_exe::command(&exe)
             .arg("freeze-guard")
             .arg("--dir")
             .arg(dir)

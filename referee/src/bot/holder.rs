@@ -19,7 +19,7 @@
 
 use std::io::{BufRead, Read, Write};
 use std::path::PathBuf;
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::process::{Child, ChildStdin, Stdio};
 
 use clap::Args;
 
@@ -87,7 +87,7 @@ impl Holder {
     pub fn start(referee: PathBuf, args: HoldArgs) -> std::io::Result<Starting> {
         let images = args.image.len();
         let mut child = super::spawner::on_thread(move || {
-            let mut cmd = Command::new(&referee);
+            let mut cmd = super::own_exe::command(&referee);
             cmd.arg(SUBCOMMAND);
             for r in &args.root {
                 cmd.arg("--root").arg(r);
@@ -262,7 +262,7 @@ fn warn_holes(holes: &[(PathBuf, u64)]) {
 
 /// The images `args` asks for, made or found (`image.rs`).
 fn make_images(args: &HoldArgs) -> Images {
-    let referee = std::env::current_exe();
+    let referee = super::own_exe::path();
     (args.image.iter())
         .map(|json| {
             let (Some(cache), Some(mkfs), Ok(referee)) = (&args.image_cache, &args.mkfs, &referee)

@@ -351,7 +351,7 @@ fn ensure_keyed(maker: &Maker, referee: &Path, spec: &Spec, key: &str) -> anyhow
         std::fs::create_dir(dir).with_context(|| format!("failed to make {}", dir.display()))?;
     }
     let began = std::time::Instant::now();
-    let status = std::process::Command::new(referee)
+    let status = super::own_exe::command(referee)
         .arg(SUBCOMMAND)
         .arg("--image")
         .arg(&part)

@@ -75,8 +75,6 @@ pub enum LaunchError {
     /// The referee's own executable, which runs the built-in bots.
     #[error("failed to find the referee's own executable for built-in bots: {0}")]
     NoOwnExecutable(std::io::Error),
-    #[error("failed to find the referee's own executable: {0}")]
-    OwnExecutableGone(std::io::Error),
     #[error("failed to find the bot's directory {}: {error}", dir.display())]
     NoDirectory { dir: PathBuf, error: std::io::Error },
     #[error("the bot's directory {} is not a directory", .0.display())]
@@ -131,7 +129,6 @@ impl LaunchError {
                 | LaunchError::NoScript { .. }
                 | LaunchError::NotOnPath { .. }
                 | LaunchError::NoOwnExecutable(_)
-                | LaunchError::OwnExecutableGone(_)
                 | LaunchError::NoDirectory { .. }
         )
     }

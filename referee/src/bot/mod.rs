@@ -10,6 +10,9 @@
 //! - `cpu.rs`: CPU time of a bot (its cgroup, or its process tree), for `--clock cpu`.
 //! - `launch.rs`: a command made absolute; the bot's directory and environment.
 //! - `spawner.rs`: the one long-lived thread every bot is forked from.
+//! - `own_exe.rs`: the executable the referee started from, which it runs
+//!   of itself (and sandboxes bind) for the whole run, whatever its path
+//!   names later.
 //! - `cgroup.rs`: a cgroup per bot for `--limit-procs`, `--limit-cpus` (and memory),
 //!   the CPU accounting of `--clock cpu` and the freezer of `--freeze-waiting`.
 //!   `freeze_guard.rs`: a process that thaws and kills a dead referee's
@@ -44,6 +47,7 @@ mod landlock;
 mod launch;
 mod launcher;
 mod lines;
+mod own_exe;
 mod own_view;
 mod pipe;
 mod process;
@@ -70,6 +74,8 @@ pub use landlock::{exec as landlock_exec, LandlockArgs};
 pub use launch::{Launch, LaunchError, DEFAULT_PATH};
 pub use launcher::{run as launcher_run, LauncherArgs};
 pub use lines::Incoming;
+pub use own_exe::{command as own_exe_command, forget as forget_own_exe};
+pub use own_exe::{path as own_exe, remember as remember_own_exe};
 pub use process::{BotProcess, Spawn};
 pub use reaper::wait_all as wait_for_reaper;
 pub use sandbox::{Sandbox, OWN_VIEWS, SCRATCH_INSIDE, TMPFS_BYTES, TOOL as SANDBOX_TOOL};

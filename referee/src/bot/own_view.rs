@@ -39,7 +39,8 @@ pub fn files(referee: &Path) -> Option<Vec<PathBuf>> {
         // Not a memfd's or a deleted file's name.
         .filter(|p| p != referee && p.is_file())
         .collect();
-    mapped.push(interpreter(&head(referee).ok()?)?);
+    // The running executable's header, whatever its path names now.
+    mapped.push(interpreter(&head(Path::new("/proc/self/exe")).ok()?)?);
     let shown: Vec<PathBuf> = system_paths().into_iter().chain(link_dirs()).collect();
     let mut files = Vec::new();
     for file in mapped {

@@ -515,7 +515,7 @@ fn command(spec: &Spawn) -> std::io::Result<(Command, Parts)> {
     let passed = stdout_pipe.as_ref().map(|(_, w)| w.as_raw_fd());
     let mut cmd = match &spec.sandbox {
         None => {
-            let mut cmd = Command::new(&launch.program);
+            let mut cmd = Command::from(super::own_exe::command(&launch.program));
             cmd.args(&launch.args);
             cmd
         }

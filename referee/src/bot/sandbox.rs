@@ -20,7 +20,9 @@
 //! connect to and signal). Landlock forbids mounting, so it cannot be applied
 //! before bubblewrap: bubblewrap runs the referee's own executable in place of
 //! the bot (`referee landlock RULES -- BOT...`, bound read-only into every
-//! sandbox), which restricts itself and execs the bot, no extra process left.
+//! sandbox at its path: the executable the run started from, bound from a
+//! private name of it, whatever the path names later: `own_exe.rs`), which
+//! restricts itself and execs the bot, no extra process left.
 //! It closes what the namespaces leave open: bubblewrap's root and the parents of
 //! the bot's directory are a writable tmpfs, `/proc/self` is writable, `/dev/tty`
 //! is the operator's terminal, the network namespace has a working loopback, and
@@ -119,8 +121,13 @@ pub struct Sandbox {
     root: bool,
     pub seccomp: Arc<BpfProgram>,
     /// The referee's own executable, which bubblewrap runs in place of the bot
-    /// to confine it with Landlock before it execs the bot (`landlock.rs`).
+    /// to confine it with Landlock before it execs the bot (`landlock.rs`):
+    /// the path it was started from, where every sandbox shows it.
     referee: PathBuf,
+    /// A name of that executable no one else renames or deletes, bound at
+    /// `referee` (`own_exe.rs`): the executable the referee started from,
+    /// whatever `referee` names later.
+    referee_file: PathBuf,
     /// Constant stand-ins for `/proc`'s host-wide files (`procmask.rs`).
     masks: ProcMasks,
     /// Every page a bot can read, held in memory for the run (`resident.rs`)
@@ -195,9 +202,8 @@ impl Sandbox {
         let bwrap = find_on_path("bwrap", &std::env::var("PATH").unwrap_or_default())
             .ok_or(SandboxError::NoBubblewrap)?;
         super::landlock::probe()?;
-        let referee = std::env::current_exe()
-            .and_then(std::fs::canonicalize)
-            .map_err(SandboxError::NoOwnExecutable)?;
+        let referee = super::own_exe::path().map_err(SandboxError::NoOwnExecutable)?;
+        let referee_file = super::own_exe::pinned().unwrap_or_else(|| referee.clone());
         let root = nix::unistd::getuid().is_root();
         let bot_dirs: Vec<PathBuf> = launches.iter().map(|l| l.dir.clone()).collect();
         let own_libraries = super::own_view::files(&referee);
@@ -223,14 +229,14 @@ impl Sandbox {
         // Bots started in sandboxes of their own (not kept) see the host's
         // paths, never images: what they read is held as it is.
         let unkept =
-            (launches.iter()).any(|l| !builtin(l) && root && reachable(&referee, l).is_err());
+            (launches.iter()).any(|l| !builtin(l) && root && reachable(&referee_file, l).is_err());
         // The view is held while the rest is prepared and the host probed
         // (no bot runs in the probe); the sandbox is ready once it is held.
         let holding = hold_view(
             &hidden,
             system,
             &shown_dirs,
-            &referee,
+            &referee_file,
             root,
             images.as_ref(),
             unkept,
@@ -244,6 +250,7 @@ impl Sandbox {
             resident: Mutex::new(Hold::Starting(holding, began)),
             seccomp: super::seccomp::deny_list()?,
             referee,
+            referee_file,
             masks: ProcMasks::create()?,
             uids: Mutex::new((BTreeSet::new(), BTreeMap::new())),
             scratch_bytes: TMPFS_BYTES,
@@ -437,7 +444,7 @@ impl Sandbox {
     /// Whether other users can reach a bot's directory and program, and the
     /// referee's executable that confines it.
     fn reachable_by_others(&self, launch: &Launch) -> Result<(), Unreachable> {
-        reachable(&self.referee, launch)
+        reachable(&self.referee_file, launch)
     }
 
     /// The layers a record of this run names, outermost first: [`LAYERS`],
@@ -557,7 +564,7 @@ impl Sandbox {
         }
         // The referee's executable, for the Landlock wrapper; bound last, so that
         // no tmpfs above covers it.
-        a.add(&[&"--ro-bind", &self.referee, &self.referee]);
+        a.add(&[&"--ro-bind", &self.referee_file, &self.referee]);
         read_only_root(&mut a);
         a.add(&[&"--chdir", &launch.dir, &"--", &self.referee]);
         let bot = std::iter::once(launch.program.clone().into_os_string())
@@ -593,7 +600,7 @@ impl Sandbox {
         if self.builtin_view(launch).is_none() {
             self.show_own(&mut a, launch);
         }
-        a.add(&[&"--ro-bind", &self.referee, &self.referee]);
+        a.add(&[&"--ro-bind", &self.referee_file, &self.referee]);
         read_only_root(&mut a);
         a.add(&[&"--chdir", &"/", &"--", &self.referee]);
         a.add(&[&super::launcher::SUBCOMMAND, &"--masks", &self.masks.dir()]);
@@ -988,7 +995,7 @@ fn open_images(images: &super::holder::Images) -> Result<Vec<std::fs::File>, Str
 }
 
 /// Whether other users can reach a bot's directory and program, and the
-/// referee's executable that confines it.
+/// referee's executable that confines it (the file bubblewrap binds).
 fn reachable(referee: &Path, launch: &Launch) -> Result<(), Unreachable> {
     readable_by_others(&launch.dir)?;
     readable_by_others(&launch.program)?;
