@@ -204,3 +204,75 @@ fn bots_that_die_or_go_quiet() {
     fails("silent", "300", FIRST_GAME, "no answer in time", None);
     fails("late", "300", FIRST_GAME, "no answer in time", None);
 }
+
+/// A bot that dies on import (issue 45: `[FAIL] handshake — the bot's stdout
+/// ended` said nothing more): the failure shows the end of its stderr, the
+/// traceback, and names the log that holds all of it, which is kept (in
+/// the referee's temporary folder, a private one here).
+#[test]
+fn a_bot_that_dies_on_import_shows_its_traceback_and_where_its_log_is() {
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let bot = dir.path().join("bot.py");
+    std::fs::write(&bot, "import sys\nimport schmier_no_such_module\n").unwrap();
+    let tmp = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let (ok, text) = check_bot_in(tmp.path(), &["python3", bot.to_str().unwrap()]);
+    assert!(!ok, "{text}");
+    assert!(text.contains("[FAIL] handshake"), "{text}");
+    assert!(
+        text.contains("| ModuleNotFoundError: No module named 'schmier_no_such_module'"),
+        "{text}"
+    );
+    assert!(
+        text.contains("|     import schmier_no_such_module"),
+        "{text}"
+    );
+    let log = text
+        .split("(all of it: ")
+        .nth(1)
+        .and_then(|rest| rest.split("):").next())
+        .unwrap_or_else(|| panic!("no log named: {text}"));
+    assert!(std::path::Path::new(log).starts_with(tmp.path()), "{log}");
+    let whole = std::fs::read_to_string(log).unwrap();
+    assert!(
+        whole.starts_with("Traceback (most recent call last):"),
+        "{whole}"
+    );
+}
+
+/// A bot that passes every check leaves no log behind, though it writes to
+/// stderr.
+#[test]
+fn a_bot_that_passes_leaves_no_log_behind() {
+    let tmp = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let talker = tmp.path().join("talker.py");
+    let sample = crate::support::root().join("sample-bots/python/bot.py");
+    let script = format!(
+        "import os, sys\nprint('talking to stderr', file=sys.stderr, flush=True)\nos.execv(sys.executable, [sys.executable, {sample:?}])\n"
+    );
+    std::fs::write(&talker, script).unwrap();
+    let logs = tmp.path().join("tmp");
+    std::fs::create_dir(&logs).unwrap();
+    let (ok, text) = check_bot_in(&logs, &["python3", talker.to_str().unwrap()]);
+    assert!(ok, "{text}");
+    let left: Vec<_> = std::fs::read_dir(&logs)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+}
+
+/// [`check_bot`] with the referee's temporary folder at `tmp`.
+fn check_bot_in(tmp: &std::path::Path, bot: &[&str]) -> (bool, String) {
+    let out = referee()
+        .env("TMPDIR", tmp)
+        .args(["check-bot", "--decision-ms", NEVER_REACHED_MS, "--"])
+        .args(bot)
+        .output()
+        .expect("the referee runs");
+    assert!(matches!(out.status.code(), Some(0 | 1)), "{out:?}");
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
+}

@@ -2,6 +2,7 @@
 //! line the bot sends is judged at once, and anything wrong becomes a [`Failure`]
 //! that names the offending line and what was expected instead.
 
+use std::path::PathBuf;
 use std::time::Duration;
 
 use tokio::time::Instant;
@@ -23,7 +24,24 @@ pub struct Failure {
     /// The bot's offending output, quoted (if a line was at fault).
     pub line: Option<String>,
     pub expected: String,
+    /// The end of what the bot wrote to stderr, and where all of it is.
+    pub stderr: Option<StderrTail>,
 }
+
+/// The last lines of a bot's stderr log, and the log's path.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StderrTail {
+    pub log: PathBuf,
+    pub tail: String,
+}
+
+/// How much of a bot's stderr a failure shows: its last lines, up to this
+/// many bytes (a traceback's end).
+const TAIL_BYTES: usize = 2048;
+const TAIL_LINES: usize = 15;
+
+/// The most of a bot's stderr a check run keeps, per bot process.
+const LOG_CAP: u64 = 1 << 20;
 
 impl Failure {
     fn new(problem: impl Into<String>, line: Option<String>, expected: impl Into<String>) -> Self {
@@ -31,6 +49,7 @@ impl Failure {
             problem: problem.into(),
             line,
             expected: expected.into(),
+            stderr: None,
         }
     }
 }
@@ -58,6 +77,12 @@ pub struct Conversation {
     pub name: Option<String>,
     /// Messages given an unknown field, and unknown messages sent between them.
     pub add_unknowns: bool,
+    /// The folder of the bot processes' stderr logs (`None`: none could be
+    /// made, and the bots' stderr is dropped).
+    logs: Option<tempfile::TempDir>,
+    /// The log of the bot process started last.
+    log: Option<PathBuf>,
+    starts: u32,
 }
 
 impl Conversation {
@@ -71,7 +96,50 @@ impl Conversation {
             times: Vec::new(),
             name: None,
             add_unknowns: false,
+            logs: tempfile::Builder::new()
+                .prefix("schmier-check-bot-")
+                .tempdir()
+                .ok(),
+            log: None,
+            starts: 0,
         }
+    }
+
+    /// Keeps the stderr logs past the run (a check failed and names one);
+    /// else they are removed with the conversation.
+    pub fn keep_logs(&mut self) {
+        if let Some(dir) = self.logs.take() {
+            let _ = dir.keep();
+        }
+    }
+
+    /// The end of the current bot's stderr log, if it wrote anything.
+    fn stderr_tail(&self) -> Option<StderrTail> {
+        let log = self.log.clone()?;
+        let bytes = std::fs::read(&log).ok()?;
+        let text = String::from_utf8_lossy(&bytes);
+        let text = text.trim_end();
+        if text.is_empty() {
+            return None;
+        }
+        let lines: Vec<&str> = text.lines().collect();
+        let mut tail = lines[lines.len().saturating_sub(TAIL_LINES)..].join("\n");
+        if tail.len() > TAIL_BYTES {
+            let mut cut = tail.len() - TAIL_BYTES;
+            while !tail.is_char_boundary(cut) {
+                cut += 1;
+            }
+            tail = format!("…{}", &tail[cut..]);
+        }
+        Some(StderrTail { log, tail })
+    }
+
+    /// `failure` with the end of the bot's stderr, once the bot is stopped
+    /// (its stderr then drained to the log).
+    async fn with_stderr(&mut self, mut failure: Failure) -> Failure {
+        self.stop().await;
+        failure.stderr = self.stderr_tail();
+        failure
     }
 
     pub fn is_running(&self) -> bool {
@@ -111,14 +179,16 @@ impl Conversation {
                 "a command that starts (check the path and the execute bit)",
             )
         })?;
+        self.starts += 1;
+        self.log = (self.logs.as_ref()).map(|d| d.path().join(format!("bot-{}.log", self.starts)));
         let spawn = Spawn {
             launch,
             env,
             sandbox: None,
             max_line: self.limits.max_line,
             limits: ResourceLimits::default(),
-            stderr_log: None,
-            stderr_cap: 0,
+            stderr_log: self.log.clone(),
+            stderr_cap: LOG_CAP,
             hold: false,
             before_any_game: false,
         };
@@ -337,27 +407,27 @@ impl Conversation {
             Some(Incoming::Line { bytes, .. }) => Ok(bytes.to_vec()),
             // Only once told of a stale reply, which a check never does.
             Some(Incoming::Stale { other, .. }) => {
-                self.stop().await;
-                Err(Failure::new(
+                let f = Failure::new(
                     format!("a reply to request {other}, unread"),
                     None,
                     expected,
-                ))
+                );
+                Err(self.with_stderr(f).await)
             }
             None => {
-                self.stop().await;
-                Err(Failure::new("no answer in time", None, expected))
+                let f = Failure::new("no answer in time", None, expected);
+                Err(self.with_stderr(f).await)
             }
             Some(Incoming::Oversized { len, .. }) => {
-                self.stop().await;
-                Err(Failure::new(
+                let f = Failure::new(
                     format!(
                         "a line longer than {} bytes ({len} bytes and counting)",
                         self.limits.max_line
                     ),
                     None,
                     expected,
-                ))
+                );
+                Err(self.with_stderr(f).await)
             }
             Some(Incoming::Eof { .. }) | Some(Incoming::Error { .. }) => Err(self
                 .ended("the bot's stdout ended".to_owned(), expected)
@@ -367,8 +437,8 @@ impl Conversation {
 
     async fn ended(&mut self, what: String, expected: &str) -> Failure {
         let status = self.exit_status().await;
-        self.stop().await;
-        Failure::new(format!("{what}{status}"), None, expected)
+        let f = Failure::new(format!("{what}{status}"), None, expected);
+        self.with_stderr(f).await
     }
 
     async fn exit_status(&mut self) -> String {
@@ -384,8 +454,8 @@ impl Conversation {
 
     /// A failure over `line`; the bot is stopped, as its state is unknown now.
     async fn fail(&mut self, problem: String, line: &[u8], expected: String) -> Failure {
-        self.stop().await;
-        Failure::new(problem, Some(quote(line)), expected)
+        let f = Failure::new(problem, Some(quote(line)), expected);
+        self.with_stderr(f).await
     }
 }
 

@@ -71,11 +71,7 @@ pub async fn run(argv: Vec<String>, limits: CheckLimits) -> Report {
         for name in names() {
             item(name, Outcome::Skipped("the bot did not start".into()));
         }
-        return Report {
-            command,
-            items,
-            times: conv.times,
-        };
+        return finish(conv, command, items);
     }
     item("handshake", Outcome::Passed(handshake.unwrap_or_default()));
 
@@ -93,10 +89,19 @@ pub async fn run(argv: Vec<String>, limits: CheckLimits) -> Report {
         item(name, outcome);
     }
     conv.bye().await;
+    finish(conv, command, items)
+}
+
+/// The report, the bots' stderr logs kept where a failure names one.
+fn finish(mut conv: Conversation, command: String, items: Vec<Item>) -> Report {
+    let named = |i: &Item| matches!(&i.outcome, Outcome::Failed(f) if f.stderr.is_some());
+    if items.iter().any(named) {
+        conv.keep_logs();
+    }
     Report {
         command,
         items,
-        times: conv.times,
+        times: std::mem::take(&mut conv.times),
     }
 }
 
@@ -258,6 +263,15 @@ pub fn render(report: &Report) -> String {
                     out += &format!("           the bot sent: {}\n", printable(line));
                 }
                 out += &format!("           expected:     {}\n", f.expected);
+                if let Some(err) = &f.stderr {
+                    out += &format!(
+                        "           its stderr ended with (all of it: {}):\n",
+                        err.log.display()
+                    );
+                    for line in err.tail.lines() {
+                        out += &format!("             | {}\n", printable(line));
+                    }
+                }
             }
         }
     }
