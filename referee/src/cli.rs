@@ -70,7 +70,9 @@ pub enum Command {
     ///
     /// Every kind of request and the situations bots get wrong, a game with
     /// unknown messages and fields, whole games in every seat, and the bot's
-    /// decision times. Example: referee check-bot -- python3 my_bot.py
+    /// decision times. A failed check shows the end of the bot's stderr and
+    /// keeps the whole log ($TMPDIR/schmier-check-bot-*/). Example: referee
+    /// check-bot -- python3 my_bot.py
     #[command(allow_negative_numbers = true)]
     CheckBot(CheckBotArgs),
     /// Run a bracket: many tables of three entrants, duplicate sets, standings.
