@@ -897,3 +897,39 @@ fn an_sprt_with_a_remote_new_bot_plays_its_sets() {
     assert!(out.join("sprt.json").is_file());
     assert!(support::verify(&[&out]).status.success());
 }
+
+/// `connect` without `--fingerprint` to an address of another machine exits
+/// at once, saying what to give (issue 45: it retried for 30 s in silence,
+/// then said what it knew from the start). TEST-NET-1's 192.0.2.1 is never
+/// this machine; with retries for 600 s, only a refusal before any try ends
+/// within the bound.
+#[test]
+fn connect_without_a_fingerprint_to_another_machine_fails_at_once() {
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let token = dir.path().join("alice.token");
+    let line = "schmier-remote-token-1 alice * 9999999999 00112233445566778899aabbccddeeff\n";
+    std::fs::write(&token, line).unwrap();
+    let mut child = crate::support::referee()
+        .args(["connect", "192.0.2.1:9", "--token-file"])
+        .arg(&token)
+        .args(["--retry-ms", "600000", "--", "true"])
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let bound = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if std::time::Instant::now() > bound {
+            let _ = child.kill();
+            panic!("connect was still trying after 60 s");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    let mut err = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
+    assert_eq!(status.code(), Some(2), "{err}");
+    assert!(err.contains("192.0.2.1:9 is not this machine"), "{err}");
+    assert!(err.contains("give --fingerprint"), "{err}");
+}

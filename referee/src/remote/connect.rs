@@ -112,9 +112,32 @@ impl Dialer {
 
 type Session = (Welcome, Reader, Writer);
 
+/// Without `--fingerprint`, an address that names only other machines is
+/// refused at once: every try would fail the same way (issue 45: it was
+/// retried for 30 s, silently). A name that does not resolve yet is left
+/// to the retries.
+fn refuse_plain_to_another_machine(addr: &str) -> anyhow::Result<()> {
+    use std::net::ToSocketAddrs;
+    let Ok(found) = addr.to_socket_addrs() else {
+        return Ok(());
+    };
+    let found: Vec<std::net::SocketAddr> = found.collect();
+    if !found.is_empty() && found.iter().all(|a| !a.ip().is_loopback()) {
+        bail!(
+            "{addr} is not this machine, and without --fingerprint the connection would not be \
+             encrypted: give --fingerprint (the referee printed it beside the token) to connect \
+             over TLS"
+        );
+    }
+    Ok(())
+}
+
 /// `referee connect`.
 pub fn main(args: &ConnectArgs) -> anyhow::Result<ExitCode> {
     let token = Token::read(&args.token_file)?;
+    if args.fingerprint.is_none() {
+        refuse_plain_to_another_machine(&args.addr)?;
+    }
     let tls = match &args.fingerprint {
         Some(fp) => Some(tokio_rustls::TlsConnector::from(tls::client_config(
             &tls::parse_fingerprint(fp)?,
