@@ -100,3 +100,24 @@ def test_a_listener_hears_every_message():
     run(Policy(), text)
     assert heard[0] == "hello" and heard[1] == "game_start" and heard[-1] == "bye"
     assert "request" in heard
+
+
+def test_the_starter_kit_beside_a_bot_does_not_hide_the_library(tmp_path):
+    """The README's `cp sample-bots/python/schmier_kit.py … my-bot/` puts the
+    kit beside a bot that may import the library: the kit's module name is its
+    own (it was `schmier.py`, and `import schmier` then found the copy)."""
+    import pathlib
+    import shutil
+    import subprocess
+    import sys
+
+    kit = pathlib.Path(__file__).resolve().parents[2] / "sample-bots" / "python"
+    for name in kit.glob("*.py"):
+        if not name.name.startswith("test_"):
+            shutil.copy(name, tmp_path / name.name)
+    assert not (tmp_path / "schmier.py").exists()
+    probe = "import schmier, schmier_kit; print(schmier.run_bot.__module__, schmier_kit.run.__name__)"
+    out = subprocess.run(
+        [sys.executable, "-c", probe], cwd=tmp_path, capture_output=True, text=True, check=True
+    )
+    assert out.stdout.split() == ["schmier.bot", "run"]

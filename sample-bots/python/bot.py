@@ -10,7 +10,7 @@ Try it by hand: paste lines from PROTOCOL.md into its stdin. Self-tests:
 
     python3 -m unittest discover -s sample-bots/python
 
-The protocol loop is in schmier.py (`run(choose)`: hello, a reply to every
+The protocol loop is in schmier_kit.py (`run(choose)`: hello, a reply to every
 request, everything else ignored, stop at bye); this file only chooses. The wire
 protocol `schmier/1` is in PROTOCOL.md, the game in docs/RULES.md. stdout carries
 protocol lines only, so all logging goes to stderr.
@@ -32,7 +32,7 @@ the simple strategy uses no randomness at all.
 import random
 import sys
 
-from schmier import log, run
+from schmier_kit import log, run
 
 RANKS = "23456789TJQKA"  # low to high, outside trump
 SUITS = "SHDC"
@@ -172,7 +172,7 @@ STRATEGIES = {
 
 
 # ---------------------------------------------------------------- the protocol loop
-# lives in schmier.py: this file only chooses.
+# lives in schmier_kit.py: this file only chooses.
 
 def make_choose(strategy):
     """`choose(request)` for `run`. Each request carries the whole `view`, so no

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """A Schmier bot to make your own: edit `choose`. The protocol is handled by
-schmier.py (keep it next to this file); see its docstring for what a request
+schmier_kit.py (keep it next to this file); see its docstring for what a request
 holds and what to return.
 
     python3 my_bot.py                                   # the referee runs it
@@ -8,7 +8,7 @@ holds and what to return.
     referee play --team "python3 my_bot.py"             # a game against the built-in bots
 """
 
-from schmier import log, run
+from schmier_kit import log, run
 
 
 def choose(request):

@@ -443,7 +443,7 @@ fn sample_bot_copy() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
     let root = crate::support::root();
-    for f in ["bot.py", "schmier.py"] {
+    for f in ["bot.py", "schmier_kit.py"] {
         std::fs::copy(root.join("sample-bots/python").join(f), dir.path().join(f)).unwrap();
     }
     dir

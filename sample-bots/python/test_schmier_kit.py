@@ -1,4 +1,4 @@
-"""Tests for schmier.py (the protocol loop) through my_bot.py, run as the
+"""Tests for schmier_kit.py (the protocol loop) through my_bot.py, run as the
 referee runs it. Standard library only:
 
     python3 -m unittest discover -s sample-bots/python
@@ -43,7 +43,7 @@ class ProtocolLoop(unittest.TestCase):
     def test_a_failing_choose_answers_the_first_legal_action(self):
         # A `choose` that raises: the loop logs it and still answers legally.
         code = ("import sys; sys.path.insert(0, %r)\n"
-                "from schmier import run\n"
+                "from schmier_kit import run\n"
                 "def choose(r): raise RuntimeError('boom')\n"
                 "run(choose, name='broken')\n") % HERE
         text = json.dumps(HELLO) + "\n" + json.dumps(

@@ -1,6 +1,6 @@
 """The protocol loop of a Schmier bot, so that your bot is one function.
 
-    from schmier import run
+    from schmier_kit import run
 
     def choose(request):
         return request["legal"][0]      # any legal answer (see below)
