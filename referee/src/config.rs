@@ -87,6 +87,7 @@ impl BotSpec {
                     args: vec!["bot".into(), name.into()],
                     scratch: None,
                     slot: None,
+                    invoked: None,
                 })
             }
             BotSpec::InProcess(name) => Err(LaunchError::InProcess(name.clone())),

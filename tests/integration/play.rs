@@ -165,3 +165,39 @@ fn a_match_never_overwrites_the_games_of_an_earlier_run() {
         first
     );
 }
+
+/// A bot started by a plain virtual environment's `bin/python` (a link to
+/// the base interpreter) runs in that environment (issue 45: the referee
+/// resolved the link, so the bot ran on the base interpreter and lost the
+/// environment's packages). The bot exits before `hello` unless
+/// `sys.prefix` is the environment's.
+#[test]
+fn a_bot_run_by_a_virtual_environments_python_runs_in_that_environment() {
+    let place = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let venv = place.path().join("v");
+    let made = std::process::Command::new("python3")
+        .args(["-m", "venv", "--without-pip", "--symlinks"])
+        .arg(&venv)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let python = venv.join("bin/python");
+    assert!(std::fs::symlink_metadata(&python)
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    let sample = crate::support::root().join("sample-bots/python/bot.py");
+    let bot = place.path().join("in_venv.py");
+    let script = format!(
+        "import os, sys\nif sys.prefix != {venv:?}: sys.exit('not in the environment: ' + sys.prefix)\nos.execv(sys.executable, [sys.executable, {sample:?}])\n",
+        venv = venv.canonicalize().unwrap().to_str().unwrap(),
+        sample = sample.to_str().unwrap(),
+    );
+    std::fs::write(&bot, script).unwrap();
+    let command = format!("{} {}", python.display(), bot.display());
+    let done = play().seed(3).team(&command).ok();
+    let lines = done.lines(1);
+    check_game(&lines);
+    let faults: Vec<_> = lines.iter().filter(|l| l["type"] == "fault").collect();
+    assert!(faults.is_empty(), "{faults:?}");
+}

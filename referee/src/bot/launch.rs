@@ -48,6 +48,19 @@ pub struct Launch {
     /// Its lineup slot, if it has one: sandboxed, slots 0–2 and 3–5 (each
     /// bot's partner three slots on) run on disjoint halves of the CPUs.
     pub slot: Option<usize>,
+    /// The path the program was named by, where it is a link (absolute, its
+    /// folder's links resolved, its own name not): an unsandboxed bot is run
+    /// by it, as a shell would, so that a virtual environment's `bin/python`
+    /// (a link to the base interpreter) finds its environment (issue 45).
+    /// A sandbox shows and runs `program`, the file itself.
+    pub invoked: Option<PathBuf>,
+}
+
+impl Launch {
+    /// What an unsandboxed bot's process is started from.
+    pub fn invoked(&self) -> &Path {
+        self.invoked.as_deref().unwrap_or(&self.program)
+    }
 }
 
 /// Why a bot's command could not be resolved to a program and a directory.
@@ -154,7 +167,7 @@ impl Launch {
         dir: Option<PathBuf>,
     ) -> Result<Launch, LaunchError> {
         let (written_program, args) = argv.split_first().ok_or(LaunchError::Empty)?;
-        let program = program(written_program, base, path)?;
+        let (program, invoked) = program(written_program, base, path)?;
         if let Some(script) = script(args) {
             if file_argument(base, script).is_none() {
                 return Err(LaunchError::NoScript {
@@ -186,25 +199,40 @@ impl Launch {
             dir,
             scratch: None,
             slot: None,
+            invoked,
         })
     }
 }
 
-/// The program, absolute: `written` made absolute from `base` if it holds a
-/// `/`, else looked up on `path`.
-fn program(written: &str, base: &Path, path: &str) -> Result<PathBuf, LaunchError> {
-    if written.contains('/') {
-        std::fs::canonicalize(base.join(written)).map_err(|error| LaunchError::NoProgram {
-            program: written.to_owned(),
-            base: base.to_owned(),
-            error,
-        })
+/// The program, absolute and canonical: `written` made absolute from `base`
+/// if it holds a `/`, else looked up on `path`; and, where that named a
+/// link, the link's own path (see [`Launch::invoked`]).
+fn program(
+    written: &str,
+    base: &Path,
+    path: &str,
+) -> Result<(PathBuf, Option<PathBuf>), LaunchError> {
+    let named = if written.contains('/') {
+        base.join(written)
     } else {
-        find_on_path(written, path).ok_or_else(|| LaunchError::NotOnPath {
+        on_path(written, path).ok_or_else(|| LaunchError::NotOnPath {
             program: written.to_owned(),
             path: path.to_owned(),
-        })
-    }
+        })?
+    };
+    let program = std::fs::canonicalize(&named).map_err(|error| LaunchError::NoProgram {
+        program: written.to_owned(),
+        base: base.to_owned(),
+        error,
+    })?;
+    let link = std::fs::symlink_metadata(&named).is_ok_and(|m| m.file_type().is_symlink());
+    let invoked = match (link, named.parent(), named.file_name()) {
+        (true, Some(folder), Some(name)) => {
+            std::fs::canonicalize(folder).ok().map(|f| f.join(name))
+        }
+        _ => None,
+    };
+    Ok((program, invoked))
 }
 
 /// The folder `written` names as a bot's, canonical: `written` itself if it
@@ -348,6 +376,12 @@ fn parent(p: &Path) -> PathBuf {
 }
 
 pub(crate) fn find_on_path(name: &str, path: &str) -> Option<PathBuf> {
+    on_path(name, path).and_then(|p| std::fs::canonicalize(p).ok())
+}
+
+/// The first executable file `name` in `path`'s folders, as found there
+/// (a link not followed).
+fn on_path(name: &str, path: &str) -> Option<PathBuf> {
     use std::os::unix::fs::PermissionsExt;
     path.split(':')
         .filter(|d| !d.is_empty())
@@ -356,7 +390,6 @@ pub(crate) fn find_on_path(name: &str, path: &str) -> Option<PathBuf> {
             p.metadata()
                 .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
         })
-        .and_then(|p| std::fs::canonicalize(p).ok())
 }
 
 #[cfg(test)]

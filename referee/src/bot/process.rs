@@ -515,7 +515,7 @@ fn command(spec: &Spawn) -> std::io::Result<(Command, Parts)> {
     let passed = stdout_pipe.as_ref().map(|(_, w)| w.as_raw_fd());
     let mut cmd = match &spec.sandbox {
         None => {
-            let mut cmd = Command::from(super::own_exe::command(&launch.program));
+            let mut cmd = Command::from(super::own_exe::command(launch.invoked()));
             cmd.args(&launch.args);
             cmd
         }
@@ -695,6 +695,7 @@ mod tests {
                 args: Vec::new(),
                 scratch: None,
                 slot: None,
+                invoked: None,
             },
             env: crate::config::Isolation::env(&[]),
             sandbox: None,

@@ -798,6 +798,7 @@ impl Sandbox {
             args: Vec::new(),
             scratch: None,
             slot: None,
+            invoked: None,
         };
         let (program, args) = self.wrap(&launch, None, false);
         let mut cmd = std::process::Command::new(&program);
