@@ -258,7 +258,11 @@ fn a_script_that_names_no_file_is_reported_with_the_folder_it_was_looked_up_in()
     // The same script found from the folder it is in starts.
     let sample = crate::support::root().join("sample-bots/python");
     std::fs::copy(sample.join("bot.py"), here.path().join("my_bot.py")).unwrap();
-    std::fs::copy(sample.join("schmier_kit.py"), here.path().join("schmier_kit.py")).unwrap();
+    std::fs::copy(
+        sample.join("schmier_kit.py"),
+        here.path().join("schmier_kit.py"),
+    )
+    .unwrap();
     let started = referee()
         .current_dir(here.path())
         .args(["check-bot", "--", "python3 my_bot.py"])
