@@ -516,6 +516,7 @@ impl PlayArgs {
             warn_given_seed(seed, self.table.isolation.sandbox());
         }
         let output = self.output(seed)?;
+        crate::outdir::refuse_tournament(&output)?;
         let limits = (self.table.limits).resolve(time.clock, self.table.isolation.sandbox())?;
         let env = self.table.isolation.env()?;
         // Where transcripts, timings and logs go: never shown to a bot.

@@ -313,6 +313,39 @@ pub mod tournament {
         dir.join(MANIFEST).is_file()
     }
 
+    /// The tournament folder `path` lies in, if any: `path` itself or the
+    /// nearest of its ancestors with a manifest. A relative `path` is taken
+    /// from the working directory; `path` need not exist.
+    pub fn enclosing(path: &Path) -> Option<PathBuf> {
+        let path = match path.as_os_str().is_empty() {
+            true => Path::new("."),
+            false => path,
+        };
+        let path = std::path::absolute(path).ok()?;
+        path.ancestors()
+            .find(|d| is_tournament(d))
+            .map(|d| d.components().collect())
+    }
+
+    /// `path` in words if it lies in a tournament folder: "DIR is a
+    /// tournament's folder" or "DIR is inside the tournament folder T".
+    pub fn inside_one(path: &Path) -> Option<String> {
+        let holder = enclosing(path)?;
+        let here = match path.as_os_str().is_empty() {
+            true => Path::new("."),
+            false => path,
+        };
+        let same = std::path::absolute(here).is_ok_and(|p| p.components().eq(holder.components()));
+        Some(match same {
+            true => format!("{} is a tournament's folder", here.display()),
+            false => format!(
+                "{} is inside the tournament folder {}",
+                here.display(),
+                holder.display()
+            ),
+        })
+    }
+
     /// Whether `path` is the journal of a tournament folder.
     pub fn is_journal(path: &Path) -> bool {
         path.file_name().is_some_and(|n| n == JOURNAL)

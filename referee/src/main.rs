@@ -293,11 +293,20 @@ fn show_folder(dir: &std::path::Path, html: Option<&std::path::Path>) -> anyhow:
         );
         return Ok(ExitCode::SUCCESS);
     }
-    let games = referee::load::transcripts_in(dir)?;
+    // A tournament's games are those in its games/ folder, whatever else
+    // lies beneath it.
+    let holds = match tournament {
+        true => referee::layout::tournament::games(dir),
+        false => dir.to_path_buf(),
+    };
+    let games = match holds.is_dir() {
+        true => referee::load::transcripts_in(&holds)?,
+        false => Vec::new(),
+    };
     let one = match games.first() {
         Some(game) => format!(
             "; one game as text: `referee show {}` ({} game(s) in the folder)",
-            dir.join(game).display(),
+            holds.join(game).display(),
             games.len()
         ),
         None => "; it holds no transcript".to_owned(),

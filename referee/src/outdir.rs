@@ -97,21 +97,16 @@ impl Prepared {
     }
 }
 
-/// A tournament's or an SPRT's folder (or one inside it) is theirs: a match
-/// written there would sit among their games, and `--overwrite` would delete
-/// what is not a play run's.
-fn refuse_tournament(output: &Output) -> anyhow::Result<()> {
-    let folder = output.folder();
+/// A tournament's or an SPRT's folder (or one anywhere inside it) is theirs:
+/// a match written there would sit among their games (and be counted with
+/// them), and `--overwrite` would delete what is not a play run's. Checked as
+/// the flags are validated, before anything is said or made.
+pub(crate) fn refuse_tournament(output: &Output) -> anyhow::Result<()> {
     let manifest = crate::layout::tournament::MANIFEST;
-    let holder = [Some(folder.as_path()), folder.parent()]
-        .into_iter()
-        .flatten()
-        .find(|d| d.join(manifest).is_file());
-    if let Some(dir) = holder {
+    if let Some(said) = crate::layout::tournament::inside_one(&output.folder()) {
         bail!(
-            "failed to start: {} is a tournament's folder (it holds {manifest}); `referee \
-             play` writes a folder of its own: choose another --transcript",
-            dir.display()
+            "failed to start: {said} (it holds {manifest}); `referee play` writes a folder \
+             of its own: choose another --transcript"
         );
     }
     Ok(())

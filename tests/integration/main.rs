@@ -43,6 +43,7 @@ mod schema;
 mod settings;
 mod show;
 mod slurm;
+mod smaller_findings;
 mod snapshot_example;
 mod snapshots;
 mod sparse;

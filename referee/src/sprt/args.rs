@@ -207,7 +207,7 @@ impl SprtArgs {
                  settings are read from DIR/tournament.json)"
             ),
         };
-        crate::tournament::folder::settings(&out)
+        crate::tournament::folder::settings(&out, true)
     }
 
     /// New, base and third as the tournament's three entrants.

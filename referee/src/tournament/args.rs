@@ -262,7 +262,7 @@ impl TournamentArgs {
                  (its settings are read from DIR/tournament.json)"
             ),
         };
-        super::folder::settings(&out)
+        super::folder::settings(&out, false)
     }
 
     /// The format: the folder's when resumed from it and none is given here,
@@ -344,6 +344,7 @@ pub(crate) fn table_spec(
     out: &Path,
     secret_file: Option<&Path>,
 ) -> anyhow::Result<TableSpec> {
+    super::out_folder::refuse_nested(out)?;
     let time = table.time.resolve(table.limits.max_line()?)?;
     let limits = table
         .limits

@@ -24,8 +24,10 @@ use crate::settings::{
     TimeArgs,
 };
 
-/// The manifest in `out`, if `--resume` may take its settings from it.
-pub fn settings(out: &Path) -> anyhow::Result<Option<Manifest>> {
+/// The manifest in `out`, if `--resume` may take its settings from it: a
+/// tournament's folder for `referee tournament`, an SPRT's for `referee sprt`
+/// (`sprt`), each named as what it is when it is the other.
+pub fn settings(out: &Path, sprt: bool) -> anyhow::Result<Option<Manifest>> {
     let manifest = crate::layout::tournament::MANIFEST;
     if !out.join(manifest).is_file() {
         super::out_folder::refuse_play_folder(out, "resume")?;
@@ -35,9 +37,10 @@ pub fn settings(out: &Path) -> anyhow::Result<Option<Manifest>> {
             out.display()
         );
     }
-    Manifest::read(out)
-        .map(Some)
-        .with_context(|| format!("failed to resume the tournament in {}", out.display()))
+    let m = Manifest::read(out)
+        .with_context(|| format!("failed to resume the tournament in {}", out.display()))?;
+    super::out_folder::refuse_other_kind(out, sprt, &m)?;
+    Ok(Some(m))
 }
 
 /// The table's settings the manifest records, as flags would give them: the

@@ -21,6 +21,7 @@ use super::standings::Standings;
 
 pub fn merge(dirs: &[PathBuf], out: &Path) -> anyhow::Result<Standings> {
     let shards = Shards::read(dirs)?;
+    super::out_folder::refuse_nested(out)?;
     if crate::layout::holds_anything(out) {
         bail!("failed to merge: {} is not empty", out.display());
     }

@@ -43,6 +43,7 @@ pub(crate) fn prepare(
         }
         let old = Manifest::read(dir)
             .with_context(|| format!("failed to resume: {} holds no tournament", dir.display()))?;
+        refuse_other_kind(dir, manifest.sprt.is_some(), &old)?;
         let sides = super::difference::Sides {
             ours: "in this run",
             theirs: "in the folder",
@@ -67,6 +68,44 @@ pub(crate) fn prepare(
         &dir.join(MANIFEST),
         &manifest.bytes(),
     )?)
+}
+
+/// `--resume` of a tournament's folder by `referee sprt`, or of an SPRT's by
+/// `referee tournament`, is refused saying what the folder holds and which
+/// command continues it (their settings differ in kind, not in a flag).
+pub(crate) fn refuse_other_kind(dir: &Path, sprt: bool, old: &Manifest) -> anyhow::Result<()> {
+    let (holds, command) = match (sprt, old.sprt.is_some()) {
+        (true, false) => ("a tournament, not an SPRT", "tournament"),
+        (false, true) => ("an SPRT (`referee sprt`), not a tournament", "sprt"),
+        _ => return Ok(()),
+    };
+    bail!(
+        "failed to resume: {} holds {holds}; `referee {command} --resume --out {}` \
+         continues it",
+        dir.display(),
+        dir.display()
+    )
+}
+
+/// An `--out` inside another tournament's folder is refused before anything
+/// starts: that tournament's readers (`show`, `verify`, its page) take every
+/// transcript beneath it for one of its own games, so its count would grow
+/// by this run's games.
+pub(crate) fn refuse_nested(out: &Path) -> anyhow::Result<()> {
+    let Ok(absolute) = std::path::absolute(out) else {
+        return Ok(());
+    };
+    let parent = absolute.parent();
+    if let Some(holder) = parent.and_then(crate::layout::tournament::enclosing) {
+        bail!(
+            "failed to start: --out {} is inside the tournament folder {}, which would \
+             count this run's games as its own (`show`, `verify`); choose an --out \
+             outside it",
+            out.display(),
+            holder.display()
+        );
+    }
+    Ok(())
 }
 
 /// A `referee play` folder (its `game-NNNN.jsonl` transcripts) is named as

@@ -1,0 +1,186 @@
+//! Issue 45's smaller findings, each seen in a new user's first hour and each
+//! pinned here by what that user ran and read: a command given the wrong
+//! folder says what the folder is, a sandboxed `--scratch` leaves nothing on
+//! the host, `verify` tells apart two entrants that run one bot, one core is
+//! "1 core". (Elsewhere: the SPRT's forfeits in `sprt.rs`, the replay page's
+//! fragment in `replay_page.rs`, `play`'s drawn seed in
+//! `first_hour_messages.rs`, PROTOCOL.md's header fields in `docs.rs`.)
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::support::{referee, refused, succeeds};
+
+fn scratch(name: &str) -> PathBuf {
+    crate::support::scratch("smaller-findings", name)
+}
+
+/// A finished round robin of three in-process entrants in `out` (six games),
+/// `a` and `b` both the random bot: the command, to add flags to.
+fn tournament(out: &Path) -> Command {
+    let mut c = referee();
+    c.args(["tournament", "-q", "--jobs", "1", "--seed", "1"])
+        .args(["--seed-secret", crate::support::SECRET])
+        .args([
+            "--entrant",
+            "a=inproc:random",
+            "--entrant",
+            "b=inproc:random",
+        ])
+        .args(["--entrant", "c=inproc:heuristic", "--out"])
+        .arg(out);
+    c
+}
+
+/// Every file beneath `dir`, relative to it, sorted: what a refused command
+/// must leave as it was.
+fn tree(dir: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(d) = pending.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let path = e.unwrap().path();
+            found.push(path.strip_prefix(dir).unwrap().to_path_buf());
+            if path.is_dir() {
+                pending.push(path);
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
+#[test]
+fn resuming_a_tournament_as_an_sprt_or_an_sprt_as_a_tournament_names_what_the_folder_is() {
+    let t = scratch("resume-kind-tournament");
+    succeeds(&mut tournament(&t));
+    let before = tree(&t);
+    let with_bots = ["--new", "inproc:random", "--base", "inproc:heuristic"];
+    for extra in [&[][..], &with_bots[..]] {
+        let err = refused(
+            referee()
+                .args(["sprt", "--resume", "--out"])
+                .arg(&t)
+                .args(extra),
+        );
+        assert!(
+            err.contains(&format!(
+                "failed to resume: {} holds a tournament, not an SPRT; `referee tournament \
+                 --resume --out {}` continues it",
+                t.display(),
+                t.display()
+            )),
+            "{err}"
+        );
+        // Not its settings blamed: they were never the matter.
+        assert!(
+            !err.contains("--alpha") && !err.contains("different"),
+            "{err}"
+        );
+    }
+    assert_eq!(tree(&t), before, "a refused resume writes nothing");
+
+    let s = scratch("resume-kind-sprt");
+    succeeds(
+        referee()
+            .args([
+                "sprt",
+                "-q",
+                "--max-sets",
+                "1",
+                "--seed",
+                "1",
+                "--jobs",
+                "1",
+            ])
+            .args(with_bots)
+            .arg("--out")
+            .arg(&s),
+    );
+    let before = tree(&s);
+    let err = refused(referee().args(["tournament", "--resume", "--out"]).arg(&s));
+    assert!(
+        err.contains(&format!(
+            "failed to resume: {} holds an SPRT (`referee sprt`), not a tournament; `referee \
+             sprt --resume --out {}` continues it",
+            s.display(),
+            s.display()
+        )),
+        "{err}"
+    );
+    assert_eq!(tree(&s), before);
+}
+
+#[test]
+fn an_out_inside_a_tournament_folder_is_refused_and_show_counts_only_its_games() {
+    let t = scratch("nested");
+    succeeds(&mut tournament(&t));
+    for inner in [t.join("inner"), t.join("games/deeper/still")] {
+        let err = refused(&mut tournament(&inner));
+        assert!(
+            err.contains(&format!(
+                "failed to start: --out {} is inside the tournament folder {}",
+                inner.display(),
+                t.display()
+            )),
+            "{err}"
+        );
+        assert!(!inner.exists(), "a refused run creates nothing");
+        let err = refused(
+            referee()
+                .args(["sprt", "--new", "inproc:random", "--base", "inproc:random"])
+                .arg("--out")
+                .arg(&inner),
+        );
+        assert!(err.contains("is inside the tournament folder"), "{err}");
+        assert!(!inner.exists());
+    }
+    // A folder beside it is fine.
+    succeeds(&mut tournament(&t.with_file_name("nested-beside")));
+    // A tournament nested there before this was refused is not counted as
+    // the outer one's games.
+    let copy = t.with_file_name("nested-copy");
+    crate::support::copy_dir(&t, &copy);
+    std::fs::rename(&copy, t.join("old-copy")).unwrap();
+    let err = refused(referee().arg("show").arg(&t));
+    assert!(err.contains("(6 game(s) in the folder)"), "{err}");
+}
+
+#[test]
+fn play_into_a_tournament_folder_is_refused_before_it_says_anything_else() {
+    let t = scratch("play-into");
+    succeeds(&mut tournament(&t));
+    for (into, said) in [
+        (
+            t.clone(),
+            format!("{} is a tournament's folder", t.display()),
+        ),
+        (
+            t.join("games/mine"),
+            format!(
+                "{} is inside the tournament folder {}",
+                t.join("games/mine").display(),
+                t.display()
+            ),
+        ),
+    ] {
+        // No --seed: a seed is drawn, and must not be printed for a run that
+        // never started.
+        let err = refused(referee().args(["play", "--transcript"]).arg(&into));
+        assert_eq!(
+            err,
+            format!(
+                "referee: failed to start: {said} (it holds tournament.json); `referee play` \
+                 writes a folder of its own: choose another --transcript\n"
+            ),
+        );
+    }
+    assert!(!t.join("games/mine").exists());
+    // The working folder is looked at too.
+    let err = refused(
+        referee()
+            .current_dir(&t)
+            .args(["play", "--transcript", "g.jsonl"]),
+    );
+    assert!(err.contains(". is a tournament's folder"), "{err}");
+}
