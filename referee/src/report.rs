@@ -35,8 +35,9 @@ impl Console {
             return;
         }
         // A drawn seed stays secret until the run ends: bots share the terminal.
+        // Not "seed secret": that is the tournament's other number (seeds.md).
         let seed = match self.secret_seed {
-            true => "secret (printed at the end)".to_owned(),
+            true => "drawn at random, hidden from the bots (printed when the run ends)".to_owned(),
             false => self.seed.to_string(),
         };
         eprintln!(

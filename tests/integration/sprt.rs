@@ -69,6 +69,16 @@ fn check_report(r: &serde_json::Value, dir: &Path) {
     let file: serde_json::Value =
         serde_json::from_slice(&std::fs::read(dir.join("sprt.json")).unwrap()).unwrap();
     assert_eq!(&file, r);
+    // The page says the forfeits the file counts, and only when there are any.
+    let page = std::fs::read_to_string(dir.join("sprt.html")).unwrap();
+    let [new, base] = ["new", "base"].map(|b| r["forfeits"][b].as_u64().expect("forfeits"));
+    assert!(
+        page.contains(&format!(
+            "<th>forfeits</th><td>new {new} · base {base} (counted games)</td>"
+        )),
+        "{page}"
+    );
+    assert_eq!(page.contains("Forfeits: "), new + base > 0, "{page}");
     // Exactly the counted sets' games are kept, and they verify.
     let games = std::fs::read_dir(dir.join("games"))
         .unwrap()
@@ -154,12 +164,12 @@ fn a_bot_that_forfeits_every_game_does_not_beat_the_base() {
     assert_eq!(r["verdict"], "H0", "{r:#}");
     let err = String::from_utf8_lossy(&out.stderr);
     let games = r["games"].as_u64().unwrap();
-    assert!(
-        err.contains(&format!(
-            "new forfeited {games} of the {games} counted game(s)"
-        )),
-        "{err}"
-    );
+    let said = format!("new forfeited {games} of the {games} counted game(s)");
+    assert!(err.contains(&said), "{err}");
+    // Not on stderr alone: the report and its page keep it (issue 45).
+    assert_eq!(r["forfeits"], serde_json::json!({"new": games, "base": 0}));
+    let page = std::fs::read_to_string(dir.join("sprt.html")).unwrap();
+    assert!(page.contains(&format!("Forfeits: {said}.")), "{page}");
     // The estimate is the difference of the standings' duplicate scores.
     let standings: serde_json::Value =
         serde_json::from_slice(&std::fs::read(dir.join("standings.json")).unwrap()).unwrap();

@@ -45,12 +45,13 @@ pub fn main(mut cfg: SprtConfig) -> anyhow::Result<ExitCode> {
         crate::tournament::discard_unplayed(dir);
     }
     match ended? {
-        Ended::Done {
-            report,
-            discarded,
-            forfeits,
-        } => {
-            warn_forfeits(forfeits, report.games);
+        Ended::Done { report, discarded } => {
+            if let Some(said) = report.forfeits.text(report.games) {
+                eprintln!(
+                    "referee: warning: {said}; each counts the worst duplicate score of its \
+                     set (its faults are in standings.json, each game's in games/)"
+                );
+            }
             if discarded > 0 && !cfg.tournament.quiet {
                 eprintln!(
                     "referee: {discarded} game(s) finished past the deciding set were discarded \
@@ -82,19 +83,6 @@ pub fn main(mut cfg: SprtConfig) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::from(
                 crate::shutdown::signal_exit_code().unwrap_or(130),
             ))
-        }
-    }
-}
-
-/// Says on stderr that new or base forfeited counted games, if either did.
-fn warn_forfeits(forfeits: [u32; 2], games: u32) {
-    for (who, n) in ["new", "base"].iter().zip(forfeits) {
-        if n > 0 {
-            eprintln!(
-                "referee: warning: {who} forfeited {n} of the {games} counted game(s); each \
-                 counts the worst duplicate score of its set (its faults are in \
-                 standings.json, each game's in games/)"
-            );
         }
     }
 }

@@ -26,12 +26,22 @@ pub fn render(r: &Report) -> String {
          body {{ font-family: system-ui, sans-serif; margin: 2em auto; max-width: 680px; color: #222; }}\n\
          table {{ border-collapse: collapse; }} td, th {{ padding: 2px 12px 2px 0; text-align: left; }}\n\
          .verdict {{ font-size: 1.2em; font-weight: bold; }}\n\
+         .forfeits {{ color: #b03030; font-weight: bold; }}\n\
          </style>\n</head>\n<body>\n<h1>{}</h1>\n<p class=\"verdict\">{}</p>\n<p>{}</p>\n",
         escape(&title),
         escape(&title),
         escape(&r.verdict_text()),
         escape(&r.line()),
     );
+    if let Some(said) = r.forfeits.text(r.games) {
+        let _ = writeln!(
+            page,
+            "<p class=\"forfeits\">Forfeits: {}. Each counts the worst duplicate score of \
+             its set, not what the stand-in that finished its cards scored; the faults are in \
+             standings.json, each game's in games/.</p>",
+            escape(&said)
+        );
+    }
     page.push_str(&chart(r));
     page.push_str("<table>\n");
     let rows = [
@@ -46,6 +56,13 @@ pub fn render(r: &Report) -> String {
         ),
         ("errors", format!("α = {} · β = {}", r.alpha, r.beta)),
         ("max sets", r.max_sets.to_string()),
+        (
+            "forfeits",
+            format!(
+                "new {} · base {} (counted games)",
+                r.forfeits.new, r.forfeits.base
+            ),
+        ),
     ];
     for (k, v) in rows {
         let _ = writeln!(page, "<tr><th>{k}</th><td>{}</td></tr>", escape(&v));

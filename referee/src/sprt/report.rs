@@ -7,8 +7,9 @@ use serde::Serialize;
 use super::args::SprtConfig;
 use super::gsprt::{Sequential, Verdict, MIN_SETS};
 
-/// Version 2 added `seed_secret`, what every deal mixed with `seed`.
-pub const FORMAT: &str = "schmier-sprt/2";
+/// Version 2 added `seed_secret`, what every deal mixed with `seed`; version
+/// 3 `forfeits`.
+pub const FORMAT: &str = "schmier-sprt/3";
 
 /// What the test measures, in words (also in the file).
 const MEASURE: &str =
@@ -40,8 +41,31 @@ pub struct Report {
     /// Its 95% interval; absent before two sets.
     pub interval: Option<[f64; 2]>,
     pub llr: f64,
+    /// Counted games new and base forfeited: each counts the worst duplicate
+    /// score of its set, not what the stand-in that finished it scored.
+    pub forfeits: Forfeits,
     /// Each counted set, in order.
     pub history: Vec<SetRecord>,
+}
+
+/// Counted games each compared bot forfeited.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Forfeits {
+    pub new: u32,
+    pub base: u32,
+}
+
+impl Forfeits {
+    /// "new forfeited 2 of the 180 counted games", one clause per bot that
+    /// forfeited any, joined by "; " (`None`: neither did).
+    pub fn text(&self, games: u32) -> Option<String> {
+        let said: Vec<String> = [("new", self.new), ("base", self.base)]
+            .into_iter()
+            .filter(|&(_, n)| n > 0)
+            .map(|(who, n)| format!("{who} forfeited {n} of the {games} counted game(s)"))
+            .collect();
+        (!said.is_empty()).then(|| said.join("; "))
+    }
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -59,7 +83,13 @@ fn round(x: f64) -> f64 {
 }
 
 impl Report {
-    pub fn new(cfg: &SprtConfig, test: &Sequential, differences: &[f64], verdict: Verdict) -> Self {
+    pub fn new(
+        cfg: &SprtConfig,
+        test: &Sequential,
+        differences: &[f64],
+        verdict: Verdict,
+        forfeits: Forfeits,
+    ) -> Self {
         let t = &cfg.tournament;
         let h = cfg.hypotheses;
         let bot = |i: usize| t.entrants[i].bot.display();
@@ -84,6 +114,7 @@ impl Report {
             estimate: round(test.estimate()),
             interval: test.interval().map(|i| i.map(round)),
             llr: round(test.llr()),
+            forfeits,
             history: (1..)
                 .zip(differences.iter().zip(&test.history))
                 .map(|(set, (&d, &llr))| SetRecord {

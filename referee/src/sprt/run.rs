@@ -36,8 +36,6 @@ pub enum Ended {
         report: Box<Report>,
         /// Games finished past the deciding set and discarded.
         discarded: usize,
-        /// Counted games new and base forfeited.
-        forfeits: [u32; 2],
     },
     /// Stopped by Ctrl-C / SIGTERM after this many counted sets.
     Interrupted { sets: u32 },
@@ -269,10 +267,11 @@ fn finish(cfg: &SprtConfig, manifest: &Manifest, state: State) -> anyhow::Result
     let kept: BTreeMap<_, _> = (state.outcomes.into_iter())
         .filter(|(k, _)| k.game <= last)
         .collect();
-    let forfeits = [NEW, BASE].map(|e| {
+    let [new, base] = [NEW, BASE].map(|e| {
         let forfeited = |o: &&GameOutcome| (o.forfeited.iter()).any(|&t| o.teams[t] == e);
         kept.values().filter(forfeited).count() as u32
     });
+    let forfeits = super::report::Forfeits { new, base };
     let discarded = remove_games_after(dir, last)?;
     crate::tournament::finish(dir, manifest, &kept)?;
     // The test is over: its deals may be known now (a later --resume with a
@@ -281,7 +280,7 @@ fn finish(cfg: &SprtConfig, manifest: &Manifest, state: State) -> anyhow::Result
     let verdict = state
         .verdict
         .expect("play returns with a verdict or an error");
-    let report = Report::new(cfg, &state.test, &state.differences, verdict);
+    let report = Report::new(cfg, &state.test, &state.differences, verdict, forfeits);
     crate::safe_create::write_atomic(&dir.join(layout::tournament::SPRT_REPORT), &report.json())?;
     crate::safe_create::write_atomic(
         &dir.join(layout::tournament::SPRT_PAGE),
@@ -290,7 +289,6 @@ fn finish(cfg: &SprtConfig, manifest: &Manifest, state: State) -> anyhow::Result
     Ok(Ended::Done {
         report: Box::new(report),
         discarded,
-        forfeits,
     })
 }
 
