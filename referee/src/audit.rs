@@ -21,6 +21,7 @@
 //! line does not; 2 when a path is not what `verify` reads (no such file, not a
 //! transcript at all, a folder without transcripts).
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -47,6 +48,16 @@ struct Tally {
     expected: Option<String>,
     /// Whether [`UNCHECKED`] was said.
     cautioned: bool,
+    /// In a tournament folder: its entrants, so that its teams are named as
+    /// the tournament names them.
+    entrants: Option<Entrants>,
+}
+
+/// A tournament's entrants' names, and each journaled game's entrants by team
+/// position, keyed by the transcript's path.
+struct Entrants {
+    names: Vec<String>,
+    by_game: BTreeMap<PathBuf, [usize; 3]>,
 }
 
 /// What `verify` cannot check, said under the first "played under" line.
@@ -126,7 +137,7 @@ fn file(f: &Path, tally: &mut Tally) {
     match verify_file(f) {
         Ok(v) => {
             let players: Vec<&str> = v.header.seats.iter().map(|s| s.name.as_str()).collect();
-            let teams = crate::names::team_names(&players);
+            let teams = team_names(tally, f, &players);
             let r = &v.result;
             let forfeited: Vec<usize> = r.forfeited.iter().map(|t| t.index()).collect();
             say(&format!(
@@ -175,6 +186,29 @@ fn file(f: &Path, tally: &mut Tally) {
     }
 }
 
+/// The teams of transcript `f`, from its six players' `hello` names: in a
+/// tournament folder by the entrant each team is ("a", or "a (random)" when
+/// its bot said another name), so two entrants that run the same bot read
+/// apart; elsewhere as `play` names them ("random #1", "random #2").
+fn team_names(tally: &Tally, f: &Path, players: &[&str]) -> [String; 3] {
+    let by_hello = crate::names::team_names(players);
+    let Some((e, teams)) = (tally.entrants.as_ref()).and_then(|e| e.by_game.get(f).map(|t| (e, t)))
+    else {
+        return by_hello;
+    };
+    std::array::from_fn(|t| {
+        let Some(name) = e.names.get(teams[t]) else {
+            return by_hello[t].clone();
+        };
+        let name = crate::names::printable(name);
+        let bot = crate::names::partners(players[t], players[t + 3]);
+        match bot == name {
+            true => name.into_owned(),
+            false => format!("{name} ({bot})"),
+        }
+    })
+}
+
 /// A tournament folder: its games, then its journal against them.
 fn tournament(dir: &Path, tally: &mut Tally) -> anyhow::Result<()> {
     let games_dir = crate::layout::tournament::games(dir);
@@ -202,10 +236,18 @@ fn tournament(dir: &Path, tally: &mut Tally) -> anyhow::Result<()> {
     // A tournament.json of before format 2 has nothing to check them against.
     tally.expected = m.isolation.is_some().then(|| conditions.clone());
     tally.conditions = Some(conditions);
+    let by_game = crate::tournament::audit::entrants_by_game(dir);
+    let by_path = (by_game.into_iter()).map(|(g, teams)| (dir.join(g), teams));
+    let names = m.entrants.iter().map(|e| e.name.clone()).collect();
+    tally.entrants = Some(Entrants {
+        names,
+        by_game: by_path.collect(),
+    });
     for g in &games {
         file(&dir.join(g), tally);
     }
     tally.expected = None;
+    tally.entrants = None;
     let audit = crate::tournament::audit::journal(dir, &games)?;
     let journal = audit.path.display();
     tally.journal_lines += audit.lines;

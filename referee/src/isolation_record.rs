@@ -124,7 +124,7 @@ impl LimitsRecord {
             parts.push(format!("{n} processes"));
         }
         if let Some(m) = self.cpu_millicores {
-            parts.push(format!("{} cores", m as f64 / 1000.0));
+            parts.push(cores(m));
         }
         if parts.is_empty() {
             parts.push("none on memory, CPU, files or processes".into());
@@ -134,6 +134,14 @@ impl LimitsRecord {
             parts.push("frozen while others are on move".into());
         }
         parts.join(", ")
+    }
+}
+
+/// `--limit-cpus` in words: "1 core", "0.5 cores", "2 cores".
+pub fn cores(millicores: u64) -> String {
+    match millicores {
+        1000 => "1 core".to_owned(),
+        m => format!("{} cores", m as f64 / 1000.0),
     }
 }
 
@@ -169,5 +177,13 @@ mod tests {
              others are on move; paced to \
              200 ms a decision; a scratch folder per bot (32 MiB)"
         );
+    }
+
+    #[test]
+    fn one_core_is_singular_and_every_other_count_plural() {
+        assert_eq!(cores(1000), "1 core");
+        assert_eq!(cores(500), "0.5 cores");
+        assert_eq!(cores(1500), "1.5 cores");
+        assert_eq!(cores(2000), "2 cores");
     }
 }

@@ -67,17 +67,8 @@ fn is_control(c: char) -> bool {
 /// team order, so every team's name is unique.
 /// Names pass through [`printable`]: team names are for consoles and pages.
 pub fn team_names<S: AsRef<str>>(players: &[S]) -> [String; 3] {
-    let mut names: [String; 3] = std::array::from_fn(|k| {
-        let (a, b) = (
-            printable(players[k].as_ref()),
-            printable(players[k + 3].as_ref()),
-        );
-        if a == b {
-            a.into_owned()
-        } else {
-            format!("{a} & {b}")
-        }
-    });
+    let mut names: [String; 3] =
+        std::array::from_fn(|k| partners(players[k].as_ref(), players[k + 3].as_ref()));
     let plain = names.clone();
     for k in 0..3 {
         if plain.iter().filter(|n| **n == plain[k]).count() > 1 {
@@ -86,6 +77,17 @@ pub fn team_names<S: AsRef<str>>(players: &[S]) -> [String; 3] {
         }
     }
     names
+}
+
+/// A team's two players in one name: `"random"` when both have that name,
+/// else `"a & b"` (each through [`printable`]).
+pub fn partners(a: &str, b: &str) -> String {
+    let (a, b) = (printable(a), printable(b));
+    if a == b {
+        a.into_owned()
+    } else {
+        format!("{a} & {b}")
+    }
 }
 
 /// `"heuristic 22, random #1 9, random #2 -3"`: scores by team, with names.

@@ -9,7 +9,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::support::{referee, refused, succeeds};
+use crate::support::{referee, refused, stdout, succeeds};
 
 fn scratch(name: &str) -> PathBuf {
     crate::support::scratch("smaller-findings", name)
@@ -147,6 +147,45 @@ fn an_out_inside_a_tournament_folder_is_refused_and_show_counts_only_its_games()
 }
 
 #[test]
+fn verify_names_a_tournament_s_teams_by_their_entrants() {
+    let t = scratch("verify-names");
+    succeeds(
+        referee()
+            .args(["tournament", "-q", "--jobs", "1", "--seed", "1"])
+            .args([
+                "--entrant",
+                "random=inproc:random",
+                "--entrant",
+                "b=inproc:random",
+            ])
+            .args(["--entrant", "c=inproc:heuristic", "--out"])
+            .arg(&t),
+    );
+    let out = succeeds(referee().arg("verify").arg(&t));
+    let said = stdout(&out);
+    let games: Vec<&str> = said
+        .lines()
+        .filter(|l| l.starts_with("ok ") && l.contains("/games/"))
+        .collect();
+    assert_eq!(games.len(), 6, "{said}");
+    for line in games {
+        // "random" is both an entrant's name and its bot's: said once. The
+        // other random bot is entrant b.
+        for team in ["random ", "b (random) ", "c (heuristic) "] {
+            assert!(line.contains(team), "{team:?}: {line}");
+        }
+        assert!(!line.contains('#'), "{line}");
+    }
+    // A play folder's teams are still its bots', numbered apart.
+    let done = crate::support::play().seed(3).inproc_bystanders().ok();
+    let said = stdout(&succeeds(referee().arg("verify").arg(&done.dir)));
+    assert!(
+        said.contains("random #1") && said.contains("random #2"),
+        "{said}"
+    );
+}
+
+#[test]
 fn play_into_a_tournament_folder_is_refused_before_it_says_anything_else() {
     let t = scratch("play-into");
     succeeds(&mut tournament(&t));
@@ -183,4 +222,26 @@ fn play_into_a_tournament_folder_is_refused_before_it_says_anything_else() {
             .args(["play", "--transcript", "g.jsonl"]),
     );
     assert!(err.contains(". is a tournament's folder"), "{err}");
+}
+
+#[test]
+fn one_core_is_one_core_in_verify_and_on_the_page() {
+    let dir = scratch("one-core");
+    let done = crate::support::play()
+        .seed(3)
+        .inproc_bystanders()
+        .args(["--limit-cpus", "1"])
+        .ok();
+    let said = stdout(&succeeds(referee().arg("verify").arg(&done.dir)));
+    assert!(said.contains("limits: 1 core, stderr log"), "{said}");
+    assert!(!said.contains("1 cores"), "{said}");
+    let t = dir.join("t");
+    succeeds(tournament(&t).args(["--limit-cpus", "1"]));
+    let page = dir.join("page.html");
+    succeeds(referee().arg("show").arg(&t).arg("--html").arg(&page));
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(
+        html.contains("1 core,") && !html.contains("1 cores"),
+        "{html}"
+    );
 }

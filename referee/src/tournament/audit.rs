@@ -86,6 +86,17 @@ pub fn journal(dir: &Path, games: &[String]) -> anyhow::Result<JournalAudit> {
     Ok(audit)
 }
 
+/// The entrants of each journaled game, by team position, keyed by its
+/// transcript (relative to `dir`): how `verify` names a game's teams. Lines
+/// that do not read are left out here ([`journal`] reports them).
+pub fn entrants_by_game(dir: &Path) -> std::collections::BTreeMap<String, [usize; 3]> {
+    let bytes = std::fs::read(dir.join(JOURNAL)).unwrap_or_default();
+    (bytes.split(|&b| b == b'\n'))
+        .filter_map(|raw| serde_json::from_slice::<GameOutcome>(raw).ok())
+        .map(|o| (o.transcript, o.teams))
+        .collect()
+}
+
 /// Whether the journal line `recorded` is what its transcript records; if not,
 /// what differs.
 fn line_matches(dir: &Path, manifest: &Manifest, recorded: &GameOutcome) -> Result<(), String> {

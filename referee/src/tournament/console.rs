@@ -84,8 +84,9 @@ impl Console {
         match event {
             Event::RoundStarting(plan) => self.round_starting(plan),
             Event::Oversubscribed { tables, cores } => eprintln!(
-                "referee: warning: {tables} tables on {cores} cores; bots that think for most of \
-                 their time limit will share cores and may time out (lower --jobs, or raise --time-scale)"
+                "referee: warning: {tables} tables on {cores} core{}; bots that think for most of \
+                 their time limit will share cores and may time out (lower --jobs, or raise --time-scale)",
+                if *cores == 1 { "" } else { "s" }
             ),
             Event::Hint(hint) => eprintln!("referee: hint: {hint}"),
             _ => {}

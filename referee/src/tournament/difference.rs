@@ -200,7 +200,7 @@ fn value(path: &str, v: Option<&Value>) -> String {
             format!("{} MiB", n.as_u64().unwrap_or(0) >> 20)
         }
         ("isolation.limits.cpu_millicores", Value::Number(n)) => {
-            format!("{} cores", n.as_u64().unwrap_or(0) as f64 / 1000.0)
+            crate::isolation_record::cores(n.as_u64().unwrap_or(0))
         }
         ("format", Value::Object(o)) => {
             let mut parts: Vec<String> = (o.iter())
