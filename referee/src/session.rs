@@ -464,14 +464,14 @@ async fn spawn(
         .and_then(|mut launch| {
             launch.slot = Some(i);
             if let Some(base) = &cfg.isolation.scratch {
-                let sandbox = cfg.isolation.sandbox.as_deref();
-                let dir = scratch_dir(base, i, &mut launch, sandbox)
+                let sandboxed = cfg.isolation.sandbox.is_some();
+                let dir = scratch_dir(base, i, &mut launch, sandboxed)
                     .map_err(|e| spawn_failure(&program, &e))?;
                 // Sandboxed, the bot sees it at a fixed path: the host's names
                 // the round, matchup, game and slot.
-                let shown = match sandbox {
-                    Some(_) => PathBuf::from(crate::bot::SCRATCH_INSIDE),
-                    None => dir,
+                let shown = match sandboxed {
+                    true => PathBuf::from(crate::bot::SCRATCH_INSIDE),
+                    false => dir,
                 };
                 env.push((SCRATCH_VAR.to_owned(), shown.to_string_lossy().into_owned()));
             }
@@ -528,31 +528,24 @@ pub(crate) fn credited_winner(result: &crate::transcript::ResultRecord) -> Optio
 /// The variable that tells a bot where its `--scratch` directory is.
 pub const SCRATCH_VAR: &str = "SCHMIER_SCRATCH";
 
-/// Lineup slot `slot`'s writable directory under `base`, created if missing,
-/// given to `launch` and handed to the user its sandbox runs as.
+/// Lineup slot `slot`'s scratch directory under `base`, given to `launch`.
+/// Unsandboxed it is the bot's own folder, created if missing. Sandboxed, the
+/// bot's `/scratch` is a tmpfs of its own and nothing reaches `base`: the path
+/// only names that scratch (the uid a root referee runs the bot as follows
+/// it), and no folder is made for it.
 fn scratch_dir(
     base: &Path,
     slot: usize,
     launch: &mut crate::bot::Launch,
-    sandbox: Option<&crate::bot::Sandbox>,
+    sandboxed: bool,
 ) -> std::io::Result<PathBuf> {
     let dir = crate::layout::scratch(base, slot);
-    std::fs::create_dir_all(&dir).map_err(|e| {
-        std::io::Error::new(e.kind(), format!("failed to create {}: {e}", dir.display()))
-    })?;
-    launch.scratch = Some(dir.clone());
-    if let Some(uid) = sandbox.and_then(|s| s.run_as(launch)) {
-        let (user, group) = (
-            nix::unistd::Uid::from_raw(uid),
-            nix::unistd::Gid::from_raw(uid),
-        );
-        nix::unistd::chown(&dir, Some(user), Some(group)).map_err(|e| {
-            std::io::Error::other(format!(
-                "failed to hand {} to uid {uid}: {e}",
-                dir.display()
-            ))
+    if !sandboxed {
+        std::fs::create_dir_all(&dir).map_err(|e| {
+            std::io::Error::new(e.kind(), format!("failed to create {}: {e}", dir.display()))
         })?;
     }
+    launch.scratch = Some(dir.clone());
     Ok(dir)
 }
 

@@ -104,8 +104,9 @@ fn a_show_page_of_hostile_names_and_replies_loads_and_draws_every_seat() {
         .collect();
     assert_eq!(faults.len(), 3, "one malformed reply each");
     for i in faults {
-        // Step i - 1 is transcript line i (the header has no step).
-        let d = dom(&page, &format!("step={}", i - 1));
+        // Transcript line i is the page's step i, counted from 1 (the header
+        // has no step).
+        let d = dom(&page, &format!("step={i}"));
         let caption = between(&d, "id=\"caption\" class=\"fault\">", "</div>");
         assert!(caption.starts_with("Fault: seat"), "{caption}");
         assert!(caption.contains("&lt;"), "the reply is quoted: {caption}");

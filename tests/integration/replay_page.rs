@@ -160,6 +160,43 @@ fn steps_through_a_deal_in_a_real_browser() {
     }
 }
 
+/// The docs' own example, `#deal=3&seat=2&step=40`, opens deal 3's 40th step
+/// as seat 2 saw it, and the counter shows that number; `step` alone is the
+/// game's step as the counter counts it, from 1 (issue 45: the deal was
+/// ignored, and the step was one past the counter's).
+#[test]
+fn the_fragment_s_step_is_the_counter_s_in_the_game_or_in_the_deal() {
+    if !browser::available() {
+        return;
+    }
+    let g = game();
+    let deals: Vec<usize> = (0..g.lines.len())
+        .filter(|&i| g.lines[i]["type"] == "deal")
+        .collect();
+    let steps = g.lines.len() - 1;
+    let (start, end) = (step_of(deals[2]), step_of(deals[3]) - 1);
+    assert!(end - start >= 40, "deal 3 has {} steps", end - start + 1);
+    let counter = |d: &str| between(d, "id=\"counter\">", "<").to_owned();
+
+    let d = dom(&g.page, "deal=3&seat=2&step=40");
+    assert_eq!(body_attr(&d, "data-deal"), "3");
+    assert_eq!(body_attr(&d, "data-view"), "2");
+    assert_eq!(body_attr(&d, "data-step"), (start + 39).to_string());
+    assert_eq!(
+        counter(&d),
+        format!("step {} of {steps} · deal 3, step 40", start + 40)
+    );
+
+    let d = dom(&g.page, "step=40");
+    assert_eq!(body_attr(&d, "data-step"), "39");
+    assert!(counter(&d).starts_with(&format!("step 40 of {steps} · deal ")));
+
+    // A step past the deal's end stays in the deal: its last step.
+    let d = dom(&g.page, "deal=3&step=999");
+    assert_eq!(body_attr(&d, "data-step"), end.to_string());
+    assert_eq!(body_attr(&d, "data-deal"), "3");
+}
+
 #[test]
 fn a_seat_view_shows_that_seat_its_cards_only() {
     if !browser::available() {

@@ -186,6 +186,56 @@ fn verify_names_a_tournament_s_teams_by_their_entrants() {
 }
 
 #[test]
+fn a_sandboxed_scratch_makes_no_folder_on_the_host() {
+    let dir = scratch("sandboxed-scratch");
+    let sc = dir.join("scratch");
+    let out = dir.join("t");
+    // Built-in bots: each its own sandboxed process, with a /scratch.
+    succeeds(
+        referee()
+            .args([
+                "tournament",
+                "-q",
+                "--jobs",
+                "1",
+                "--seed",
+                "1",
+                "--sandbox",
+            ])
+            .args([
+                "--entrant",
+                "a=builtin:random",
+                "--entrant",
+                "b=builtin:random",
+            ])
+            .args(["--entrant", "c=builtin:heuristic", "--scratch"])
+            .arg(&sc)
+            .arg("--out")
+            .arg(&out),
+    );
+    assert_eq!(
+        tree(&sc),
+        Vec::<PathBuf>::new(),
+        "nothing made in --scratch"
+    );
+    let header: serde_json::Value = serde_json::from_str(
+        std::fs::read_to_string(out.join("games/r00-m0000-g001.jsonl"))
+            .unwrap()
+            .lines()
+            .next()
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        header["isolation"]["scratch"], true,
+        "the bots had a /scratch"
+    );
+
+    // That a sandboxed bot still writes to its /scratch: spy.rs,
+    // each_bot_writes_to_its_own_scratch_and_sees_its_partners_only_unsandboxed.
+}
+
+#[test]
 fn play_into_a_tournament_folder_is_refused_before_it_says_anything_else() {
     let t = scratch("play-into");
     succeeds(&mut tournament(&t));

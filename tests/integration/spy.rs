@@ -521,6 +521,11 @@ fn each_bot_writes_to_its_own_scratch_and_sees_its_partners_only_unsandboxed() {
                 true => assert!(files.is_empty(), "player{slot}: {files:?}"),
             }
         }
+        // Sandboxed, not even an empty folder is made for a bot (issue 45).
+        if sandbox {
+            let made: Vec<_> = std::fs::read_dir(scratch.path()).unwrap().collect();
+            assert!(made.is_empty(), "{made:?}");
+        }
     }
 }
 

@@ -405,7 +405,7 @@ impl Sandbox {
     /// The uid and gid bubblewrap runs as for `launch` (`None`: the referee's).
     /// A root referee runs each bot process as a uid of its own from
     /// [`BOT_UIDS`] (the same for every process given the same scratch
-    /// directory, which that uid owns), if others can reach its files. Drawn
+    /// path), if others can reach its files. Drawn
     /// at random among those this run has not handed out: a uid counted up
     /// per start would tell a bot how many bots started before it, and so
     /// which game of a duplicate set it plays.
@@ -1000,9 +1000,7 @@ fn open_images(images: &super::holder::Images) -> Result<Vec<std::fs::File>, Str
 fn reachable(referee: &Path, launch: &Launch) -> Result<(), Unreachable> {
     readable_by_others(&launch.dir)?;
     readable_by_others(&launch.program)?;
-    if let Some(scratch) = &launch.scratch {
-        readable_by_others(scratch)?;
-    }
+    // Not the scratch path: the bot's /scratch is a tmpfs, no host folder.
     readable_by_others(referee)
 }
 

@@ -52,6 +52,8 @@ function cardEl(code) {
 }
 function place(s) { return me === null ? s : (s - me + 6) % 6; }
 function dealStart(k) { return F.findIndex(f => f.deal === k); }
+// The last step of deal k: the one before the next deal's first, or the game's last.
+function dealEnd(k) { const n = F.findIndex(f => f.deal > k); return n < 0 ? F.length - 1 : n - 1; }
 
 const table = document.getElementById("table");
 const seatBoxes = [];
@@ -85,7 +87,9 @@ function render() {
   document.body.dataset.view = me === null ? "all" : me;
   dealSel.value = f.deal;
   viewSel.value = me === null ? "all" : me;
-  document.getElementById("counter").textContent = "step " + (step + 1) + " of " + F.length;
+  // Counted from 1, as the fragment's step= counts: in the game, and in the deal.
+  const inDeal = f.deal > 0 ? " · deal " + f.deal + ", step " + (step - dealStart(f.deal) + 1) : "";
+  document.getElementById("counter").textContent = "step " + (step + 1) + " of " + F.length + inDeal;
   for (let s = 0; s < 6; s++) {
     const box = seatBoxes[s];
     const [x, y] = PLACES[place(s)];
@@ -148,11 +152,18 @@ document.addEventListener("keydown", e => {
 });
 
 // The fragment: #deal=3&seat=2&step=40&next=5&prev=1, applied through the controls.
+// step= is the counter's number, from 1: the game's step, or with deal= the
+// deal's (#deal=3&step=40: deal 3's 40th step, kept within deal 3).
 function fromFragment() {
   const p = new URLSearchParams(location.hash.slice(1));
   if (p.has("seat")) { viewSel.value = p.get("seat"); viewSel.dispatchEvent(new Event("change")); }
-  if (p.has("deal")) { dealSel.value = p.get("deal"); dealSel.dispatchEvent(new Event("change")); }
-  if (p.has("step")) go(Number(p.get("step")));
+  const deal = p.has("deal") ? Number(p.get("deal")) : null;
+  if (deal !== null) { dealSel.value = deal; dealSel.dispatchEvent(new Event("change")); }
+  if (p.has("step")) {
+    const n = Number(p.get("step")) - 1;
+    const start = deal !== null ? dealStart(deal) : -1;
+    go(start < 0 ? n : Math.min(start + Math.max(n, 0), dealEnd(deal)));
+  }
   for (let i = 0; i < Number(p.get("next") || 0); i++) document.getElementById("next").click();
   for (let i = 0; i < Number(p.get("prev") || 0); i++) document.getElementById("prev").click();
   render();
