@@ -10,6 +10,13 @@ use anyhow::{bail, Context};
 
 use crate::transcript::Line;
 
+/// How every transcript opens: its header line, as the referee writes it.
+const HEADER: &[u8] = br#"{"type":"header""#;
+
+/// What a transcript is, for a user who gave another file.
+pub const WHAT_A_TRANSCRIPT_IS: &str = "a transcript is one game's .jsonl file, as `referee \
+     play` writes it (DIR/game-0001.jsonl) or a tournament (DIR/games/r00-m0000-g001.jsonl)";
+
 /// A transcript's lines, each with its 1-based line number, up to the first
 /// line that is not a transcript line (`damaged`).
 pub struct Transcript {
@@ -81,9 +88,20 @@ impl Transcript {
                 Err(e) => {
                     // The last line without its newline: the file was cut off.
                     let torn = n == count && !bytes.ends_with(b"\n");
-                    let why = match torn {
-                        true => format!("the file ends inside a line (cut off?): {e}"),
-                        false => format!("not a transcript line: {e}"),
+                    // A first line that does not even open as a header: some
+                    // other file (a README, a config), said as such.
+                    let other = lines.is_empty() && !raw.trim_ascii_start().starts_with(HEADER);
+                    let json = serde_json::from_slice::<serde_json::Value>(raw).is_ok();
+                    let why = match (other, torn) {
+                        (true, _) => format!(
+                            "not a transcript: its first line is {}; {WHAT_A_TRANSCRIPT_IS}",
+                            match json {
+                                true => "JSON, but not a transcript's header",
+                                false => "not JSON",
+                            }
+                        ),
+                        (false, true) => format!("the file ends inside a line (cut off?): {e}"),
+                        (false, false) => format!("not a transcript line: {e}"),
                     };
                     damaged = Some((n, why));
                     break;

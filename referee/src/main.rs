@@ -252,7 +252,13 @@ fn show(args: &referee::cli::ShowArgs) -> anyhow::Result<ExitCode> {
     if args.file.is_dir() {
         return show_folder(&args.file, args.html.as_deref());
     }
-    let transcript = referee::load::Transcript::read(&args.file)?;
+    let transcript = referee::load::Transcript::read(&args.file).map_err(|mut e| {
+        if e.reason.starts_with("not a transcript:") {
+            e.reason += "; `referee show` takes a transcript, or a tournament's folder \
+                         (`referee show --html OUT.html DIR` draws its page)";
+        }
+        e
+    })?;
     let replay = referee::show::Replay::new(&transcript)?;
     if let Some(out) = &args.html {
         let page = referee::show::html::render(&replay)?;

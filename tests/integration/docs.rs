@@ -309,3 +309,106 @@ fn the_reference_names_every_flag_of_every_command() {
     assert!(missing.is_empty(), "not in docs/reference.md: {missing:#?}");
     assert!(seen >= 100, "only {seen} flags seen");
 }
+
+/// The keys of a JSON object.
+fn keys(v: &serde_json::Value) -> Vec<String> {
+    v.as_object().expect("an object").keys().cloned().collect()
+}
+
+/// The first cell of each row of the table whose header row opens with
+/// `| first |`, each a `` `field` ``; and each row whole.
+fn table_rows<'a>(doc: &'a str, first: &str) -> Vec<(String, &'a str)> {
+    let start = doc
+        .find(&format!("| {first} |"))
+        .unwrap_or_else(|| panic!("PROTOCOL.md has no table headed {first}"));
+    (doc[start..].lines().skip(2))
+        .take_while(|l| l.starts_with('|'))
+        .map(|l| {
+            let cell = l.split('|').nth(1).unwrap().trim();
+            (cell.trim_matches('`').to_owned(), l)
+        })
+        .collect()
+}
+
+/// PROTOCOL.md's "Transcripts" names every field a transcript's header, its
+/// `isolation` record and its `result` line have, and no field they lack
+/// (issue 45: `isolation.limits.frozen_while_waiting` was missing). The
+/// fields are those of a real transcript's header and result, and of an
+/// isolation record with every optional field written.
+#[test]
+fn protocol_md_names_every_field_of_the_transcript_header() {
+    use referee::isolation_record::{IsolationRecord, LimitsRecord, SandboxRecord};
+    let doc = std::fs::read_to_string(root().join("PROTOCOL.md")).unwrap();
+    let section = &doc[doc.find("\n## Transcripts").unwrap()..];
+    let section = &section[..section[1..].find("\n## ").unwrap()];
+    let named = |field: &str| section.contains(&format!("`{field}`"));
+
+    let done = crate::support::play().seed(3).inproc_bystanders().ok();
+    let lines = done.lines(1);
+    let header = &lines[0];
+    let mut missing = Vec::new();
+    // Every line's `type` says what it is (the header's is "header").
+    let fields = keys(header).into_iter().filter(|k| k != "type");
+    for key in fields.chain(keys(&header["seats"][0])) {
+        if !named(&key) {
+            missing.push(format!("header.{key}"));
+        }
+    }
+    // Every optional field of the record written: sandboxed, limited,
+    // frozen, paced, with a scratch of a size.
+    let every = IsolationRecord {
+        sandbox: Some(SandboxRecord {
+            tool: "bubblewrap".into(),
+            layers: vec!["namespaces".into()],
+            tmpfs_bytes: 64 << 20,
+        }),
+        limits: LimitsRecord {
+            memory_bytes: Some(1),
+            cpu_seconds: Some(1),
+            open_files: Some(1),
+            processes: Some(1),
+            cpu_millicores: Some(1),
+            stderr_cap_bytes: 1,
+            frozen_while_waiting: true,
+        },
+        pace_ms: Some(1),
+        scratch: true,
+        scratch_bytes: Some(1),
+    };
+    let every = serde_json::to_value(&every).unwrap();
+    // A real header's record has the same fields, less the optional ones.
+    for key in keys(&header["isolation"]) {
+        assert!(every.get(&key).is_some(), "isolation.{key}");
+    }
+    let rows = table_rows(section, "`isolation` field");
+    let row = |field: &str| rows.iter().find(|(f, _)| f == field).map(|(_, l)| *l);
+    for key in keys(&every) {
+        if row(&key).is_none() {
+            missing.push(format!("isolation.{key}"));
+        }
+    }
+    for nested in ["limits", "sandbox"] {
+        for key in keys(&every[nested]) {
+            if !row(nested).is_some_and(|l| l.contains(&format!("`{key}`"))) {
+                missing.push(format!("isolation.{nested}.{key}"));
+            }
+        }
+    }
+    let result = lines.last().unwrap();
+    let result_rows = table_rows(section, "`result` field");
+    for key in keys(result).into_iter().filter(|k| k != "type") {
+        if !result_rows.iter().any(|(f, _)| *f == key) {
+            missing.push(format!("result.{key}"));
+        }
+    }
+    assert!(missing.is_empty(), "PROTOCOL.md does not name {missing:?}");
+    // And each row names a field there is.
+    let stale: Vec<&String> = (rows.iter().map(|(f, _)| f))
+        .filter(|f| every.get(f.as_str()).is_none())
+        .chain((result_rows.iter().map(|(f, _)| f)).filter(|f| result.get(f.as_str()).is_none()))
+        .collect();
+    assert!(
+        stale.is_empty(),
+        "PROTOCOL.md's rows name no field: {stale:?}"
+    );
+}

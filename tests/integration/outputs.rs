@@ -154,7 +154,7 @@ fn verify_on_a_journal_and_show_on_a_cut_off_transcript_name_file_and_line() {
     let err = text(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(
-        err.contains(&format!("{}:1: not a transcript line", journal.display())),
+        err.contains(&format!("{}:1: not a transcript: ", journal.display())),
         "{err}"
     );
     assert!(err.contains("verify the tournament's folder"), "{err}");

@@ -9,7 +9,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::support::{referee, refused, stdout, succeeds};
+use crate::support::{referee, refused, stderr, stdout, succeeds};
 
 fn scratch(name: &str) -> PathBuf {
     crate::support::scratch("smaller-findings", name)
@@ -293,5 +293,45 @@ fn one_core_is_one_core_in_verify_and_on_the_page() {
     assert!(
         html.contains("1 core,") && !html.contains("1 cores"),
         "{html}"
+    );
+}
+
+#[test]
+fn show_given_another_file_says_it_is_no_transcript_and_what_show_takes() {
+    let dir = scratch("show-readme");
+    std::fs::create_dir_all(&dir).unwrap();
+    let readme = dir.join("README.md");
+    std::fs::write(&readme, "# My bot\n\nIt plays.\n").unwrap();
+    let err = refused(referee().arg("show").arg(&readme));
+    assert!(
+        err.contains(&format!(
+            "failed to read {}:1: not a transcript: its first line is not JSON; a transcript \
+             is one game's .jsonl file",
+            readme.display()
+        )),
+        "{err}"
+    );
+    assert!(
+        err.contains("`referee show` takes a transcript, or a tournament's folder"),
+        "{err}"
+    );
+    assert!(!err.contains("expected value at line 1"), "{err}");
+    // JSON that is not a transcript is told apart from a cut-off one.
+    let json = dir.join("bot.json");
+    std::fs::write(&json, "{\"name\": \"mine\"}\n").unwrap();
+    let err = refused(referee().arg("show").arg(&json));
+    assert!(
+        err.contains("its first line is JSON, but not a transcript's header"),
+        "{err}"
+    );
+    // A transcript cut off inside its first line still says so.
+    let cut = dir.join("cut.jsonl");
+    let done = crate::support::play().seed(3).inproc_bystanders().ok();
+    let text = std::fs::read_to_string(done.transcript(1)).unwrap();
+    std::fs::write(&cut, &text[..40]).unwrap();
+    let err = stderr(&referee().arg("show").arg(&cut).output().unwrap());
+    assert!(
+        err.contains("the file ends inside a line (cut off?)"),
+        "{err}"
     );
 }

@@ -92,7 +92,9 @@ fn tampered_transcripts_are_rejected_at_the_right_line() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(
-        err.contains("edited.jsonl:1: not a transcript line"),
+        err.contains(
+            "edited.jsonl:1: not a transcript: its first line is not JSON; a transcript is"
+        ),
         "{err}"
     );
 }
