@@ -77,8 +77,21 @@ impl Tally {
 
 /// Prints one line of the report to stdout, every control character in it
 /// escaped (`names::printable_lines`).
+/// A reader that closed the pipe (`referee verify DIR | head`) stops the
+/// output, not the check: the exit status still tells whether every transcript
+/// is valid.
 fn say(line: &str) {
-    println!("{}", crate::names::printable_lines(line));
+    use std::io::Write;
+    let written = writeln!(
+        std::io::stdout().lock(),
+        "{}",
+        crate::names::printable_lines(line)
+    );
+    if let Err(e) = written {
+        if e.kind() != std::io::ErrorKind::BrokenPipe {
+            complain(&format!("failed to write to stdout: {e}"));
+        }
+    }
 }
 
 /// Prints a problem to stderr, escaped as [`say`] does.

@@ -205,3 +205,23 @@ fn a_fallback_move_changed_to_another_legal_card_is_rejected() {
         "only {tampered} fallback plays could be tampered with"
     );
 }
+
+/// `referee verify DIR | head`: a reader that is gone stops the output, not
+/// the check (it panicked on the closed pipe). The pipe's read end is closed
+/// before the referee starts, so its first line already meets a closed pipe.
+#[test]
+fn a_closed_stdout_stops_the_output_not_the_check() {
+    let done = play().seed(22).ok();
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let out = crate::support::referee()
+        .arg("verify")
+        .arg(done.transcript(1))
+        .stdout(writer)
+        .stderr(std::process::Stdio::piped())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+}
