@@ -32,12 +32,22 @@ pub(crate) fn hello(cfg: &TableSpec) -> Vec<u8> {
     serde_json::to_vec(&hello).expect("messages serialize")
 }
 
+/// How long a bot whose stdin would not take `hello` is given to be seen
+/// exited: one that has closed its stdin is usually ending (an import that
+/// failed), and its exit status says more than the write that failed.
+const EXIT_WAIT: Duration = Duration::from_secs(2);
+
 /// Sends `hello` to a player just started; `Err`: why it failed to start.
 pub async fn greet(player: &mut Player, hello: &[u8], write: Duration) -> Result<(), String> {
     player.queue_line(hello);
-    match player.flush(Some(write)).await {
-        Ok(()) => Ok(()),
-        Err(_) => Err("could not send hello: the bot is not reading its stdin".to_owned()),
+    if player.flush(Some(write)).await.is_ok() {
+        return Ok(());
+    }
+    match player.why_closed(Some(Instant::now() + EXIT_WAIT)).await {
+        Closed::Exited(s) => Err(format!("exited before hello: {s}")),
+        Closed::StillThere | Closed::Dropped(_) => {
+            Err("could not send hello: the bot is not reading its stdin".to_owned())
+        }
     }
 }
 
@@ -82,4 +92,18 @@ pub async fn answer(
             }
         }
     }
+}
+
+/// Lines of a failed bot's stderr shown with its reason: a traceback's end.
+const STDERR_LINES: usize = 5;
+
+/// The last lines of a failed bot's stderr log that hold anything (none if
+/// it wrote nothing), to go with the reason it failed to start. Read once
+/// the bot is ended, so that all it wrote is there.
+pub fn stderr_tail(log: &std::path::Path) -> Vec<String> {
+    let bytes = std::fs::read(log).unwrap_or_default();
+    let text = String::from_utf8_lossy(&bytes);
+    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    let tail = &lines[lines.len().saturating_sub(STDERR_LINES)..];
+    tail.iter().map(|l| l.to_string()).collect()
 }
