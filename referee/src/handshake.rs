@@ -97,13 +97,51 @@ pub async fn answer(
 /// Lines of a failed bot's stderr shown with its reason: a traceback's end.
 const STDERR_LINES: usize = 5;
 
+/// The most of each such line shown (the log holds all of it).
+const STDERR_LINE_BYTES: usize = 300;
+
 /// The last lines of a failed bot's stderr log that hold anything (none if
-/// it wrote nothing), to go with the reason it failed to start. Read once
-/// the bot is ended, so that all it wrote is there.
+/// it wrote nothing), each cut at [`STDERR_LINE_BYTES`], to go with the
+/// reason it failed to start. Read once the bot is ended, so that all it
+/// wrote is there.
 pub fn stderr_tail(log: &std::path::Path) -> Vec<String> {
     let bytes = std::fs::read(log).unwrap_or_default();
     let text = String::from_utf8_lossy(&bytes);
     let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
     let tail = &lines[lines.len().saturating_sub(STDERR_LINES)..];
-    tail.iter().map(|l| l.to_string()).collect()
+    tail.iter().map(|l| cut(l, STDERR_LINE_BYTES)).collect()
+}
+
+/// `line` up to `max` bytes (at a character's boundary), `…` where cut.
+fn cut(line: &str, max: usize) -> String {
+    if line.len() <= max {
+        return line.to_owned();
+    }
+    let mut end = max;
+    while !line.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", &line[..end])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The last lines that hold anything, each bounded (a bot's line can be
+    /// as long as its log), cut at a character's boundary.
+    #[test]
+    fn the_stderr_tail_is_the_last_lines_each_bounded() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = dir.path().join("player0.log");
+        let long = "é".repeat(1000);
+        let text = format!("1\n2\n3\n\n4\n{long}\n5\n  \n6\n");
+        std::fs::write(&log, text).unwrap();
+        let tail = stderr_tail(&log);
+        assert_eq!(tail.len(), STDERR_LINES);
+        assert_eq!(tail[0], "3");
+        assert_eq!(tail[4], "6");
+        assert!(tail[2].ends_with('…') && tail[2].len() <= STDERR_LINE_BYTES + 3);
+        assert!(stderr_tail(&dir.path().join("none.log")).is_empty());
+    }
 }

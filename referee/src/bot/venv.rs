@@ -98,9 +98,16 @@ fn environment_of(named: &Path) -> Option<PathBuf> {
         .map(Path::to_path_buf)
 }
 
+/// The most of a `pyvenv.cfg` read (Python's own is a few lines; this one
+/// is the entrant's file).
+const CFG_BYTES: u64 = 64 << 10;
+
 /// The `home` an environment's `pyvenv.cfg` names, if it names one.
 fn home(venv: &Path) -> Option<PathBuf> {
-    let cfg = std::fs::read_to_string(venv.join("pyvenv.cfg")).ok()?;
+    use std::io::Read;
+    let file = std::fs::File::open(venv.join("pyvenv.cfg")).ok()?;
+    let mut cfg = String::new();
+    file.take(CFG_BYTES).read_to_string(&mut cfg).ok()?;
     cfg.lines().find_map(|line| {
         let (key, value) = line.split_once('=')?;
         (key.trim() == "home").then(|| PathBuf::from(value.trim()))
