@@ -128,6 +128,37 @@ fn cut(line: &str, max: usize) -> String {
 mod tests {
     use super::*;
 
+    /// A bot gone before its `hello` is written (it died on an import, and
+    /// its stdin is closed): the write fails, and the reason given is its
+    /// exit, not a bot that does not read (issue 45).
+    #[tokio::test]
+    async fn a_bot_that_exited_before_hello_was_written_is_reported_as_exited() {
+        let sh = std::fs::canonicalize("/bin/sh").expect("sh is installed");
+        let spawn = crate::bot::Spawn {
+            launch: crate::bot::Launch {
+                dir: sh.parent().unwrap().to_path_buf(),
+                program: sh,
+                args: vec!["-c".into(), "exit 3".into()],
+                scratch: None,
+                slot: None,
+                invoked: None,
+            },
+            env: crate::config::Isolation::env(&[]),
+            sandbox: None,
+            max_line: 1024,
+            limits: crate::bot::ResourceLimits::default(),
+            stderr_log: None,
+            stderr_cap: 0,
+            hold: false,
+            before_any_game: false,
+        };
+        let mut player = Player::spawn_async(&spawn).await.unwrap();
+        // Gone for sure before anything is written.
+        assert!(matches!(player.why_closed(None).await, Closed::Exited(_)));
+        let why = greet(&mut player, b"{}", Duration::from_secs(5)).await;
+        assert_eq!(why, Err("exited before hello: exit status: 3".to_owned()));
+    }
+
     /// The last lines that hold anything, each bounded (a bot's line can be
     /// as long as its log), cut at a character's boundary.
     #[test]
