@@ -8,16 +8,24 @@ is a :class:`schmier.Action` or the reply's wire JSON (``"pass"``, ``4``,
 ``on_message(msg)`` is also told every message the referee sends (events,
 faults, ``game_start``) before it is handled.
 
-A policy that raises, or answers something not in ``legal``, does not fault:
-the error goes to stderr and the first legal answer is sent instead (the
-referee's own fallback choice for bids, exchanges and plays). The referee
-still times the reply, so a slow policy times out as any bot would.
+A policy that raises, or answers something not in ``legal``, does not fault
+in a game: the error goes to stderr (the bot's log), with a line saying so,
+and the first legal answer is sent instead (the referee's own fallback
+choice for bids, exchanges and plays). The referee still times the reply, so
+a slow policy times out as any bot would.
+
+Under ``referee check-bot`` (which sets ``SCHMIER_CHECK_BOT=1`` in the bot's
+environment) there is no such net, so that the check fails a broken policy
+instead of passing its fallback: a policy that raises ends the bot, after
+its traceback and a line naming the exception, and an illegal answer is sent
+as it is, for the checker to judge.
 """
 
 from __future__ import annotations
 
 import itertools
 import json
+import os
 import sys
 import time
 import traceback
@@ -26,6 +34,10 @@ from typing import IO, Any, Callable, Dict, List, Optional, Union
 from ._schmier import PROTOCOL, Action
 
 WireAction = Union[str, int, List[str]]
+
+#: Set (to ``1``) in a bot's environment by ``referee check-bot``: ``run_bot``
+#: then fails loudly instead of falling back (see the module's doc).
+CHECK_ENV = "SCHMIER_CHECK_BOT"
 
 
 class Decision:
@@ -124,9 +136,14 @@ def run_bot(
     version: Optional[str] = None,
     stdin: Optional[IO[str]] = None,
     stdout: Optional[IO[str]] = None,
+    strict: Optional[bool] = None,
 ) -> None:
     """Plays ``policy`` through a referee session on stdin/stdout until ``bye``
-    or the end of input."""
+    or the end of input. ``strict``: a policy that raises ends the bot and an
+    illegal answer is sent as it is (the module's doc); default: whether
+    ``SCHMIER_CHECK_BOT`` is set, as ``referee check-bot`` sets it."""
+    if strict is None:
+        strict = bool(os.environ.get(CHECK_ENV))
     inp = stdin if stdin is not None else sys.stdin
     out = stdout if stdout is not None else sys.stdout
     listener = getattr(policy, "on_message", None)
@@ -152,18 +169,24 @@ def run_bot(
             game_start = msg
         elif kind == "request":
             d = Decision(msg, game_start)
-            send({"type": "reply", "id": d.id, "action": _answer(policy, d)})
+            send({"type": "reply", "id": d.id, "action": _answer(policy, d, strict)})
         elif kind == "bye":
             return
 
 
-def _answer(policy: Callable[[Decision], Any], d: Decision) -> Any:
+def _answer(policy: Callable[[Decision], Any], d: Decision, strict: bool) -> Any:
     try:
         wire = _to_wire(policy(d))
-    except Exception:  # a policy's bug must not cost the game a fault
+    except Exception as e:  # a policy's bug must not cost the game a fault
         traceback.print_exc(file=sys.stderr)
+        what = f"the policy raised {type(e).__name__}: {e} (request {d.id}, {d.decision})"
+        if strict:
+            print(f"schmier.run_bot: {what}; under check-bot ({CHECK_ENV}) the bot stops "
+                  "here (in a game it sends the first legal answer)", file=sys.stderr, flush=True)
+            sys.exit(1)
+        print(f"schmier.run_bot: {what}; sending the first legal answer", file=sys.stderr, flush=True)
         return d.first_legal()
-    if d.is_legal(wire):
+    if strict or d.is_legal(wire):
         return wire
     print(f"schmier.run_bot: the policy answered {wire!r}, not legal for {d.legal_wire!r}; "
           "sending the first legal answer", file=sys.stderr)

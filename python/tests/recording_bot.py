@@ -28,21 +28,12 @@ class Recorder:
         out.write(json.dumps({"game": self.game, "seat": self.seat, "id": d.id, "view": d.view}) + "\n")
         out.flush()
         if fault_every and d.id % fault_every == 0:
-            return None  # not legal: run_bot would fix it, so bypass below
+            return {"not": "an action"}  # sent as it is: run_bot is strict below
         legal = list(schmier.bot.legal_answers(d.decision, d.legal_wire))
         return legal[rng.randrange(min(len(legal), 50))]
 
 
 policy = Recorder()
-if fault_every:
-    # Send the faulty replies ourselves: run_bot's own check would replace them.
-    import schmier.bot as bot
-
-    original = bot._answer
-
-    def faulty(p, d):
-        answer = p(d)
-        return {"not": "an action"} if answer is None else answer
-
-    bot._answer = faulty
-schmier.run_bot(policy, name="recorder")
+# strict: the faulty replies go out as they are (run_bot would otherwise
+# replace them with the first legal answer).
+schmier.run_bot(policy, name="recorder", strict=bool(fault_every))

@@ -121,3 +121,68 @@ def test_the_starter_kit_beside_a_bot_does_not_hide_the_library(tmp_path):
         [sys.executable, "-c", probe], cwd=tmp_path, capture_output=True, text=True, check=True
     )
     assert out.stdout.split() == ["schmier.bot", "run"]
+
+
+def test_a_raising_policy_is_logged_in_a_game_and_ends_the_bot_when_strict(capsys):
+    """In a game (not strict) a raising policy gets the first legal answer
+    sent and a line naming the exception in the log; strict (as under
+    `referee check-bot`) the bot stops there, saying why."""
+    text, requests = session(Game(4), 3, 3)
+
+    def policy(d):
+        raise ZeroDivisionError("a policy bug")
+
+    replies = run(policy, text, strict=False)
+    assert [r["action"] for r in replies[1:]] == [schmier.Decision(q).first_legal() for q in requests]
+    err = capsys.readouterr().err
+    assert "schmier.run_bot: the policy raised ZeroDivisionError: a policy bug (request 1, " in err
+    assert "sending the first legal answer" in err
+
+    try:
+        run(policy, text, strict=True)
+    except SystemExit as e:
+        assert e.code == 1
+    else:
+        raise AssertionError("a strict run_bot went on after the policy raised")
+    err = capsys.readouterr().err
+    assert "Traceback" in err and "under check-bot (SCHMIER_CHECK_BOT) the bot stops here" in err
+
+
+def test_strict_sends_an_illegal_answer_as_it_is(monkeypatch):
+    """Strict by the environment `referee check-bot` sets: the policy's
+    illegal answer goes out unchanged, for the checker to judge."""
+    monkeypatch.setenv("SCHMIER_CHECK_BOT", "1")
+    text, requests = session(Game(5), 0, 2)
+    replies = run(lambda d: "not an action", text)
+    assert [r["action"] for r in replies[1:]] == ["not an action"] * len(requests)
+
+
+def test_check_bot_fails_a_library_bot_whose_policy_raises(tmp_path):
+    """`referee check-bot` on a library bot whose policy raises on every
+    decision: it passed all 19 checks on the library's fallback (issue 45);
+    now it fails, naming the exception. The same bot with a working policy
+    passes, so the failure is the policy's."""
+    import os
+    import pathlib
+    import subprocess
+    import sys
+
+    root = pathlib.Path(__file__).resolve().parents[2]
+    referee = pathlib.Path(os.environ.get("SCHMIER_REFEREE", root / "target" / "debug" / "referee"))
+    assert referee.exists(), f"no referee at {referee}: build it or set SCHMIER_REFEREE"
+    results = {}
+    for kind, body in [("raises", "raise ZeroDivisionError('a policy bug')"), ("works", "return d.legal[0]")]:
+        bot = tmp_path / f"{kind}.py"
+        bot.write_text(f"import schmier\n\ndef policy(d):\n    {body}\n\nschmier.run_bot(policy, name={kind!r})\n")
+        results[kind] = subprocess.run(
+            [str(referee), "check-bot", "--decision-ms", "20000", "--", sys.executable, str(bot)],
+            capture_output=True, text=True, timeout=600,
+        )
+    works = results["works"]
+    assert works.returncode == 0 and works.stdout.endswith("all 19 checks passed\n"), works.stdout
+    raises = results["raises"]
+    assert raises.returncode == 1, raises.stdout + raises.stderr
+    assert "[ok]   handshake" in raises.stdout
+    assert "[FAIL]" in raises.stdout and "checks passed" not in raises.stdout
+    assert "| ZeroDivisionError: a policy bug" in raises.stdout
+    assert "schmier.run_bot: the policy raised ZeroDivisionError: a policy bug" in raises.stdout

@@ -97,3 +97,33 @@ def test_only_the_agent_to_act_has_a_mask_and_encode_matches():
     assert np.array_equal(buf, schmier.encode(e.game.view(0)))
     with pytest.raises(ValueError):
         schmier.encode_into(e.game.view(0), np.zeros(3, dtype=np.float32))
+
+
+def test_the_gym_observation_is_as_documented():
+    """docs/python.md, "The observation": the space, `encode` of the
+    learner's view, 53 flags of the cards it has chosen so far in a
+    card-by-card exchange or discard, the legal mask; all zero once over."""
+    e = senv.GymEnv(seat=4)
+    space = e.observation_space
+    assert space["observation"].shape == (schmier.OBSERVATION_LEN + 53,) == (687,)
+    assert space["observation"].dtype == np.float32 and space["action_mask"].dtype == np.int8
+    assert space["action_mask"].shape == (schmier.ACTION_COUNT,) == (63,)
+    obs, _ = e.reset(seed=11)
+    rng = np.random.default_rng(3)
+    order = {r + s: i * 13 + j for i, s in enumerate("SHDC") for j, r in enumerate("23456789TJQKA")}
+    order["JK"] = 52
+    chosen_seen = 0
+    done = False
+    while not done:
+        g = e.game
+        assert g.to_act == 4
+        assert np.array_equal(obs["observation"][:634], schmier.encode(g.view(4)))
+        flags = np.zeros(53, dtype=np.float32)
+        flags[[order[c] for c in g.selection]] = 1.0
+        assert np.array_equal(obs["observation"][634:], flags)
+        chosen_seen += len(g.selection) > 0
+        assert np.array_equal(obs["action_mask"], g.legal_mask().astype(np.int8))
+        a = int(rng.choice(np.flatnonzero(obs["action_mask"])))
+        obs, _, done, _, _ = e.step(a)
+    assert chosen_seen > 0, "no card-by-card choice was seen: pick another seed"
+    assert not obs["observation"].any() and not obs["action_mask"].any()

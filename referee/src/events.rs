@@ -46,6 +46,8 @@ pub struct StartFailure {
     pub reason: String,
     /// Its stderr log, named only when the bot wrote something there.
     pub stderr_log: Option<PathBuf>,
+    /// The last lines it wrote there (a traceback's end), the bot ended.
+    pub stderr_tail: Vec<String>,
 }
 
 /// Which bot failed to start, in the words the console uses.

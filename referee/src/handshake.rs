@@ -32,12 +32,22 @@ pub(crate) fn hello(cfg: &TableSpec) -> Vec<u8> {
     serde_json::to_vec(&hello).expect("messages serialize")
 }
 
+/// How long a bot whose stdin would not take `hello` is given to be seen
+/// exited: one that has closed its stdin is usually ending (an import that
+/// failed), and its exit status says more than the write that failed.
+const EXIT_WAIT: Duration = Duration::from_secs(2);
+
 /// Sends `hello` to a player just started; `Err`: why it failed to start.
 pub async fn greet(player: &mut Player, hello: &[u8], write: Duration) -> Result<(), String> {
     player.queue_line(hello);
-    match player.flush(Some(write)).await {
-        Ok(()) => Ok(()),
-        Err(_) => Err("could not send hello: the bot is not reading its stdin".to_owned()),
+    if player.flush(Some(write)).await.is_ok() {
+        return Ok(());
+    }
+    match player.why_closed(Some(Instant::now() + EXIT_WAIT)).await {
+        Closed::Exited(s) => Err(format!("exited before hello: {s}")),
+        Closed::StillThere | Closed::Dropped(_) => {
+            Err("could not send hello: the bot is not reading its stdin".to_owned())
+        }
     }
 }
 
@@ -81,5 +91,88 @@ pub async fn answer(
                 Closed::Dropped(why) => Err(format!("before hello: {why}")),
             }
         }
+    }
+}
+
+/// Lines of a failed bot's stderr shown with its reason: a traceback's end.
+const STDERR_LINES: usize = 5;
+
+/// The most of each such line shown (the log holds all of it).
+const STDERR_LINE_BYTES: usize = 300;
+
+/// The last lines of a failed bot's stderr log that hold anything (none if
+/// it wrote nothing), each cut at [`STDERR_LINE_BYTES`], to go with the
+/// reason it failed to start. Read once the bot is ended, so that all it
+/// wrote is there.
+pub fn stderr_tail(log: &std::path::Path) -> Vec<String> {
+    let bytes = std::fs::read(log).unwrap_or_default();
+    let text = String::from_utf8_lossy(&bytes);
+    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    let tail = &lines[lines.len().saturating_sub(STDERR_LINES)..];
+    tail.iter().map(|l| cut(l, STDERR_LINE_BYTES)).collect()
+}
+
+/// `line` up to `max` bytes (at a character's boundary), `…` where cut.
+fn cut(line: &str, max: usize) -> String {
+    if line.len() <= max {
+        return line.to_owned();
+    }
+    let mut end = max;
+    while !line.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", &line[..end])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A bot gone before its `hello` is written (it died on an import, and
+    /// its stdin is closed): the write fails, and the reason given is its
+    /// exit, not a bot that does not read (issue 45).
+    #[tokio::test]
+    async fn a_bot_that_exited_before_hello_was_written_is_reported_as_exited() {
+        let sh = std::fs::canonicalize("/bin/sh").expect("sh is installed");
+        let spawn = crate::bot::Spawn {
+            launch: crate::bot::Launch {
+                dir: sh.parent().unwrap().to_path_buf(),
+                program: sh,
+                args: vec!["-c".into(), "exit 3".into()],
+                scratch: None,
+                slot: None,
+                invoked: None,
+            },
+            env: crate::config::Isolation::env(&[]),
+            sandbox: None,
+            max_line: 1024,
+            limits: crate::bot::ResourceLimits::default(),
+            stderr_log: None,
+            stderr_cap: 0,
+            hold: false,
+            before_any_game: false,
+        };
+        let mut player = Player::spawn_async(&spawn).await.unwrap();
+        // Gone for sure before anything is written.
+        assert!(matches!(player.why_closed(None).await, Closed::Exited(_)));
+        let why = greet(&mut player, b"{}", Duration::from_secs(5)).await;
+        assert_eq!(why, Err("exited before hello: exit status: 3".to_owned()));
+    }
+
+    /// The last lines that hold anything, each bounded (a bot's line can be
+    /// as long as its log), cut at a character's boundary.
+    #[test]
+    fn the_stderr_tail_is_the_last_lines_each_bounded() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = dir.path().join("player0.log");
+        let long = "é".repeat(1000);
+        let text = format!("1\n2\n3\n\n4\n{long}\n5\n  \n6\n");
+        std::fs::write(&log, text).unwrap();
+        let tail = stderr_tail(&log);
+        assert_eq!(tail.len(), STDERR_LINES);
+        assert_eq!(tail[0], "3");
+        assert_eq!(tail[4], "6");
+        assert!(tail[2].ends_with('…') && tail[2].len() <= STDERR_LINE_BYTES + 3);
+        assert!(stderr_tail(&dir.path().join("none.log")).is_empty());
     }
 }

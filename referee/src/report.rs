@@ -132,9 +132,14 @@ fn start_failure_line(f: &StartFailure) -> String {
         Who::Seat(seat) => format!("seat {seat}"),
         Who::Restarted(i) => format!("player {i}, restarted,"),
     };
-    let stderr = match &f.stderr_log {
-        Some(log) => format!("; its stderr is in {}", log.display()),
-        None => String::new(),
+    let stderr = match (&f.stderr_log, f.stderr_tail.is_empty()) {
+        (Some(log), true) => format!("; its stderr is in {}", log.display()),
+        (Some(log), false) => format!(
+            "; its stderr is in {}, and ends:\n    {}",
+            log.display(),
+            f.stderr_tail.join("\n    ")
+        ),
+        (None, _) => String::new(),
     };
     format!(
         "referee: {who} ({}) failed to start: {}{stderr}",

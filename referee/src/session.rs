@@ -90,7 +90,9 @@ impl Session {
             shutdown(&mut slots, Duration::ZERO).await;
             return Ok(None);
         };
-        report_failed(&slots, &stderr_dir, &failed?, Some(seat_slot), &*reporter);
+        let failed = failed?;
+        end_failed(&mut slots, &failed).await;
+        report_failed(&slots, &stderr_dir, &failed, Some(seat_slot), &*reporter);
         Ok(Some(Session {
             spec,
             stderr_dir,
@@ -258,6 +260,7 @@ async fn restart_gone(
             .await;
     }
     let failed = start(cfg, stderr_dir, slots, &gone).await?;
+    end_failed(slots, &failed).await;
     report_failed(slots, stderr_dir, &failed, None, reporter);
     Ok(())
 }
@@ -332,9 +335,27 @@ async fn greet(
     Ok(failed)
 }
 
-/// Tells the reporter of each `failed` slot, with its reason. `seat_slot`:
-/// where the slots sit in the session's first game (`None`: they were
-/// restarted for a later one).
+/// Ends the processes of the `failed` slots, each keeping the reason it
+/// failed for (the fallback plays for it), so that all a bot wrote to its
+/// stderr before it failed is in its log when that is reported. A remote
+/// seat is left to its link.
+async fn end_failed(slots: &mut [Slot], failed: &[usize]) {
+    for &i in failed {
+        let player = &mut slots[i].player;
+        if player.is_remote() {
+            continue;
+        }
+        let fault = player.gone().cloned();
+        std::mem::take(player).shutdown(Duration::ZERO).await;
+        if let Some(fault) = fault {
+            player.retire(fault);
+        }
+    }
+}
+
+/// Tells the reporter of each `failed` slot, with its reason and the end
+/// of its stderr. `seat_slot`: where the slots sit in the session's first
+/// game (`None`: they were restarted for a later one).
 fn report_failed(
     slots: &[Slot],
     stderr_dir: &Path,
@@ -351,6 +372,7 @@ fn report_failed(
         let seat = seat_slot.and_then(|seats| seats.iter().position(|&s| s == i));
         // Only a log with something in it is named: a program that could not be
         // run has none, and an empty one is removed if no game is played.
+        let stderr_tail = handshake::stderr_tail(&log);
         let stderr_log = std::fs::metadata(&log)
             .is_ok_and(|m| m.len() > 0)
             .then_some(log);
@@ -359,6 +381,7 @@ fn report_failed(
             command: slot.spec.display(),
             reason: f.detail.clone(),
             stderr_log,
+            stderr_tail,
         }));
     }
 }

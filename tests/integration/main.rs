@@ -33,6 +33,7 @@ mod own_exe;
 mod page;
 mod page_hostile;
 mod play;
+mod python_env;
 mod rating;
 mod remote;
 mod remote_bounds;

@@ -61,6 +61,17 @@ impl Launch {
     pub fn invoked(&self) -> &Path {
         self.invoked.as_deref().unwrap_or(&self.program)
     }
+
+    /// What a sandboxed bot's process is started from: the link it was
+    /// named by where that lies in its own directory, which its sandbox
+    /// shows (a virtual environment inside the bot's folder: `venv.rs`),
+    /// else the program, the file the sandbox shows on its own.
+    pub fn invoked_in_dir(&self) -> &Path {
+        match &self.invoked {
+            Some(link) if link.starts_with(&self.dir) => link,
+            _ => &self.program,
+        }
+    }
 }
 
 /// Why a bot's command could not be resolved to a program and a directory.

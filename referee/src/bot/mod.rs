@@ -32,7 +32,8 @@
 //!   across games, starting each bot in fresh namespaces inside it
 //!   (`referee launcher`), `kept_state.rs`: what such a sandbox shares
 //!   between its bots, read-only to each and proved unchanged before the
-//!   next, and `slot.rs`: the referee's pool of them.
+//!   next, and `slot.rs`: the referee's pool of them; `venv.rs`: a Python
+//!   virtual environment as a sandboxed bot's program, and which it runs.
 
 mod cgroup;
 mod channel;
@@ -61,6 +62,7 @@ mod slot;
 mod spawner;
 mod stderr;
 mod unix;
+mod venv;
 mod view;
 
 pub use cgroup::probe as probe_cgroups;

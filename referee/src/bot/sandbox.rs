@@ -366,7 +366,8 @@ impl Sandbox {
         hold && self.builds_ahead()
     }
 
-    /// Refuses a bot whose directory would show more than the bot's own files.
+    /// Refuses a bot whose directory would show more than the bot's own
+    /// files, or whose virtual environment it could not run (`venv.rs`).
     pub fn check(&self, launch: &Launch) -> Result<(), SandboxError> {
         let dir = &launch.dir;
         if dir == Path::new("/") {
@@ -381,6 +382,7 @@ impl Sandbox {
         if self.outputs.iter().any(|out| &canonical(out) == dir) {
             return Err(SandboxError::HoldsOutput(dir.clone()));
         }
+        super::venv::check(launch)?;
         if let (true, Err(e)) = (self.root, self.reachable_by_others(launch)) {
             // Such a bot gets a sandbox of its own (`keeps`), built by
             // bubblewrap from the host's directories: no image mounts.
@@ -567,7 +569,7 @@ impl Sandbox {
         a.add(&[&"--ro-bind", &self.referee_file, &self.referee]);
         read_only_root(&mut a);
         a.add(&[&"--chdir", &launch.dir, &"--", &self.referee]);
-        let bot = std::iter::once(launch.program.clone().into_os_string())
+        let bot = std::iter::once(launch.invoked_in_dir().as_os_str().to_owned())
             .chain(launch.args.iter().cloned());
         a.0.extend(self.rules(launch).command_line(bot, stdout_fd, hold));
         (self.bwrap.clone(), a.0)
@@ -616,7 +618,7 @@ impl Sandbox {
         hold: bool,
     ) -> super::launcher::Request {
         use super::slot::bytes;
-        let bot = std::iter::once(launch.program.clone().into_os_string())
+        let bot = std::iter::once(launch.invoked_in_dir().as_os_str().to_owned())
             .chain(launch.args.iter().cloned())
             .collect();
         let mut shown = vec![self.referee.clone()];

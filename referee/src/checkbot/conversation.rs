@@ -43,6 +43,12 @@ const TAIL_LINES: usize = 15;
 /// The most of a bot's stderr a check run keeps, per bot process.
 const LOG_CAP: u64 = 1 << 20;
 
+/// Set to `1` in the environment of a bot under check (PROTOCOL.md, "Where
+/// your process runs"): a library that stands in for its author's mistakes
+/// in a game (Python's `schmier.run_bot` answers the first legal action when
+/// the policy raises) fails loudly instead, so that the check sees them.
+pub const CHECK_VAR: &str = "SCHMIER_CHECK_BOT";
+
 impl Failure {
     fn new(problem: impl Into<String>, line: Option<String>, expected: impl Into<String>) -> Self {
         Failure {
@@ -165,8 +171,8 @@ impl Conversation {
     pub async fn start(&mut self) -> Result<String, Failure> {
         self.stop().await;
         // The bot runs as `referee play` would run it: its path resolved the same
-        // way, the same cleared environment (PATH only).
-        let env = crate::config::Isolation::env(&[]);
+        // way, the same cleared environment (PATH), and [`CHECK_VAR`].
+        let env = crate::config::Isolation::env(&[(CHECK_VAR.to_owned(), "1".to_owned())]);
         let path = env
             .iter()
             .find(|(k, _)| k == "PATH")
@@ -305,13 +311,15 @@ impl Conversation {
             return Ok(());
         };
         if bot.flush(Some(Duration::from_secs(2))).await.is_err() {
+            // A bot that died on import is seen here when it was gone
+            // before `hello` was written: its stderr says why.
             let status = self.exit_status().await;
-            self.stop().await;
-            return Err(Failure::new(
+            let f = Failure::new(
                 format!("the bot stopped reading its stdin{status}"),
                 None,
                 "a bot that reads every line until bye",
-            ));
+            );
+            return Err(self.with_stderr(f).await);
         }
         Ok(())
     }

@@ -18,9 +18,6 @@ use crate::config::{BotSpec, Isolation, TableSpec};
 use crate::handshake;
 use crate::player::Player;
 
-/// Lines of a failed entrant's stderr shown with its reason.
-const STDERR_LINES: usize = 5;
-
 /// An entrant that failed the check.
 pub struct Failure {
     pub entrant: usize,
@@ -136,11 +133,9 @@ async fn spawn(spec: &TableSpec, bot: &BotSpec, log: std::path::PathBuf) -> Resu
 
 /// The last lines of a failed bot's stderr, to go with its reason.
 fn stderr_tail(log: &std::path::Path) -> String {
-    let text = std::fs::read_to_string(log).unwrap_or_default();
-    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    let lines = handshake::stderr_tail(log);
     if lines.is_empty() {
         return String::new();
     }
-    let tail = &lines[lines.len().saturating_sub(STDERR_LINES)..];
-    format!("; its stderr ends:\n    {}", tail.join("\n    "))
+    format!("; its stderr ends:\n    {}", lines.join("\n    "))
 }

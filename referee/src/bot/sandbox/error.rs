@@ -63,6 +63,10 @@ pub enum SandboxError {
         .0.display()
     )]
     HoldsOutput(PathBuf),
+    /// Its program is a virtual environment's Python the sandbox cannot
+    /// run (`venv.rs`).
+    #[error(transparent)]
+    Venv(#[from] super::super::venv::VenvError),
     #[error("failed to mount an image of the bot's view for it")]
     ImageMount(#[source] std::io::Error),
 }
