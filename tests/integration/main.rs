@@ -36,6 +36,7 @@ mod play;
 mod rating;
 mod remote;
 mod remote_bounds;
+mod remote_rejoin;
 mod replay;
 mod replay_page;
 mod sample_bots;
