@@ -242,3 +242,114 @@ fn the_link_down_budget_bounds_what_a_cut_takes_off_the_clock() {
         "{f:?}"
     );
 }
+
+/// A fake referee that does `act` with the first connection it accepts,
+/// and holds it and any later one open (until the receiver is dropped).
+fn fake_referee(
+    act: impl FnOnce(std::net::TcpStream) -> std::net::TcpStream + Send + 'static,
+) -> (
+    std::net::SocketAddr,
+    std::sync::mpsc::Receiver<std::net::TcpStream>,
+) {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut act = Some(act);
+        for s in listener.incoming().flatten() {
+            let s = match act.take() {
+                Some(act) => act(s),
+                None => s, // a later connection: kept open, silent
+            };
+            if tx.send(s).is_err() {
+                return;
+            }
+        }
+    });
+    (addr, rx)
+}
+
+/// The challenge, the proof read, and (if `welcome`) the welcome.
+fn handshake(s: std::net::TcpStream, welcome: bool) -> std::net::TcpStream {
+    use std::io::{BufRead, Write};
+    let mut w = s.try_clone().unwrap();
+    w.write_all(b"~challenge {\"v\":1,\"run\":\"f00d\",\"nonce\":\"00\"}\n")
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufReader::new(s.try_clone().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    assert!(line.starts_with("~auth "), "{line}");
+    if welcome {
+        w.write_all(b"~welcome {\"received\":0,\"max_line\":100000,\"grace_ms\":10000}\n")
+            .unwrap();
+    }
+    s
+}
+
+/// `referee connect` gives a referee that goes silent at each step a
+/// bounded time (issue 45: it waited for ever): no challenge, no answer to
+/// the proof (each 10 s, then `connect` gives up, its retries being 1 ms,
+/// exit 2, saying which), and a control connection silent for 10 s (then it
+/// dials again).
+#[test]
+fn connect_gives_a_silent_referee_a_bounded_time_and_says_why() {
+    let dir = support::scratch("remote-rejoin", "silent-referee");
+    std::fs::create_dir_all(&dir).unwrap();
+    let token = dir.join("alice.token");
+    let secret = "ab".repeat(32);
+    let line = format!("schmier-remote-token-1 alice * 4102444800 {secret}\n");
+    std::fs::write(&token, line).unwrap();
+    let run = |addr: std::net::SocketAddr| {
+        support::referee()
+            .arg("connect")
+            .arg(addr.to_string())
+            .arg("--token-file")
+            .arg(&token)
+            .args(["--retry-ms", "1", "--", "true"])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let (no_challenge, _held1) = fake_referee(|s| s);
+    let (no_welcome, _held2) = fake_referee(|s| handshake(s, false));
+    let (silent, control) = fake_referee(|s| handshake(s, true));
+    let (a, b, mut c) = (run(no_challenge), run(no_welcome), run(silent));
+    let (code, said) = ended_within(a, Duration::from_secs(120));
+    assert_eq!(code, Some(2), "{said}");
+    assert!(
+        said.contains("the referee sent no challenge within 10 s"),
+        "{said}"
+    );
+    let (code, said) = ended_within(b, Duration::from_secs(120));
+    assert_eq!(code, Some(2), "{said}");
+    assert!(
+        said.contains("no answer to the proof within 10 s"),
+        "{said}"
+    );
+    // The silent control connection is given up and dialled again.
+    let _first = control.recv_timeout(Duration::from_secs(300)).unwrap();
+    let second = control.recv_timeout(Duration::from_secs(120));
+    let _ = c.kill();
+    let (_, said) = finished(c);
+    assert!(second.is_ok(), "dialled again: {said}");
+    assert!(
+        said.contains("the referee said nothing for 10 s on the control connection"),
+        "{said}"
+    );
+}
+
+/// [`finished`], failing if `child` has not ended within `bound` (killed then).
+fn ended_within(mut child: std::process::Child, bound: Duration) -> (Option<i32>, String) {
+    let start = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > bound {
+            let _ = child.kill();
+            let (_, said) = finished(child);
+            panic!("still waiting after {bound:?}: {said}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    finished(child)
+}
