@@ -306,7 +306,11 @@ impl Link {
                 (start.game_start, start.request) = (None, None);
                 self.ends.down.set_pending(false);
             }
-            _ => {}
+            // The seat is sent nothing while its request is pending: a line
+            // after it means its decision is over (answered, or timed out),
+            // and a cut from now on stops no clock. The request is kept for a
+            // fresh bot until answered (one that timed out is only late).
+            _ => self.ends.down.set_pending(false),
         }
     }
 
