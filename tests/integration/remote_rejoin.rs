@@ -353,3 +353,36 @@ fn ended_within(mut child: std::process::Child, bound: Duration) -> (Option<i32>
     }
     finished(child)
 }
+
+/// A connected owner whose bot never says hello: the run stops as for a
+/// local bot that cannot start, and the reason speaks of the remote seat's
+/// connector, not of `cargo run` (issue 45: the hint did not fit the seat).
+#[test]
+fn a_remote_bot_that_never_says_hello_is_told_apart_from_a_slow_local_build() {
+    let out = support::scratch("remote-rejoin", "no-hello");
+    let out_text = out.display().to_string();
+    let args = [
+        "play",
+        "--seed",
+        "35",
+        "--seat",
+        "0=remote:alice",
+        "--seat",
+        "3=remote:alice",
+        "--startup-ms",
+        "1000",
+        "--transcript",
+        &out_text,
+    ];
+    let org = organise(&args, "127.0.0.1:0", &out);
+    let bot = connect_bot(org.addr, &org.token("alice"), None, &[], &["sleep", "60"]);
+    let (code, text) = org.finish();
+    assert_eq!(code, Some(2), "{text}");
+    assert!(text.contains("no hello within 1000 ms"), "{text}");
+    assert!(
+        text.contains("the remote seat's `referee connect` started no bot that answered in time"),
+        "{text}"
+    );
+    assert!(!text.contains("cargo run"), "{text}");
+    assert_eq!(finished(bot).0, Some(0));
+}
