@@ -23,10 +23,11 @@ fn said(org: &Organiser, what: &str) -> bool {
     org.stderr.lock().unwrap().contains(what)
 }
 
-/// The honest test bot that thinks `ms` on every 4th request (by id), with
-/// the file `mark` there meanwhile.
+/// The honest test bot that thinks `ms` on every 8th request (by id), with
+/// the file `mark` there meanwhile. 600 ms: the test's cut or kill comes
+/// while it thinks even if the test's thread is held up for a while.
 fn ponder(ms: u64, mark: &Path) -> Vec<String> {
-    ["python3", "tests/hostile/bot.py", "ponder", "EVERY=4"]
+    ["python3", "tests/hostile/bot.py", "ponder", "EVERY=8"]
         .iter()
         .map(|s| s.to_string())
         .chain([format!("MS={ms}"), format!("MARK={}", mark.display())])
@@ -156,7 +157,7 @@ fn a_connector_killed_mid_decision_and_restarted_finishes_the_game_without_a_fau
     let mark = out.with_extension("thinking");
     let extra = ["--decision-ms", "3000"];
     let mut org = organise(&strs(&remote_play(32, &out, &extra)), "127.0.0.1:0", &out);
-    let bot = ponder(300, &mark);
+    let bot = ponder(600, &mark);
     let bot: Vec<&str> = bot.iter().map(String::as_str).collect();
     let mut first = connect_bot(org.addr, &org.token("alice"), None, &[], &bot);
     wait_for(&mut org, "the bot was thinking", || mark.exists());
@@ -183,7 +184,7 @@ fn a_connector_killed_mid_decision_and_restarted_finishes_the_game_without_a_fau
 }
 
 /// Plays seats 0 and 3 through a relay, cuts every connection for 2 s
-/// while the bot thinks (300 ms) on a request with 1000 ms to answer, and
+/// while the bot thinks (600 ms) on a request with 1000 ms to answer, and
 /// returns the timings row of that request and the transcript.
 fn cut_mid_decision(name: &str, seed: u64, extra: &[&str]) -> (serde_json::Value, PathBuf) {
     let out = support::scratch("remote-rejoin", name);
@@ -192,7 +193,7 @@ fn cut_mid_decision(name: &str, seed: u64, extra: &[&str]) -> (serde_json::Value
     args.extend(extra);
     let mut org = organise(&strs(&remote_play(seed, &out, &args)), "127.0.0.1:0", &out);
     let relay = Relay::new(org.addr, Duration::ZERO);
-    let bot = ponder(300, &mark);
+    let bot = ponder(600, &mark);
     let bot: Vec<&str> = bot.iter().map(String::as_str).collect();
     let client = connect_bot(relay.addr, &org.token("alice"), None, &[], &bot);
     wait_for(&mut org, "the bot was thinking", || mark.exists());

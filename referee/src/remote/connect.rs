@@ -4,7 +4,12 @@
 //! directory, a clean environment, its own process group) and bridges the
 //! bot's stdin and stdout to a connection of that seat, answering the
 //! referee's heartbeats itself. A dropped connection is dialled again within
-//! the referee's grace, and what either side missed is sent again.
+//! the referee's grace, and what either side missed is sent again; a referee
+//! that stays silent (on a seat, or the control connection), or does not
+//! answer a proof, counts as dropped. Each seat's first connection says its
+//! bot is fresh: a connector restarted mid-game is asked for the seats whose
+//! connection was lost and takes them over (the referee sends a fresh bot
+//! the seat's start, `remote/link.rs`).
 //!
 //! The referee on the other end is not trusted with the owner's machine: it
 //! starts no more bots at once than its token names (`--max-seats`), and
