@@ -387,3 +387,68 @@ fn a_remote_bot_that_never_says_hello_is_told_apart_from_a_slow_local_build() {
     assert!(!text.contains("cargo run"), "{text}");
     assert_eq!(finished(bot).0, Some(0));
 }
+
+/// A referee that goes silent on a seat's connection after welcoming it:
+/// `referee connect` takes the connection for dropped after 3 s and dials
+/// the seat again (not fresh: the same bot carries on), long before the
+/// control connection's own 10 s.
+#[test]
+fn connect_dials_a_seat_again_when_the_referee_goes_silent_on_it() {
+    use std::io::{BufRead, Write};
+    let dir = support::scratch("remote-rejoin", "silent-seat");
+    std::fs::create_dir_all(&dir).unwrap();
+    let token = dir.join("alice.token");
+    let secret = "ab".repeat(32);
+    let line = format!("schmier-remote-token-1 alice * 4102444800 {secret}\n");
+    std::fs::write(&token, line).unwrap();
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    let (tx, proofs) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut held = Vec::new();
+        for (n, s) in listener.incoming().flatten().enumerate() {
+            let mut w = s.try_clone().unwrap();
+            w.write_all(b"~challenge {\"v\":1,\"run\":\"f00d\",\"nonce\":\"00\"}\n")
+                .unwrap();
+            let mut auth = String::new();
+            let mut r = std::io::BufReader::new(s.try_clone().unwrap());
+            r.read_line(&mut auth).unwrap();
+            w.write_all(b"~welcome {\"received\":0,\"max_line\":100000,\"grace_ms\":30000}\n")
+                .unwrap();
+            if n == 0 {
+                w.write_all(b"~open {\"seat\":\"s1\"}\n").unwrap();
+            }
+            if tx.send(auth).is_err() {
+                return;
+            }
+            held.push(s); // and silent from now on
+        }
+    });
+    let mut connector = support::referee()
+        .arg("connect")
+        .arg(addr.to_string())
+        .arg("--token-file")
+        .arg(&token)
+        .args(["--", "python3", "-c", "import sys; sys.stdin.read()"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let bound = Duration::from_secs(120);
+    let auths: Vec<serde_json::Value> = (0..3)
+        .map_while(|_| proofs.recv_timeout(bound).ok())
+        .map(|a| serde_json::from_str(a.trim().strip_prefix("~auth ").unwrap()).unwrap())
+        .collect();
+    let _ = connector.kill();
+    let _ = connector.wait();
+    assert_eq!(auths.len(), 3, "{auths:?}");
+    assert_eq!(auths[0]["role"], "control", "{auths:?}");
+    assert_eq!(auths[1]["role"], "seat", "{auths:?}");
+    assert_eq!(auths[1]["fresh"], true, "a seat's first connection");
+    assert_eq!(
+        auths[2]["role"], "seat",
+        "the seat, before the control: {auths:?}"
+    );
+    assert_eq!(auths[2]["seat"], "s1");
+    assert!(auths[2].get("fresh").is_none(), "the same bot: {auths:?}");
+}
