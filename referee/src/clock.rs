@@ -3,12 +3,14 @@
 //! on the CPU time of its processes (`crate::bot::CpuSource`: every task of
 //! its cgroup, exited ones included, where the host allows).
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::time::Instant;
 
 use crate::bot::CpuSource;
 use crate::config::{Clock, TimeControl};
+use crate::remote::downtime::Downtime;
 
 /// Each seat's time bank for the current game: a decision that takes longer than
 /// the per-decision limit draws the excess from it; a timeout empties it.
@@ -40,6 +42,9 @@ impl TimeBank {
     }
 }
 
+/// How often a decision whose seat's link is down looks at its moving deadline.
+const LINK_DOWN_TICK: Duration = Duration::from_millis(50);
+
 /// The clock of one pending decision, started once the request's last byte is
 /// written. One fixed deadline; partial output never extends it.
 pub struct DecisionClock {
@@ -57,6 +62,10 @@ pub struct DecisionClock {
     /// The part of the wall time that is a network link's, not the bot's
     /// (`remote/heartbeat.rs`): taken off what it used, added to the deadline.
     credit: Option<Duration>,
+    /// A network link's down time, and its reading at the start: what it
+    /// stops of this decision is taken off what the bot used and added to
+    /// the deadline (`remote/downtime.rs`).
+    down: Option<(Arc<Downtime>, Duration)>,
 }
 
 impl DecisionClock {
@@ -90,7 +99,37 @@ impl DecisionClock {
             deadline,
             tick,
             credit: None,
+            down: None,
         }
+    }
+
+    /// The same clock for a seat whose link's down time `down` stops it
+    /// (`None`: no link).
+    pub fn with_link_down(mut self, down: Option<Arc<Downtime>>) -> DecisionClock {
+        self.down = down.map(|d| {
+            let at = d.stopped(self.start);
+            (d, at)
+        });
+        self
+    }
+
+    /// How much of this decision, up to `at`, its clock was stopped for a
+    /// link that was down.
+    pub fn stopped(&self, at: Instant) -> Duration {
+        (self.down.as_ref()).map_or(Duration::ZERO, |(d, from)| {
+            d.stopped(at).saturating_sub(*from)
+        })
+    }
+
+    /// [`DecisionClock::stopped`] in microseconds, for the timings sidecar
+    /// (`None` when nothing was stopped).
+    pub fn stopped_micros(&self, at: Instant) -> Option<u64> {
+        Some(self.stopped(at).as_micros() as u64).filter(|&m| m > 0)
+    }
+
+    /// The deadline, moved out by what was stopped up to `now`.
+    fn deadline_at(&self, now: Instant) -> Option<Instant> {
+        self.deadline.map(|d| d + self.stopped(now))
     }
 
     /// The same clock for a seat whose replies cross a network link with
@@ -114,7 +153,9 @@ impl DecisionClock {
         match (self.clock, self.cpu_start) {
             (Clock::Cpu, Some(c0)) => (self.cpu.as_ref().and_then(CpuSource::read))
                 .map_or(at - self.start, |c| c.saturating_sub(c0)),
-            _ => (at - self.start).saturating_sub(self.credit.unwrap_or_default()),
+            _ => (at - self.start)
+                .saturating_sub(self.credit.unwrap_or_default())
+                .saturating_sub(self.stopped(at)),
         }
     }
 
@@ -131,15 +172,22 @@ impl DecisionClock {
     /// When to stop waiting for the next line: the deadline, or sooner on the CPU
     /// clock to check the CPU time.
     pub fn wake(&self) -> Option<Instant> {
-        match (self.deadline, self.tick) {
-            (Some(d), Some(t)) => Some(d.min(Instant::now() + t)),
+        let now = Instant::now();
+        let deadline = self.deadline_at(now);
+        // While the link is down the deadline moves out: look again soon.
+        let tick = match &self.down {
+            Some((d, _)) if d.running() => Some(LINK_DOWN_TICK),
+            _ => self.tick,
+        };
+        match (deadline, tick) {
+            (Some(d), Some(t)) => Some(d.min(now + t)),
             (d, _) => d,
         }
     }
 
     /// Whether the decision has run out of time at `now` (with `used` spent).
     pub fn expired(&self, now: Instant, used: Duration) -> bool {
-        self.deadline.is_some_and(|d| now >= d) || self.over(used)
+        self.deadline_at(now).is_some_and(|d| now >= d) || self.over(used)
     }
 
     /// By when a bot whose pipe closed must have exited to count as a crash.

@@ -60,9 +60,19 @@ pub async fn answer(
 ) -> Result<String, String> {
     match player.next_line(deadline).await {
         None => Err(format!(
-            "no hello within {} ms (--startup-ms; a bot that builds itself first, \
-             such as `cargo run`, should be built beforehand)",
-            startup.unwrap_or_default().as_millis()
+            "no hello within {} ms (--startup-ms; {})",
+            startup.unwrap_or_default().as_millis(),
+            match player.is_remote() {
+                // Its connector had connected (`--remote-wait`): the seat was
+                // asked for, and no bot of its answered in time.
+                true =>
+                    "the remote seat's `referee connect` started no bot that answered in \
+                         time: is it still running, and does its bot start within the limit \
+                         on its owner's machine?",
+                false =>
+                    "a bot that builds itself first, such as `cargo run`, should be \
+                          built beforehand",
+            }
         )),
         Some(Incoming::Line { bytes, at }) => match serde_json::from_slice::<FromBot>(&bytes) {
             Ok(FromBot::Hello { name, protocol, .. }) if protocol == PROTOCOL => {

@@ -42,6 +42,24 @@ pub async fn run(
 ) -> anyhow::Result<Ended> {
     reporter.report(&Event::MatchStarting);
     let out = crate::outdir::prepare(&cfg.output, cfg.overwrite)?;
+    if let Some(hub) = &cfg.table.isolation.remote {
+        // Every remote seat's connector first, up to `--remote-wait`.
+        let Some(missing) = crate::remote::wait::connectors(hub, cancel).await else {
+            out.tidy_unplayed();
+            return Ok(interrupted_before_any_game(cfg, &*reporter));
+        };
+        if !missing.is_empty() && !cfg.keep_going {
+            out.tidy_unplayed();
+            let why: Vec<String> = (missing.iter())
+                .map(|name| crate::remote::wait::not_connected(hub, name))
+                .collect();
+            anyhow::bail!(
+                "failed to start: {}; nothing was played. Pass --keep-going to play with the \
+                 referee's fallback in its seats",
+                why.join("; ")
+            );
+        }
+    }
     let seats = std::array::from_fn(|s| cfg.slot_at(s, 0));
     let stderr_dir = cfg.output.stderr_dir();
     let started = Session::start(
@@ -53,10 +71,7 @@ pub async fn run(
     );
     let Some(mut session) = started.await.inspect_err(|_| out.tidy_unplayed())? else {
         out.tidy_unplayed();
-        // No bot said its name yet: no game, so no team is named either.
-        let summary = MatchSummary::new(cfg.seed, Default::default());
-        reporter.report(&Event::MatchInterrupted(&summary));
-        return Ok(Ended::Interrupted(summary));
+        return Ok(interrupted_before_any_game(cfg, &*reporter));
     };
     let failed = session.failed_to_start();
     if !failed.is_empty() && !cfg.keep_going {
@@ -68,6 +83,14 @@ pub async fn run(
     let played = play_games(cfg, &mut session, &mut summary, cancel, &*reporter).await;
     session.shutdown(cancel).await;
     end(&out, summary, played, &*reporter)
+}
+
+/// Interrupted before any bot said its name: no game, so no team is named
+/// either.
+fn interrupted_before_any_game(cfg: &PlayConfig, reporter: &dyn Reporter) -> Ended {
+    let summary = MatchSummary::new(cfg.seed, Default::default());
+    reporter.report(&Event::MatchInterrupted(&summary));
+    Ended::Interrupted(summary)
 }
 
 /// The error that stops a match whose bots did not all start (without

@@ -71,6 +71,9 @@ struct Piped {
 pub struct RemoteNotes {
     /// The measured round trip, credited to each decision.
     pub latency: Arc<crate::remote::heartbeat::Latency>,
+    /// The time its link is down while a decision is pending, taken off
+    /// that decision's clock (within a per-game budget).
+    pub down: Arc<crate::remote::downtime::Downtime>,
     /// Why the link dropped the seat, once it has.
     pub why: Arc<std::sync::Mutex<Option<String>>>,
 }
@@ -180,6 +183,15 @@ impl Player {
     pub fn latency_credit(&self) -> Option<Duration> {
         match &self.link {
             Link::Piped(p) => (p.remote.as_ref()).map(|r| r.latency.credit()),
+            _ => None,
+        }
+    }
+
+    /// Its link's down time, which stops a pending decision's clock (`None`:
+    /// no link).
+    pub fn link_down(&self) -> Option<Arc<crate::remote::downtime::Downtime>> {
+        match &self.link {
+            Link::Piped(p) => (p.remote.as_ref()).map(|r| r.down.clone()),
             _ => None,
         }
     }

@@ -273,4 +273,10 @@ pub struct Timing {
     /// off `micros` and added to the deadline (`remote/heartbeat.rs`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub credit_micros: Option<u64>,
+    /// A remote seat whose link the referee saw down while this decision
+    /// was pending: how long its clock was stopped (taken off `micros`,
+    /// added to the deadline), within the seat's per-game budget
+    /// (`--link-down-budget-ms`, `remote/downtime.rs`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub link_down_micros: Option<u64>,
 }

@@ -253,6 +253,18 @@ def main():
                 out.flush()
                 time.sleep(0.001)
             continue
+        if MODE == "ponder" and msg["id"] % int(SETTINGS.get("EVERY", "4")) == 0:
+            # An honest bot that thinks a while on every EVERY-th request
+            # (its id), MS ms, with the file MARK there meanwhile (if given):
+            # the tests cut its link, or kill its connector, while it thinks.
+            mark = SETTINGS.get("MARK")
+            if mark:
+                with open(mark + ".tmp", "w") as f:
+                    f.write(str(msg["id"]))
+                os.rename(mark + ".tmp", mark)
+            time.sleep(int(SETTINGS.get("MS", "500")) / 1000)
+            if mark and os.path.exists(mark):
+                os.remove(mark)
         reply(msg)
         if MODE == "double":
             reply(msg)

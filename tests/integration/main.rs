@@ -37,6 +37,7 @@ mod python_env;
 mod rating;
 mod remote;
 mod remote_bounds;
+mod remote_rejoin;
 mod replay;
 mod replay_page;
 mod sample_bots;

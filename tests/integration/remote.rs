@@ -437,14 +437,14 @@ fn forged_and_expired_tokens_are_refused_alike() {
 /// A TCP relay on loopback between `referee connect` and the referee: every
 /// chunk is held `delay` in each direction; [`Relay::cut`] closes every
 /// connection and turns new ones away until [`Relay::restore`].
-struct Relay {
-    addr: SocketAddr,
+pub(crate) struct Relay {
+    pub(crate) addr: SocketAddr,
     cut: Arc<AtomicBool>,
     open: Arc<Mutex<Vec<TcpStream>>>,
 }
 
 impl Relay {
-    fn new(target: SocketAddr, delay: Duration) -> Relay {
+    pub(crate) fn new(target: SocketAddr, delay: Duration) -> Relay {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let addr = listener.local_addr().unwrap();
         let cut = Arc::new(AtomicBool::new(false));
@@ -473,14 +473,14 @@ impl Relay {
         Relay { addr, cut, open }
     }
 
-    fn cut(&self) {
+    pub(crate) fn cut(&self) {
         self.cut.store(true, Ordering::SeqCst);
         for s in self.open.lock().unwrap().drain(..) {
             let _ = s.shutdown(Shutdown::Both);
         }
     }
 
-    fn restore(&self) {
+    pub(crate) fn restore(&self) {
         self.cut.store(false, Ordering::SeqCst);
     }
 }
@@ -859,6 +859,8 @@ fn a_remote_seat_nobody_serves_fails_to_start() {
         "3=remote:alice",
         "--startup-ms",
         "500",
+        "--remote-wait",
+        "1500ms",
         "--transcript",
         &out_text,
     ];
@@ -866,9 +868,14 @@ fn a_remote_seat_nobody_serves_fails_to_start() {
     let (code, text) = org.finish();
     assert_eq!(code, Some(2), "{text}");
     assert!(
-        text.contains("remote:alice") && text.contains("no hello within 500 ms"),
+        text.contains("waiting up to 1500ms (--remote-wait) for remote:alice"),
+        "the console says who is awaited: {text}"
+    );
+    assert!(
+        text.contains("remote:alice: its `referee connect` did not connect within 1500ms"),
         "{text}"
     );
+    assert!(!out.join("game-0001.jsonl").exists(), "no game was played");
 }
 
 #[test]

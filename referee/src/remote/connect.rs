@@ -4,7 +4,12 @@
 //! directory, a clean environment, its own process group) and bridges the
 //! bot's stdin and stdout to a connection of that seat, answering the
 //! referee's heartbeats itself. A dropped connection is dialled again within
-//! the referee's grace, and what either side missed is sent again.
+//! the referee's grace, and what either side missed is sent again; a referee
+//! that stays silent (on a seat, or the control connection), or does not
+//! answer a proof, counts as dropped. Each seat's first connection says its
+//! bot is fresh: a connector restarted mid-game is asked for the seats whose
+//! connection was lost and takes them over (the referee sends a fresh bot
+//! the seat's start, `remote/link.rs`).
 //!
 //! The referee on the other end is not trusted with the owner's machine: it
 //! starts no more bots at once than its token names (`--max-seats`), and
@@ -84,9 +89,13 @@ impl Dialer {
         })
     }
 
-    async fn prove(&self, role: &str, seat: &str, received: u64) -> Result<Session, Refused> {
+    async fn prove(&self, role: &str, seat: &str, resume: Resume) -> Result<Session, Refused> {
         let stream = (self.dial().await).map_err(|e| Refused::Broken(e.to_string()))?;
-        handshake::prove(stream, &self.token, role, seat, received).await
+        let (received, fresh) = match resume {
+            Resume::Fresh => (0, true),
+            Resume::From(n) => (n, false),
+        };
+        handshake::prove_as(stream, &self.token, role, seat, received, fresh).await
     }
 
     /// Proves the token until it works, the referee refuses it, or `within`.
@@ -94,12 +103,12 @@ impl Dialer {
         &self,
         role: &str,
         seat: &str,
-        received: u64,
+        resume: Resume,
         within: Duration,
     ) -> Result<Session, Refused> {
         let give_up = Instant::now() + within;
         loop {
-            match self.prove(role, seat, received).await {
+            match self.prove(role, seat, resume).await {
                 Err(Refused::Broken(why)) if Instant::now() < give_up => {
                     tracing::debug!("{role} {seat}: {why}; trying again");
                     tokio::time::sleep(Duration::from_millis(100)).await;
@@ -111,6 +120,21 @@ impl Dialer {
 }
 
 type Session = (Welcome, Reader, Writer);
+
+/// What a connection carries on from.
+#[derive(Clone, Copy)]
+enum Resume {
+    /// A bot process just started for the seat: it has had nothing.
+    Fresh,
+    /// The connection's, having had this many of the referee's lines.
+    From(u64),
+}
+
+/// How long the referee's side of a connection may stay silent (it pings a
+/// seat every 200 ms, a control connection every second) before this side
+/// takes it for dropped and dials again.
+const SEAT_SILENCE: Duration = Duration::from_secs(3);
+const CONTROL_SILENCE: Duration = Duration::from_secs(10);
 
 /// Without `--fingerprint`, an address that names only other machines is
 /// refused at once: every try would fail the same way (issue 45: it was
@@ -272,16 +296,18 @@ fn free_log(dir: &Path, next: &std::sync::atomic::AtomicU64, seat: &str) -> Path
 async fn serve(dialer: Arc<Dialer>, mut seats: Seats, retry: Duration) -> anyhow::Result<()> {
     let mut within = retry;
     loop {
-        let (welcome, mut reader, mut writer) =
-            match dialer.prove_within(CONTROL, "", 0, within).await {
-                Ok(s) => s,
-                Err(Refused::Token) => bail!(
+        let (welcome, mut reader, mut writer) = match dialer
+            .prove_within(CONTROL, "", Resume::From(0), within)
+            .await
+        {
+            Ok(s) => s,
+            Err(Refused::Token) => bail!(
                 "the referee refused the token (a wrong or expired token, or one for another run)"
             ),
-                Err(Refused::Broken(why)) => {
-                    bail!("could not reach the referee at {}: {why}", dialer.addr)
-                }
-            };
+            Err(Refused::Broken(why)) => {
+                bail!("could not reach the referee at {}: {why}", dialer.addr)
+            }
+        };
         // A seat's reconnection has the referee's grace. The control
         // connection has as long as at the start, or the grace if longer:
         // the referee may still hold the lost one (and turn this one away
@@ -293,7 +319,15 @@ async fn serve(dialer: Arc<Dialer>, mut seats: Seats, retry: Duration) -> anyhow
             dialer.token.name, dialer.addr
         );
         loop {
-            match reader.next().await {
+            let frame = tokio::time::timeout(CONTROL_SILENCE, reader.next()).await;
+            let Ok(frame) = frame else {
+                eprintln!(
+                    "referee connect: the referee said nothing for {} s on the control connection",
+                    CONTROL_SILENCE.as_secs()
+                );
+                break;
+            };
+            match frame {
                 Frame::Control(word, rest) if word == "open" => seats.open(&rest, &dialer, grace),
                 Frame::Control(word, _) if word == "ping" => {
                     let _ = handshake::send(&mut writer, &control("pong", "0 0"), handshake::LIMIT)
@@ -366,6 +400,57 @@ impl Bridge {
         }
     }
 
+    /// What the bot wrote (or that it closed its stdout), for the referee.
+    async fn bot_said(&mut self, got: Option<Incoming>) {
+        match got {
+            Some(Incoming::Line { bytes, .. }) => {
+                let mut framed = Vec::with_capacity(bytes.len() + 2);
+                bot_line(&mut framed, &bytes);
+                self.push(framed).await;
+            }
+            Some(Incoming::Oversized { .. }) => self.push(control("oversized", "")).await,
+            // Only once told of a stale reply, which a bridge never is.
+            Some(Incoming::Stale { .. }) => {}
+            _ => {
+                self.eof = true;
+                self.send(&control("eof", "")).await;
+            }
+        }
+    }
+
+    /// The referee's heartbeat `rest`: acknowledged lines, answered at once.
+    async fn ping(&mut self, rest: &str) {
+        let got = rest
+            .split(' ')
+            .nth(1)
+            .and_then(|w| w.parse().ok())
+            .unwrap_or(0);
+        self.ack(got);
+        let n = rest.split(' ').next().unwrap_or("0").to_owned();
+        let pong = control("pong", &format!("{n} {}", self.received));
+        self.send(&pong).await;
+    }
+
+    /// Dials the seat again (within `grace`) and carries on there; `false`
+    /// if it could not.
+    async fn reconnect(
+        &mut self,
+        dialer: &Dialer,
+        seat: &str,
+        reader: &mut Reader,
+        grace: Duration,
+    ) -> bool {
+        let resume = Resume::From(self.received);
+        match dialer.prove_within(SEAT, seat, resume, grace).await {
+            Ok((welcome, r, w)) => {
+                *reader = r;
+                self.resume(&welcome, w).await;
+                true
+            }
+            Err(_) => false,
+        }
+    }
+
     /// A new connection: what the referee missed, again.
     async fn resume(&mut self, welcome: &Welcome, writer: Writer) {
         self.writer = writer;
@@ -388,8 +473,10 @@ async fn serve_seat(
     log: Option<PathBuf>,
     within: Duration,
 ) {
-    let Ok((welcome, mut reader, writer)) = dialer.prove_within(SEAT, &seat, 0, within).await
-    else {
+    let first = dialer
+        .prove_within(SEAT, &seat, Resume::Fresh, within)
+        .await;
+    let Ok((welcome, mut reader, writer)) = first else {
         return;
     };
     let grace = Duration::from_millis(welcome.grace_ms);
@@ -412,47 +499,41 @@ async fn serve_seat(
             ))
         }
     };
+    let mut heard = Instant::now();
     loop {
-        tokio::select! {
-            got = player.next_line(None), if !bridge.eof => match got {
-                Some(Incoming::Line { bytes, .. }) => {
-                    let mut framed = Vec::with_capacity(bytes.len() + 2);
-                    bot_line(&mut framed, &bytes);
-                    bridge.push(framed).await;
-                }
-                Some(Incoming::Oversized { .. }) => bridge.push(control("oversized", "")).await,
-                // Only once told of a stale reply, which a bridge never is.
-                Some(Incoming::Stale { .. }) => {}
-                _ => {
-                    bridge.eof = true;
-                    bridge.send(&control("eof", "")).await;
-                }
-            },
-            frame = reader.next() => match frame {
-                Frame::Line(line) => {
-                    bridge.received += 1;
-                    player.queue_line(&line);
-                    let _ = player.flush(Some(Duration::from_secs(5))).await;
-                }
-                Frame::Control(word, rest) if word == "ping" => {
-                    let got = rest.split(' ').nth(1).and_then(|w| w.parse().ok()).unwrap_or(0);
-                    bridge.ack(got);
-                    let n = rest.split(' ').next().unwrap_or("0").to_owned();
-                    let pong = control("pong", &format!("{n} {}", bridge.received));
-                    bridge.send(&pong).await;
-                }
-                Frame::Control(word, _) if word == "bye" => break,
-                Frame::Eof | Frame::BadControl => {
-                    match dialer.prove_within(SEAT, &seat, bridge.received, grace).await {
-                        Ok((welcome, r, w)) => {
-                            reader = r;
-                            bridge.resume(&welcome, w).await;
-                        }
-                        Err(_) => break,
+        let go_on = tokio::select! {
+            got = player.next_line(None), if !bridge.eof => {
+                bridge.bot_said(got).await;
+                true
+            }
+            // A silent referee: the connection is taken for dropped.
+            () = tokio::time::sleep_until(heard + SEAT_SILENCE) => {
+                heard = Instant::now();
+                bridge.reconnect(&dialer, &seat, &mut reader, grace).await
+            }
+            frame = reader.next() => {
+                heard = Instant::now();
+                match frame {
+                    Frame::Line(line) => {
+                        bridge.received += 1;
+                        player.queue_line(&line);
+                        let _ = player.flush(Some(Duration::from_secs(5))).await;
+                        true
                     }
+                    Frame::Control(word, rest) if word == "ping" => {
+                        bridge.ping(&rest).await;
+                        true
+                    }
+                    Frame::Control(word, _) if word == "bye" => false,
+                    Frame::Eof | Frame::BadControl => {
+                        bridge.reconnect(&dialer, &seat, &mut reader, grace).await
+                    }
+                    _ => true,
                 }
-                _ => {}
-            },
+            }
+        };
+        if !go_on {
+            break;
         }
     }
     player.shutdown(Duration::from_secs(2)).await;

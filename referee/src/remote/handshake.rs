@@ -39,6 +39,11 @@ pub struct Auth {
     /// Link lines: how many of the referee's lines it has (a reconnect).
     #[serde(default)]
     pub received: u64,
+    /// A seat connection for a bot process that has had nothing of the seat
+    /// (a first connection, or a restarted connector's): it is sent the
+    /// seat's start, not what another process missed.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub fresh: bool,
     pub mac: String,
 }
 
@@ -129,6 +134,23 @@ pub enum Refused {
     Broken(String),
 }
 
+/// How long the connector waits for each of the referee's handshake lines
+/// (its challenge, its answer to the proof) before it gives the connection
+/// up as broken (and tries again).
+pub const ANSWER_LIMIT: Duration = Duration::from_secs(10);
+
+/// The next frame within [`ANSWER_LIMIT`], or why not.
+async fn answer(reader: &mut Reader, what: &str) -> Result<Frame, Refused> {
+    tokio::time::timeout(ANSWER_LIMIT, reader.next())
+        .await
+        .map_err(|_| {
+            Refused::Broken(format!(
+                "the referee sent no {what} within {} s",
+                ANSWER_LIMIT.as_secs()
+            ))
+        })
+}
+
 /// The connector's side: answers the challenge with a proof of `token` for
 /// `role` (and `seat`), having `received` of the referee's lines.
 pub async fn prove(
@@ -138,10 +160,23 @@ pub async fn prove(
     seat: &str,
     received: u64,
 ) -> Result<(Welcome, Reader, Writer), Refused> {
+    prove_as(stream, token, role, seat, received, false).await
+}
+
+/// [`prove`], for a seat's connection saying whether its bot process is
+/// `fresh` (has had nothing of the seat).
+pub async fn prove_as(
+    stream: Stream,
+    token: &Token,
+    role: &str,
+    seat: &str,
+    received: u64,
+    fresh: bool,
+) -> Result<(Welcome, Reader, Writer), Refused> {
     let (r, mut w) = tokio::io::split(stream);
     let mut reader = FrameReader::new(r, MAX_CONTROL);
     let broken = |what: &str| Refused::Broken(what.to_owned());
-    let challenge = match reader.next().await {
+    let challenge = match answer(&mut reader, "challenge").await? {
         Frame::Control(word, rest) if word == "challenge" => {
             serde_json::from_str::<Challenge>(&rest).map_err(|_| broken("a bad challenge"))?
         }
@@ -159,13 +194,14 @@ pub async fn prove(
         role: role.to_owned(),
         seat: seat.to_owned(),
         received,
+        fresh,
         mac: token.prove(&challenge.run, &challenge.nonce, role, seat),
     };
     let line = control("auth", &serde_json::to_string(&auth).expect("serializes"));
     if !send(&mut w, &line, LIMIT).await {
         return Err(broken("the referee stopped reading"));
     }
-    match reader.next().await {
+    match answer(&mut reader, "answer to the proof").await? {
         Frame::Control(word, rest) if word == "welcome" => {
             let welcome = serde_json::from_str(&rest).map_err(|_| broken("a bad welcome"))?;
             Ok((welcome, reader, w))

@@ -15,7 +15,8 @@
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
 use anyhow::Context;
@@ -25,6 +26,7 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::admission::Admission;
+use super::downtime::Downtime;
 use super::frame::{control, Frame};
 use super::handshake::{self, Auth, Reader, Verdict, Welcome, Writer, CONTROL, SEAT};
 use super::heartbeat::{self, Latency};
@@ -66,9 +68,10 @@ impl std::fmt::Debug for Hub {
 struct State {
     /// Each name's control connection, one at most: its outbox.
     controls: HashMap<String, mpsc::UnboundedSender<Vec<u8>>>,
-    /// Open seats: their name, where their connections go, and whether one
-    /// came (a control connection that comes is told of those none came for).
-    seats: HashMap<String, (String, mpsc::Sender<Arrival>, bool)>,
+    /// Open seats: their name, where their connections go, whether one
+    /// came, and whether it is lost (a control connection that comes is told
+    /// of those none came for, and of those whose connection is lost).
+    seats: HashMap<String, OpenSeat>,
     next: u64,
     /// Control connections being served.
     live: usize,
@@ -205,7 +208,10 @@ impl Hub {
                 Verdict::Admit(Ticket::Control(state.control(name)))
             }
             SEAT if proved => {
-                let Some((owner, door, came)) = state.seats.get_mut(&auth.seat) else {
+                let Some(OpenSeat {
+                    owner, door, came, ..
+                }) = state.seats.get_mut(&auth.seat)
+                else {
                     return Verdict::Refuse;
                 };
                 if owner != name {
@@ -232,6 +238,7 @@ impl Hub {
             Ticket::Seat(permit) => {
                 permit.send(Arrival {
                     received: auth.received,
+                    fresh: auth.fresh,
                     reader,
                     writer,
                 });
@@ -295,27 +302,41 @@ impl Hub {
         state.live -= 1;
     }
 
+    /// Whether remote name `name`'s `referee connect` is connected (it has a
+    /// control connection).
+    pub fn connected(&self, name: &str) -> bool {
+        (self.state.lock().expect("not poisoned").controls).contains_key(name)
+    }
+
     /// Opens a seat for remote bot `name`: its connector is told to start a
     /// bot for it, and the seat's link runs on the hub's thread.
     pub fn open_seat(self: &Arc<Self>, name: &str, max_line: usize) -> SeatPipes {
         let (door, arrivals) = mpsc::channel(SEAT_WAITING);
+        let away = Arc::new(AtomicBool::new(false));
         let seat = {
             let mut state = self.state.lock().expect("not poisoned");
             state.next += 1;
             let seat = format!("s{}", state.next);
-            state
-                .seats
-                .insert(seat.clone(), (name.to_owned(), door, false));
+            let open = OpenSeat {
+                owner: name.to_owned(),
+                door,
+                came: false,
+                away: away.clone(),
+            };
+            state.seats.insert(seat.clone(), open);
             if let Some(c) = state.controls.get(name) {
                 let _ = c.send(open_line(&seat));
             }
             seat
         };
         let latency = Arc::new(Latency::new(self.spec.latency_cap));
-        let (pipes, ends) = link::pipes(latency);
+        let down = Arc::new(Downtime::new(self.spec.down_budget));
+        let (pipes, ends) = link::pipes(latency, down);
         let params = link::Params {
             max_line,
             grace: self.spec.grace,
+            away,
+            on_lost: self.ask_again(name, &seat),
         };
         let hub = self.clone();
         self.runtime.spawn(async move {
@@ -324,6 +345,34 @@ impl Hub {
         });
         pipes
     }
+
+    /// What a seat's link calls when its connection is lost: the name's
+    /// control connection, if it has one, is asked for the seat again (its
+    /// connector ignores a seat it serves already; a restarted one starts a
+    /// bot for it).
+    fn ask_again(self: &Arc<Self>, name: &str, seat: &str) -> Box<dyn Fn() + Send> {
+        let (hub, name, seat): (Weak<Hub>, _, _) =
+            (Arc::downgrade(self), name.to_owned(), seat.to_owned());
+        Box::new(move || {
+            let Some(hub) = hub.upgrade() else { return };
+            let state = hub.state.lock().expect("not poisoned");
+            if let Some(c) = state.controls.get(&name) {
+                let _ = c.send(open_line(&seat));
+            }
+        })
+    }
+}
+
+/// An open seat, in the hub's state.
+struct OpenSeat {
+    /// The remote name it belongs to.
+    owner: String,
+    /// Where its connections go.
+    door: mpsc::Sender<Arrival>,
+    /// A connection came for it.
+    came: bool,
+    /// Its connection is lost, for now.
+    away: Arc<AtomicBool>,
 }
 
 type Outbox = mpsc::UnboundedSender<Vec<u8>>;
@@ -342,7 +391,7 @@ impl State {
     fn control(&mut self, name: &str) -> (Outbox, mpsc::UnboundedReceiver<Vec<u8>>) {
         let (tx, outbox) = mpsc::unbounded_channel();
         let mut unserved: Vec<&String> = (self.seats.iter())
-            .filter(|(_, (n, _, came))| n == name && !came)
+            .filter(|(_, s)| s.owner == name && (!s.came || s.away.load(Ordering::SeqCst)))
             .map(|(seat, _)| seat)
             .collect();
         unserved.sort_by_key(|s| s[1..].parse::<u64>().unwrap_or(0));
@@ -374,6 +423,8 @@ mod tests {
             cert_key: None,
             latency_cap: Duration::from_millis(250),
             grace: Duration::from_secs(1),
+            wait: Duration::from_secs(60),
+            down_budget: Duration::from_secs(10),
             names: names.iter().map(|s| s.to_string()).collect(),
             seats: 2,
         })
@@ -426,7 +477,13 @@ mod tests {
         // (writing to a slow connection), one more may wait. A door nobody
         // reads holds the first; the next is turned away.
         let (door, mut arrivals) = mpsc::channel(SEAT_WAITING);
-        (hub.state.lock().unwrap().seats).insert("s9".into(), ("alice".into(), door, false));
+        let open = OpenSeat {
+            owner: "alice".into(),
+            door,
+            came: false,
+            away: Arc::default(),
+        };
+        (hub.state.lock().unwrap().seats).insert("s9".into(), open);
         let (waiting_hub, waiting_token) = (hub.clone(), token.clone());
         let waiting = tokio::spawn(async move {
             prove(dial(&waiting_hub).await, &waiting_token, SEAT, "s9", 0).await

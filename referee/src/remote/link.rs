@@ -3,9 +3,15 @@
 //! whichever connection currently serves the seat. Every line the referee
 //! sends is kept until the connector acknowledges it (heartbeats carry the
 //! count), so a seat that reconnects within the grace is sent what it
-//! missed; the connector does the same the other way. Past the grace, or
-//! once the table ends the seat, the link ends, and a dropped seat reads end
-//! of file at the table: a `closed` fault, with the reason recorded.
+//! missed; the connector does the same the other way. A connection of a
+//! fresh bot process (a restarted `referee connect`) is sent the seat's
+//! start instead: `hello`, the game's `game_start` and the request pending,
+//! if any (a request carries the seat's whole view); its `hello` is the
+//! link's, never the table's. Past the grace, or once the table ends the
+//! seat, the link ends, and a dropped seat reads end of file at the table:
+//! a `closed` fault, with the reason recorded. While the link is down (a
+//! restarted bot: until its `hello`) the seat's pending decision's clock
+//! stops, within the game's budget ([`super::downtime`]).
 //!
 //! Nothing here waits on the socket for long: writes give up after
 //! [`WRITE_LIMIT`] (the connection counts as dropped), and the table's pipes
@@ -13,13 +19,17 @@
 //! block a table.
 
 use std::collections::VecDeque;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
+
+use serde::Deserialize;
 
 use tokio::io::{AsyncWriteExt, DuplexStream};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
+use super::downtime::Downtime;
 use super::frame::{bot_line, control, Frame, FrameReader};
 use super::handshake::{self, Reader, Welcome, Writer};
 use super::heartbeat::{self, Latency};
@@ -36,6 +46,8 @@ const PIPE: usize = 64 * 1024;
 pub struct Arrival {
     /// How many of the referee's lines it has.
     pub received: u64,
+    /// It serves a bot process that has had nothing of this seat yet.
+    pub fresh: bool,
     pub reader: Reader,
     pub writer: Writer,
 }
@@ -43,6 +55,12 @@ pub struct Arrival {
 pub struct Params {
     pub max_line: usize,
     pub grace: Duration,
+    /// Whether the seat's connection is lost (and may be taken up by a
+    /// restarted connector), for the hub.
+    pub away: Arc<AtomicBool>,
+    /// Called when the connection is lost: the hub asks the name's
+    /// connector (a restarted one starts a bot for the seat).
+    pub on_lost: Box<dyn Fn() + Send>,
 }
 
 /// The table's ends of a remote seat.
@@ -52,6 +70,8 @@ pub struct SeatPipes {
     /// The referee's lines, written by the channel.
     pub writer: DuplexStream,
     pub latency: Arc<Latency>,
+    /// The link-down time its pending decisions may have off their clock.
+    pub down: Arc<Downtime>,
     /// Why the link ended, if it dropped the seat.
     pub why: Arc<Mutex<Option<String>>>,
 }
@@ -61,10 +81,11 @@ pub struct Ends {
     from_table: FrameReader<DuplexStream>,
     to_table: Option<DuplexStream>,
     latency: Arc<Latency>,
+    down: Arc<Downtime>,
     why: Arc<Mutex<Option<String>>>,
 }
 
-pub fn pipes(latency: Arc<Latency>) -> (SeatPipes, Ends) {
+pub fn pipes(latency: Arc<Latency>, down: Arc<Downtime>) -> (SeatPipes, Ends) {
     let (table_w, link_r) = tokio::io::duplex(PIPE);
     let (link_w, table_r) = tokio::io::duplex(PIPE);
     let why = Arc::new(Mutex::new(None));
@@ -72,6 +93,7 @@ pub fn pipes(latency: Arc<Latency>) -> (SeatPipes, Ends) {
         reader: table_r,
         writer: table_w,
         latency: latency.clone(),
+        down: down.clone(),
         why: why.clone(),
     };
     let ends = Ends {
@@ -79,6 +101,7 @@ pub fn pipes(latency: Arc<Latency>) -> (SeatPipes, Ends) {
         from_table: FrameReader::new(link_r, usize::MAX),
         to_table: Some(link_w),
         latency,
+        down,
         why,
     };
     (pipes, ends)
@@ -101,6 +124,44 @@ struct Link {
     pings: VecDeque<(u64, Instant)>,
     next_ping: u64,
     heard: Instant,
+    /// What a fresh bot process is sent to take the seat over.
+    start: SeatStart,
+    /// A bot line has reached the table: it has had the seat's `hello`.
+    greeted: bool,
+    /// The next bot line is a restarted bot's `hello`, for the link.
+    hello_due: bool,
+}
+
+/// The referee's lines a bot needs to take a seat over mid-session, framed.
+#[derive(Default)]
+struct SeatStart {
+    hello: Option<Vec<u8>>,
+    game_start: Option<Vec<u8>>,
+    /// The request not yet answered, and its id.
+    request: Option<(u64, Vec<u8>)>,
+}
+
+impl SeatStart {
+    fn lines(&self) -> VecDeque<Vec<u8>> {
+        let request = self.request.as_ref().map(|(_, r)| r);
+        (self.hello.iter().chain(&self.game_start).chain(request))
+            .cloned()
+            .collect()
+    }
+}
+
+/// What the link reads of a protocol line: its type, and its id (a request's
+/// or a reply's).
+#[derive(Deserialize)]
+struct Kind {
+    #[serde(rename = "type")]
+    kind: String,
+    #[serde(default)]
+    id: Option<u64>,
+}
+
+fn kind(line: &[u8]) -> Option<Kind> {
+    serde_json::from_slice(line).ok()
 }
 
 /// Runs the link until the table ends the seat or the seat is lost.
@@ -117,6 +178,9 @@ pub async fn run(p: Params, mut arrivals: mpsc::Receiver<Arrival>, ends: Ends) {
         pings: VecDeque::new(),
         next_ping: 0,
         heard: Instant::now(),
+        start: SeatStart::default(),
+        greeted: false,
+        hello_due: false,
     };
     let mut beat = tokio::time::interval(heartbeat::PERIOD);
     loop {
@@ -155,11 +219,24 @@ impl Link {
     fn drop_conn(&mut self) {
         if self.conn.take().is_some() {
             self.lost = Some(Instant::now());
+            self.ends.down.set_down(true);
+            self.p.away.store(true, Ordering::SeqCst);
+            (self.p.on_lost)();
         }
     }
 
     async fn attach(&mut self, a: Arrival) -> bool {
-        self.ack(a.received);
+        if a.fresh {
+            // A bot that has had nothing: the seat's start, from its line 0;
+            // what the last one missed is no use to it.
+            (self.out, self.out_base, self.received) = (self.start.lines(), 0, 0);
+            self.hello_due = self.greeted;
+        } else {
+            self.ack(a.received);
+        }
+        // A restarted bot's link is down, for the clock, until its hello.
+        self.ends.down.set_down(self.hello_due);
+        self.p.away.store(false, Ordering::SeqCst);
         self.conn = Some((a.reader, a.writer));
         (self.lost, self.heard) = (None, Instant::now());
         self.pings.clear();
@@ -193,6 +270,7 @@ impl Link {
             Frame::Line(line) => {
                 let mut bytes = Vec::with_capacity(line.len() + 2);
                 bot_line(&mut bytes, &line);
+                self.note_table_line(&line, &bytes);
                 self.send(&bytes).await;
                 self.out.push_back(bytes);
                 if self.out.iter().map(Vec::len).sum::<usize>() > MAX_UNACKED {
@@ -209,18 +287,66 @@ impl Link {
         }
     }
 
+    /// Keeps what a fresh bot would need of the referee's line `line`
+    /// (`framed` for the wire).
+    fn note_table_line(&mut self, line: &[u8], framed: &[u8]) {
+        let Some(k) = kind(line) else { return };
+        let start = &mut self.start;
+        match k.kind.as_str() {
+            "hello" => start.hello = Some(framed.to_vec()),
+            "game_start" => {
+                (start.game_start, start.request) = (Some(framed.to_vec()), None);
+                self.ends.down.new_game();
+            }
+            "request" => {
+                start.request = Some((k.id.unwrap_or(0), framed.to_vec()));
+                self.ends.down.set_pending(true);
+            }
+            "game_end" => {
+                (start.game_start, start.request) = (None, None);
+                self.ends.down.set_pending(false);
+            }
+            // The seat is sent nothing while its request is pending: a line
+            // after it means its decision is over (answered, or timed out),
+            // and a cut from now on stops no clock. The request is kept for a
+            // fresh bot until answered (one that timed out is only late).
+            _ => self.ends.down.set_pending(false),
+        }
+    }
+
+    /// A bot line: a restarted bot's hello is the link's; a reply to the
+    /// pending request settles it; the table gets the rest.
+    async fn bot_said(&mut self, line: Vec<u8>) -> bool {
+        self.received += 1;
+        if std::mem::take(&mut self.hello_due) {
+            let hello = kind(&line).is_some_and(|k| k.kind == "hello");
+            if !hello {
+                return self.fail(
+                    "the bot restarted for the seat did not open with its hello (a restarted \
+                     connector's bot takes the seat over: docs/remote.md)",
+                );
+            }
+            self.ends.down.set_down(false);
+            return true;
+        }
+        let pending = self.start.request.as_ref().map(|(id, _)| *id);
+        if pending.is_some() && kind(&line).is_some_and(|k| k.kind == "reply" && k.id == pending) {
+            self.start.request = None;
+            self.ends.down.set_pending(false);
+        }
+        let mut bytes = line;
+        bytes.push(b'\n');
+        self.pass_on(&bytes).await;
+        true
+    }
+
     async fn connector_said(&mut self, frame: Frame) -> bool {
         self.heard = Instant::now();
         match frame {
-            Frame::Line(line) => {
-                self.received += 1;
-                let mut bytes = line;
-                bytes.push(b'\n');
-                self.pass_on(&bytes).await;
-            }
-            Frame::Long => self.oversized().await,
+            Frame::Line(line) => return self.bot_said(line).await,
+            Frame::Long => return self.oversized().await,
             Frame::Control(word, rest) => match word.as_str() {
-                "oversized" => self.oversized().await,
+                "oversized" => return self.oversized().await,
                 "pong" => self.pong(&rest),
                 "eof" => drop(self.ends.to_table.take()),
                 _ => {}
@@ -235,14 +361,19 @@ impl Link {
 
     /// A line longer than the limit: the channel is given one as long, and
     /// judges it as it would a local bot's.
-    async fn oversized(&mut self) {
+    async fn oversized(&mut self) -> bool {
+        if std::mem::take(&mut self.hello_due) {
+            return self.fail("the bot restarted for the seat opened with an oversized line");
+        }
         self.received += 1;
         let mut filler = vec![b'x'; self.p.max_line + 1];
         filler.push(b'\n');
         self.pass_on(&filler).await;
+        true
     }
 
     async fn pass_on(&mut self, bytes: &[u8]) {
+        self.greeted = true;
         if let Some(w) = self.ends.to_table.as_mut() {
             if w.write_all(bytes).await.is_err() {
                 self.ends.to_table = None;

@@ -11,8 +11,11 @@
 //! certificates and pinning, [`frame`] the socket's line framing,
 //! [`handshake`] the challenge and proof, [`admission`] the slots of
 //! connections not yet proved, [`descriptors`] the open-file limit,
-//! [`hub`] the listener and who is connected, [`link`] one seat's link (resend, reconnect), [`heartbeat`] the
-//! measured round trip and the clock's credit, [`seat`] a remote seat for a
+//! [`hub`] the listener and who is connected, [`wait`] the wait for every
+//! name's connector before the first game, [`link`] one seat's link
+//! (resend, reconnect, a restarted bot taking its seat over), [`heartbeat`]
+//! the measured round trip and the clock's credit, [`downtime`] the link-down
+//! time a pending decision has off its clock, [`seat`] a remote seat for a
 //! session, [`connect`] the bot side. The wire is PROTOCOL.md's "Remote
 //! seats"; the trust model SECURITY.md's "Remote seats".
 
@@ -21,6 +24,7 @@ pub mod announce;
 pub mod args;
 pub mod connect;
 pub mod descriptors;
+pub mod downtime;
 pub mod frame;
 pub mod handshake;
 pub mod heartbeat;
@@ -29,6 +33,7 @@ pub mod link;
 pub mod seat;
 pub mod tls;
 pub mod token;
+pub mod wait;
 
 pub use args::{RemoteArgs, RemoteSpec};
 pub use hub::Hub;

@@ -19,6 +19,7 @@ pub fn open(hub: &Arc<Hub>, name: &str, max_line: usize) -> Player {
         channel,
         RemoteNotes {
             latency: pipes.latency,
+            down: pipes.down,
             why: pipes.why,
         },
     )

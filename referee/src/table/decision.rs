@@ -83,7 +83,8 @@ impl Table<'_> {
         // The clock starts now that the request's last byte is written.
         let clock = early
             .unwrap_or_else(|| DecisionClock::start(&time, allowed, self.player(seat).cpu_clock()))
-            .with_credit(self.player(seat).latency_credit());
+            .with_credit(self.player(seat).latency_credit())
+            .with_link_down(self.player(seat).link_down());
         let mut pending = Pending {
             seat,
             id,
@@ -215,6 +216,7 @@ impl Table<'_> {
                 self.time(p.id, p.seat, p.decision, Some(took), None)?;
                 if let Some(t) = self.timing.as_mut() {
                     t.credit_micros = p.clock.credit_micros();
+                    t.link_down_micros = p.clock.stopped_micros(at);
                 }
                 Ok(Heard::Done(Outcome::Answer(action)))
             }
@@ -271,6 +273,7 @@ impl Table<'_> {
             late: true,
             released_micros: None,
             credit_micros: None,
+            link_down_micros: None,
         })?;
         Ok(true)
     }
@@ -337,6 +340,7 @@ impl Table<'_> {
         self.write_timing(request, seat, decision, (micros, wall), fault)?;
         if let Some(t) = self.timing.as_mut() {
             t.credit_micros = clock.credit_micros();
+            t.link_down_micros = clock.stopped_micros(at);
         }
         Ok(())
     }
@@ -360,6 +364,7 @@ impl Table<'_> {
             late: false,
             released_micros: None,
             credit_micros: None,
+            link_down_micros: None,
         });
         Ok(())
     }

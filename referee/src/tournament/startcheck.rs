@@ -5,6 +5,11 @@
 //!
 //! The processes run as a table would run them (environment, sandbox, limits),
 //! all at once against one deadline, and are ended as soon as they have answered.
+//!
+//! A remote entrant (`NAME=remote`) is first waited for, up to `--remote-wait`
+//! (`remote/wait.rs`): one whose `referee connect` does not connect by then
+//! fails the check; one that did is checked as a local entrant is, through a
+//! seat opened for it (its connector starts its bot, which must say hello).
 
 use std::time::Duration;
 
@@ -31,6 +36,7 @@ pub async fn check(
     cancel: &CancellationToken,
     reporter: &dyn Reporter,
 ) -> Option<Vec<Failure>> {
+    let (mut failures, remote) = remote_entrants(cfg, cancel).await?;
     let logs = match tempfile::tempdir() {
         Ok(dir) => dir,
         Err(e) => {
@@ -52,7 +58,7 @@ pub async fn check(
             e.bot,
             BotSpec::InProcess(_) | BotSpec::Human | BotSpec::Remote(_)
         ) {
-            continue; // the referee's own code: nothing to start
+            continue; // the referee's own code, or a connector's: nothing to start
         }
         let log = crate::layout::startcheck_log(logs.path(), i);
         let (spec, bot) = (spec.clone(), e.bot.clone());
@@ -61,23 +67,19 @@ pub async fn check(
             tokio::spawn(async move { spawn(&spec, &bot, log).await }),
         ));
     }
-    let mut started: Vec<(usize, Result<Player, String>)> = Vec::new();
-    for (i, task) in starting {
-        let mut p = crate::session::started(task).await;
-        if let Ok(bot) = &mut p {
-            if let Err(reason) = handshake::greet(bot, &hello, spec.time.write).await {
-                // Ended now, not left to run until the referee exits.
-                std::mem::take(bot).shutdown(Duration::ZERO).await;
-                p = Err(reason);
-            }
-        }
-        started.push((i, p));
-    }
+    let starting = (starting
+        .into_iter()
+        .map(|(i, task)| (i, Starting::Spawned(task))))
+    .chain(
+        remote
+            .into_iter()
+            .map(|(i, seat)| (i, Starting::Open(seat))),
+    );
+    let started = greet_all(starting, &hello, spec.time.write).await;
     let deadline = spec
         .time
         .startup
         .map(|d| Instant::now() + d + spec.time.grace);
-    let mut failures = Vec::new();
     for (i, p) in started {
         let reason = match p {
             Err(reason) => Some(reason),
@@ -102,7 +104,67 @@ pub async fn check(
         }
     }
     tracing::debug!("entrants checked in {:?}", began.elapsed());
+    failures.sort_by_key(|f| f.entrant);
     Some(failures)
+}
+
+/// An entrant's bot on its way: a process of the referee's, or a remote
+/// seat opened (its connector starts the bot).
+enum Starting {
+    Spawned(tokio::task::JoinHandle<Result<Player, String>>),
+    Open(Player),
+}
+
+/// Each bot once started (or opened), sent `hello`; those that could not
+/// be, with the reason.
+async fn greet_all(
+    starting: impl Iterator<Item = (usize, Starting)>,
+    hello: &[u8],
+    write: Duration,
+) -> Vec<(usize, Result<Player, String>)> {
+    let mut started = Vec::new();
+    for (i, starting) in starting {
+        let mut p = match starting {
+            Starting::Spawned(task) => crate::session::started(task).await,
+            Starting::Open(seat) => Ok(seat),
+        };
+        if let Ok(bot) = &mut p {
+            if let Err(reason) = handshake::greet(bot, hello, write).await {
+                // Ended now, not left to run until the referee exits.
+                std::mem::take(bot).shutdown(Duration::ZERO).await;
+                p = Err(reason);
+            }
+        }
+        started.push((i, p));
+    }
+    started
+}
+
+/// The remote entrants: waited for (`--remote-wait`); those that did not
+/// connect have failed, the others each have a seat open to be checked.
+/// `None` when `cancel` fired first.
+async fn remote_entrants(
+    cfg: &TournamentConfig,
+    cancel: &CancellationToken,
+) -> Option<(Vec<Failure>, Vec<(usize, Player)>)> {
+    let (mut failed, mut open) = (Vec::new(), Vec::new());
+    let Some(hub) = &cfg.table.isolation.remote else {
+        return Some((failed, open));
+    };
+    let missing = crate::remote::wait::connectors(hub, cancel).await?;
+    for (i, e) in cfg.entrants.iter().enumerate() {
+        let BotSpec::Remote(name) = &e.bot else {
+            continue;
+        };
+        if missing.contains(name) {
+            let reason = crate::remote::wait::not_connected(hub, name);
+            failed.push(Failure { entrant: i, reason });
+        } else {
+            let max_line = cfg.table.time.max_line;
+            open.push((i, crate::remote::seat::open(hub, name, max_line)));
+        }
+    }
+    Some((failed, open))
 }
 
 async fn spawn(spec: &TableSpec, bot: &BotSpec, log: std::path::PathBuf) -> Result<Player, String> {
