@@ -281,7 +281,7 @@ async fn start(
 /// view cannot be held.
 pub async fn view_held(spec: &TableSpec) -> anyhow::Result<()> {
     match &spec.isolation.sandbox {
-        Some(sandbox) => Ok(crate::bot::Sandbox::held_async(sandbox).await?),
+        Some(sandbox) => Ok(crate::sandbox::Sandbox::held_async(sandbox).await?),
         None => Ok(()),
     }
 }
@@ -470,7 +470,7 @@ async fn spawn(
                 // Sandboxed, the bot sees it at a fixed path: the host's names
                 // the round, matchup, game and slot.
                 let shown = match sandbox {
-                    Some(_) => PathBuf::from(crate::bot::SCRATCH_INSIDE),
+                    Some(_) => PathBuf::from(crate::sandbox::SCRATCH_INSIDE),
                     None => dir,
                 };
                 env.push((SCRATCH_VAR.to_owned(), shown.to_string_lossy().into_owned()));
@@ -534,7 +534,7 @@ fn scratch_dir(
     base: &Path,
     slot: usize,
     launch: &mut crate::bot::Launch,
-    sandbox: Option<&crate::bot::Sandbox>,
+    sandbox: Option<&crate::sandbox::Sandbox>,
 ) -> std::io::Result<PathBuf> {
     let dir = crate::layout::scratch(base, slot);
     std::fs::create_dir_all(&dir).map_err(|e| {

@@ -160,7 +160,7 @@ fn no_sandboxed_game_bot_runs_before_the_view_is_held() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
     let output = clock_tournament(dir.path(), &out, 2)
-        .env("RUST_LOG", "referee::bot::sandbox=debug")
+        .env("RUST_LOG", "referee::sandbox=debug")
         .output()
         .unwrap();
     let log = String::from_utf8_lossy(&output.stderr);

@@ -178,7 +178,7 @@ mod tests {
     /// the clock ticks `cutime` is counted in.
     #[test]
     fn work_of_workers_that_exited_is_counted() {
-        use crate::bot::cgroup::{Cgroup, CgroupLimits};
+        use crate::cgroup::{Cgroup, CgroupLimits};
         use std::io::{BufRead, BufReader};
         use std::os::unix::process::CommandExt;
         use std::process::{Command, Stdio};

@@ -19,17 +19,17 @@ use std::os::fd::{AsRawFd, OwnedFd};
 use tokio::process::{Child, Command};
 use tokio::time::{timeout, Instant};
 
-use super::cgroup::{Cgroup, CgroupLimits};
 use super::channel::Channel;
 use super::cpu::CpuSource;
-use super::launch::Launch;
 use super::pipe::Pipe;
-use super::reaper::{self, Remains};
-use super::sandbox::Sandbox;
-use super::slot::Launcher;
-use super::spawner;
 use super::stderr::{drain_stderr, Drained};
-use super::unix::{self, ResourceLimits};
+use crate::cgroup::{Cgroup, CgroupLimits};
+use crate::os::process::{self as unix, ResourceLimits};
+use crate::os::reaper::{self, Remains};
+use crate::os::spawner;
+use crate::os::Launch;
+use crate::sandbox::kept::pool::Launcher;
+use crate::sandbox::Sandbox;
 
 /// How a bot process is started.
 #[derive(Clone, Debug)]
@@ -225,7 +225,7 @@ impl BotProcess {
             return;
         };
         let leave = move || {
-            if !super::reaper::exited(&init) {
+            if !crate::os::reaper::exited(&init) {
                 if let Err(e) = exit.apply(pid) {
                     tracing::debug!("the init {pid} stays in its bot's freezer: {e}");
                 }
@@ -356,7 +356,7 @@ impl BotProcess {
 
 /// A bot started in a kept sandbox, before its channel is made.
 struct Kept {
-    started: super::slot::Started,
+    started: crate::sandbox::kept::pool::Started,
     init: Option<OwnedFd>,
     pin: Vec<usize>,
     launcher: Launcher,
@@ -396,7 +396,7 @@ fn try_kept(sandbox: &Arc<Sandbox>, spec: &Spawn) -> anyhow::Result<Kept> {
     let stdio = [stdin_r, stdout_w, stderr_w];
     let mut request = sandbox.request(launch, &spec.env, spec.limits, spec.hold);
     let images = sandbox.view_mounts(launch, spec.before_any_game, &mut request)?;
-    let key = super::slot::Key::of(launch);
+    let key = crate::sandbox::kept::pool::Key::of(launch);
     // The init is given the bots' priority before its word (it cannot lower
     // its own nice value in its user namespace), unless it is built ahead
     // at nice 19 and raised when released (`BotProcess::release`).
@@ -405,7 +405,7 @@ fn try_kept(sandbox: &Arc<Sandbox>, spec: &Spawn) -> anyhow::Result<Kept> {
     // word): `BotProcess::started` proves with it that the pid is still its.
     let init = std::cell::RefCell::new(None);
     let place = |pid: u32| {
-        *init.borrow_mut() = super::reaper::pidfd_open(pid);
+        *init.borrow_mut() = crate::os::reaper::pidfd_open(pid);
         if let Some(c) = &cgroup {
             c.add(pid)?;
         }
@@ -515,7 +515,7 @@ fn command(spec: &Spawn) -> std::io::Result<(Command, Parts)> {
     let passed = stdout_pipe.as_ref().map(|(_, w)| w.as_raw_fd());
     let mut cmd = match &spec.sandbox {
         None => {
-            let mut cmd = Command::from(super::own_exe::command(launch.invoked()));
+            let mut cmd = Command::from(crate::os::own_exe::command(launch.invoked()));
             cmd.args(&launch.args);
             cmd
         }
@@ -528,7 +528,7 @@ fn command(spec: &Spawn) -> std::io::Result<(Command, Parts)> {
                 Some(id) => _ = cmd.uid(id).gid(id),
                 // bubblewrap as root maps the bot's user to the host's root,
                 // the owner of the device nodes it binds (`devices.rs`).
-                None if sandbox.runs_as_root() => super::devices::read_only_for(&mut cmd),
+                None if sandbox.runs_as_root() => crate::sandbox::devices::read_only_for(&mut cmd),
                 None => {}
             }
             cmd

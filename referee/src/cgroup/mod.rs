@@ -34,7 +34,9 @@ use std::os::fd::{AsRawFd, RawFd};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
 
-use super::cpu::CgroupCpu;
+use crate::bot::cpu::CgroupCpu;
+
+pub mod freeze_guard;
 
 /// The `cgroup.procs` descriptors of a bot's cgroups, one per hierarchy
 /// (cgroup v1: pids, memory, cpu, cpuacct, freezer; and v2).
@@ -159,7 +161,7 @@ impl Cgroup {
         static SEQ: AtomicU32 = AtomicU32::new(0);
         let name = format!(
             "{}{}",
-            super::freeze_guard::prefix(std::process::id()),
+            freeze_guard::prefix(std::process::id()),
             SEQ.fetch_add(1, Ordering::Relaxed)
         );
         let quota = |m: u64| m * CPU_PERIOD_US / 1000;
@@ -234,7 +236,7 @@ impl Cgroup {
                 "freezer (or cgroup v2 cgroup.freeze)",
             ))?;
             if matches!(version, Version::V1) {
-                super::freeze_guard::ensure(&parent);
+                freeze_guard::ensure(&parent);
             }
             let dir = self.join(parent.join(name))?;
             let file = match version {

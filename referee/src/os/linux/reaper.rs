@@ -1,6 +1,6 @@
 //! The end of a bot's process tree, made sure of off the game's critical path.
 //!
-//! Once [`super::BotProcess::shutdown`] has sent SIGKILL to a bot's group and
+//! Once [`crate::bot::BotProcess::shutdown`] has sent SIGKILL to a bot's group and
 //! to every process of its tree, they die on their own; what is left is to be
 //! sure that they did. That check used to hold up the end of every game: a
 //! sandboxed bot's bubblewrap pid 1 outlives the bubblewrap the referee started
@@ -27,8 +27,8 @@ use std::time::{Duration, Instant};
 
 use nix::sys::signal::Signal;
 
-use super::cgroup::Cgroup;
-use super::unix;
+use super::process as unix;
+use crate::cgroup::Cgroup;
 
 /// How long the reaper keeps trying to see a tree gone before it gives up on
 /// it (a process stuck in an uninterruptible sleep cannot die before it wakes).

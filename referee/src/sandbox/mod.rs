@@ -72,12 +72,12 @@ use std::sync::{Arc, Mutex};
 
 use seccompiler::BpfProgram;
 
-use super::holder::{Held, HoldArgs, Holder, Starting};
-use super::landlock::Rules;
-use super::launch::{find_on_path, Launch, DEFAULT_PATH};
-use super::launcher::ViewMount;
-use super::procmask::ProcMasks;
-use super::view::{link_dirs, shown_as_system, system_paths, SYSTEM_LINKS};
+use crate::os::{find_on_path, Launch, DEFAULT_PATH};
+use kept::launcher::ViewMount;
+use landlock::Rules;
+use procmask::ProcMasks;
+use view::holder::{Held, Holder, Starting};
+use view::{link_dirs, shown_as_system, system_paths, SYSTEM_LINKS};
 
 /// The unprivileged user a bot is inside its sandbox, whoever runs it.
 pub const NOBODY: u32 = 65534;
@@ -98,14 +98,26 @@ pub const TOOL: &str = "bubblewrap";
 /// changes what every sandboxed run records.
 pub const LAYERS: [&str; 3] = ["namespaces", "seccomp", "landlock-abi-6"];
 
-pub use super::launcher::SCRATCH_INSIDE;
+pub use kept::launcher::SCRATCH_INSIDE;
 
 /// The size of each sandbox's private `/tmp` and of its `/dev/shm`: tmpfs
 /// lives in the host's memory, so an unbounded one lets a bot take the host's.
 pub const TMPFS_BYTES: u64 = 64 << 20;
 
+pub(crate) mod devices;
 mod error;
+pub(crate) mod kept;
+pub(crate) mod landlock;
+mod procmask;
+pub(crate) mod procview;
+pub(crate) mod seccomp;
+pub(crate) mod view;
+
 pub use error::{Refusal, SandboxError, Unreachable};
+pub use kept::launcher::{run as launcher_run, LauncherArgs};
+pub use landlock::{exec as landlock_exec, LandlockArgs};
+pub use view::holder::{run as hold_view, HoldArgs};
+pub use view::image::{stage as stage_view, StageArgs, CACHE_ENV as VIEW_CACHE_ENV};
 
 /// What every sandboxed bot of a run shares: where bubblewrap is, what must stay
 /// hidden, and the seccomp program.
@@ -143,7 +155,7 @@ pub struct Sandbox {
     /// the whole system view.
     own_libraries: Option<Vec<PathBuf>>,
     /// The sandboxes kept across games, idle (`slot.rs`).
-    pool: super::slot::Pool,
+    pool: kept::pool::Pool,
     /// Which images of the view bots are shown, where this host can make
     /// them (`image.rs`); `None`: bots see the host's paths bound.
     images: Option<ImagePlan>,
@@ -189,8 +201,8 @@ struct ImagePlan {
     large: Vec<PathBuf>,
     /// Each bot directory's image.
     dirs: BTreeMap<PathBuf, DirImage>,
-    specs: Vec<super::image::Spec>,
-    maker: super::image::Maker,
+    specs: Vec<view::image::Spec>,
+    maker: view::image::Maker,
 }
 
 impl Sandbox {
@@ -201,12 +213,12 @@ impl Sandbox {
     pub fn prepare(outputs: Vec<PathBuf>, launches: &[Launch]) -> Result<Sandbox, SandboxError> {
         let bwrap = find_on_path("bwrap", &std::env::var("PATH").unwrap_or_default())
             .ok_or(SandboxError::NoBubblewrap)?;
-        super::landlock::probe()?;
-        let referee = super::own_exe::path().map_err(SandboxError::NoOwnExecutable)?;
-        let referee_file = super::own_exe::pinned().unwrap_or_else(|| referee.clone());
+        landlock::probe()?;
+        let referee = crate::os::own_exe::path().map_err(SandboxError::NoOwnExecutable)?;
+        let referee_file = crate::os::own_exe::pinned().unwrap_or_else(|| referee.clone());
         let root = nix::unistd::getuid().is_root();
         let bot_dirs: Vec<PathBuf> = launches.iter().map(|l| l.dir.clone()).collect();
-        let own_libraries = super::own_view::files(&referee);
+        let own_libraries = view::own::files(&referee);
         // A built-in bot is shown only the referee's executable and its
         // libraries, not its directory: there is nothing of that to hold, and
         // of the system view only the libraries if every bot is built in.
@@ -232,7 +244,7 @@ impl Sandbox {
             (launches.iter()).any(|l| !builtin(l) && root && reachable(&referee_file, l).is_err());
         // The view is held while the rest is prepared and the host probed
         // (no bot runs in the probe); the sandbox is ready once it is held.
-        let holding = hold_view(
+        let holding = start_holding(
             &hidden,
             system,
             &shown_dirs,
@@ -248,14 +260,14 @@ impl Sandbox {
             bot_dirs,
             root,
             resident: Mutex::new(Hold::Starting(holding, began)),
-            seccomp: super::seccomp::deny_list()?,
+            seccomp: seccomp::deny_list()?,
             referee,
             referee_file,
             masks: ProcMasks::create()?,
             uids: Mutex::new((BTreeSet::new(), BTreeMap::new())),
             scratch_bytes: TMPFS_BYTES,
             own_libraries,
-            pool: super::slot::Pool::default(),
+            pool: kept::pool::Pool::default(),
             own_views: images.is_some() && !unkept,
             images,
         };
@@ -480,7 +492,7 @@ impl Sandbox {
         &self,
         launch: &Launch,
         before_any_game: bool,
-        request: &mut super::launcher::Request,
+        request: &mut kept::launcher::Request,
     ) -> Result<Vec<std::os::fd::OwnedFd>, SandboxError> {
         let none = || Ok(Vec::new());
         let Some(plan) = self.images.as_ref() else {
@@ -501,7 +513,7 @@ impl Sandbox {
             }
         };
         let mount = |i: usize| match files.get(i) {
-            Some(file) => super::image::mount(file)
+            Some(file) => view::image::mount(file)
                 .map(Some)
                 .map_err(SandboxError::ImageMount),
             None => Ok(None),
@@ -512,19 +524,19 @@ impl Sandbox {
                 for dir in dirs {
                     let within = dir.strip_prefix("/").unwrap_or(dir);
                     views.push(ViewMount {
-                        target: super::slot::bytes(dir),
+                        target: kept::pool::bytes(dir),
                         image: fds.len(),
-                        within: super::slot::bytes(within),
+                        within: kept::pool::bytes(within),
                     });
                 }
                 fds.push(fd);
-                request.host_files = plan.large.iter().map(|f| super::slot::bytes(f)).collect();
+                request.host_files = plan.large.iter().map(|f| kept::pool::bytes(f)).collect();
             }
         }
         if let Some(d) = plan.dirs.get(&launch.dir) {
             if let Some(fd) = mount(d.index)? {
                 views.push(ViewMount {
-                    target: super::slot::bytes(&launch.dir),
+                    target: kept::pool::bytes(&launch.dir),
                     image: fds.len(),
                     within: Vec::new(),
                 });
@@ -532,7 +544,7 @@ impl Sandbox {
                 let large = d
                     .large
                     .iter()
-                    .map(|f| super::slot::bytes(&launch.dir.join(f)));
+                    .map(|f| kept::pool::bytes(&launch.dir.join(f)));
                 request.host_files.extend(large);
             }
         }
@@ -603,7 +615,7 @@ impl Sandbox {
         a.add(&[&"--ro-bind", &self.referee_file, &self.referee]);
         read_only_root(&mut a);
         a.add(&[&"--chdir", &"/", &"--", &self.referee]);
-        a.add(&[&super::launcher::SUBCOMMAND, &"--masks", &self.masks.dir()]);
+        a.add(&[&kept::launcher::SUBCOMMAND, &"--masks", &self.masks.dir()]);
         (self.bwrap.clone(), a.0)
     }
 
@@ -612,10 +624,10 @@ impl Sandbox {
         &self,
         launch: &Launch,
         env: &[(String, String)],
-        limits: super::unix::ResourceLimits,
+        limits: crate::os::process::ResourceLimits,
         hold: bool,
-    ) -> super::launcher::Request {
-        use super::slot::bytes;
+    ) -> kept::launcher::Request {
+        use kept::pool::bytes;
         let bot = std::iter::once(launch.program.clone().into_os_string())
             .chain(launch.args.iter().cloned())
             .collect();
@@ -628,8 +640,8 @@ impl Sandbox {
         if self.built_ahead(hold) {
             rules.cpu.clear();
         }
-        super::launcher::Request {
-            wrapper: super::launcher::wrapper_line(&rules, bot, hold),
+        kept::launcher::Request {
+            wrapper: kept::launcher::wrapper_line(&rules, bot, hold),
             env: (env.iter())
                 .map(|(k, v)| (k.as_bytes().to_vec(), v.as_bytes().to_vec()))
                 .collect(),
@@ -656,7 +668,7 @@ impl Sandbox {
     }
 
     /// The kept sandboxes of this run (`slot.rs`).
-    pub fn pool(&self) -> &super::slot::Pool {
+    pub fn pool(&self) -> &kept::pool::Pool {
         &self.pool
     }
 
@@ -851,7 +863,7 @@ enum Hold {
 /// With `images`, the paths they show are held only if an image could not
 /// be made (or `host_too`: some bot sees them as they are), and the images
 /// (`holder.rs`).
-fn hold_view(
+fn start_holding(
     hidden: &[PathBuf],
     system: Vec<PathBuf>,
     bot_dirs: &[PathBuf],
@@ -904,8 +916,8 @@ fn image_plan(
     hidden: &[PathBuf],
     bot_dirs: &[PathBuf],
 ) -> Option<ImagePlan> {
-    use super::image::Spec;
-    let maker = match super::image::maker(root) {
+    use view::image::Spec;
+    let maker = match view::image::maker(root) {
         Ok(m) => m,
         Err(why) => {
             if root {
@@ -921,7 +933,7 @@ fn image_plan(
     let inside = |p: &Path, dir: &Path| p != dir && p.starts_with(dir);
     let mut specs = Vec::new();
     let dirs: Vec<PathBuf> = system.iter().filter(|p| p.is_dir()).cloned().collect();
-    let large = super::image::large_files(&dirs, hidden);
+    let large = view::image::large_files(&dirs, hidden);
     let system = (!dirs.is_empty()).then(|| {
         let covers = (hidden.iter())
             .filter(|h| dirs.iter().any(|d| inside(h, d)))
@@ -945,7 +957,7 @@ fn image_plan(
             .filter(|h| inside(h, &real))
             .cloned()
             .collect();
-        let large: Vec<PathBuf> = (super::image::large_files(std::slice::from_ref(&real), &skip))
+        let large: Vec<PathBuf> = (view::image::large_files(std::slice::from_ref(&real), &skip))
             .iter()
             .filter_map(|f| f.strip_prefix(&real).ok().map(Path::to_path_buf))
             .collect();
@@ -972,7 +984,7 @@ fn image_plan(
 /// Opens the images the holder made: open, they stay usable even if
 /// another referee's cache pruning removes their names. `Err` if one could
 /// not be made or opened: no bot is then started without it (fails closed).
-fn open_images(images: &super::holder::Images) -> Result<Vec<std::fs::File>, String> {
+fn open_images(images: &view::holder::Images) -> Result<Vec<std::fs::File>, String> {
     let open = |image: &Result<PathBuf, String>| match image {
         Ok(path) => std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display())),
         Err(why) => Err(why.clone()),
@@ -986,7 +998,7 @@ fn open_images(images: &super::holder::Images) -> Result<Vec<std::fs::File>, Str
                      in another folder, or {env}=none to show bots the host's directories \
                      instead, which leaves a bot able to pass bits to a later game through \
                      the dentry cache (SECURITY.md, \"The dentry cache\")",
-                    env = super::image::CACHE_ENV
+                    env = view::image::CACHE_ENV
                 )
             })?;
             tracing::debug!("bots are shown the image {image:?}");

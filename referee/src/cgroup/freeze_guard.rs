@@ -62,8 +62,8 @@ pub fn ensure(dir: &Path) {
 }
 
 fn start(dir: &Path) -> Option<ChildStdin> {
-    let started = super::own_exe::path().and_then(|exe| {
-        super::own_exe::command(&exe)
+    let started = crate::os::own_exe::path().and_then(|exe| {
+        crate::os::own_exe::command(&exe)
             .arg("freeze-guard")
             .arg("--dir")
             .arg(dir)

@@ -9,7 +9,7 @@ use nix::unistd::Pid;
 use seccompiler::BpfProgram;
 use tokio::process::Command;
 
-use super::cgroup::{Cgroup, ProcsFds};
+use crate::cgroup::{Cgroup, ProcsFds};
 
 /// Optional per-bot resource limits (Linux `setrlimit`), applied in the child just
 /// before it runs the bot.
@@ -43,7 +43,7 @@ pub struct ResourceLimits {
 /// too), die with the referee (`PR_SET_PDEATHSIG`), unable to gain privileges
 /// (`no_new_privs`), and run under `limits` (the process limit through the
 /// `cgroup` whose `cgroup.procs` descriptors are given), receiving no descriptor
-/// but 0, 1 and 2; `seccomp`, if given, is installed last. Call [`crate::bot::spawner::spawn`] to start it, so that the death
+/// but 0, 1 and 2; `seccomp`, if given, is installed last. Call [`crate::os::spawner::spawn`] to start it, so that the death
 /// signal is tied to a thread that lives as long as the referee.
 pub fn configure(
     cmd: &mut Command,
@@ -357,8 +357,8 @@ pub fn unregister(pid: u32) {
 /// SIGKILLs every registered group (Ctrl-C, SIGTERM, panic).
 pub fn kill_all_groups() {
     // A bot frozen by cgroup v1 would take the SIGKILL only once thawed.
-    if let Some(dir) = super::cgroup::v1_freezer_parent() {
-        super::freeze_guard::thaw_all(&dir, std::process::id());
+    if let Some(dir) = crate::cgroup::v1_freezer_parent() {
+        crate::cgroup::freeze_guard::thaw_all(&dir, std::process::id());
     }
     let groups = std::mem::take(&mut *GROUPS.lock().unwrap_or_else(|e| e.into_inner()));
     for &pid in &groups {

@@ -27,8 +27,8 @@ use nix::sys::socket::{
 };
 
 use super::launcher::{Reply, Request, CONTROL_FD};
-use super::reaper::{self, Remains};
-use super::unix;
+use crate::os::process as unix;
+use crate::os::reaper::{self, Remains};
 
 /// What a launcher's sandbox shows: bots of the same key may share it.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -80,7 +80,7 @@ impl Launcher {
         )
         .context("failed to make the sandbox's control socket")?;
         let env = env.to_vec();
-        let child = super::spawner::on_thread(move || {
+        let child = crate::os::spawner::on_thread(move || {
             use std::os::unix::process::CommandExt;
             let mut cmd = std::process::Command::new(&program);
             cmd.args(&args)
@@ -347,7 +347,7 @@ impl<L> IdleInner<L> {
 }
 
 impl Key {
-    pub fn of(launch: &super::launch::Launch) -> Key {
+    pub fn of(launch: &crate::os::Launch) -> Key {
         Key {
             dir: launch.dir.clone(),
             program: launch.program.clone(),

@@ -177,8 +177,8 @@ pub fn maker(root: bool) -> Result<Maker, String> {
         return Err("this kernel has no erofs".into());
     }
     let path = std::env::var("PATH").unwrap_or_default();
-    let mkfs = super::launch::find_on_path("mkfs.erofs", &path)
-        .or_else(|| super::launch::find_on_path("mkfs.erofs", super::launch::DEFAULT_PATH))
+    let mkfs = crate::os::find_on_path("mkfs.erofs", &path)
+        .or_else(|| crate::os::find_on_path("mkfs.erofs", crate::os::DEFAULT_PATH))
         .ok_or("no mkfs.erofs on this host (Debian: apt-get install erofs-utils)")?;
     Ok(Maker { cache, mkfs })
 }
@@ -351,7 +351,7 @@ fn ensure_keyed(maker: &Maker, referee: &Path, spec: &Spec, key: &str) -> anyhow
         std::fs::create_dir(dir).with_context(|| format!("failed to make {}", dir.display()))?;
     }
     let began = std::time::Instant::now();
-    let status = super::own_exe::command(referee)
+    let status = crate::os::own_exe::command(referee)
         .arg(SUBCOMMAND)
         .arg("--image")
         .arg(&part)

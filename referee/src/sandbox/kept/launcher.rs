@@ -55,8 +55,8 @@ use clap::Args;
 use nix::libc;
 use serde::{Deserialize, Serialize};
 
-use super::kept_state::Fingerprint;
-use super::landlock::{LandlockArgs, Rules};
+use super::state::Fingerprint;
+use crate::sandbox::landlock::{LandlockArgs, Rules};
 
 /// The hidden subcommand bubblewrap runs to keep a sandbox.
 pub const SUBCOMMAND: &str = "launcher";
@@ -113,7 +113,7 @@ pub struct Request {
     /// empty stand-ins in the images (`image.rs`, [`LARGE_FILE`]): cloned
     /// from the sandbox's binds before the images cover them.
     ///
-    /// [`LARGE_FILE`]: super::image::LARGE_FILE
+    /// [`LARGE_FILE`]: crate::sandbox::view::image::LARGE_FILE
     #[serde(default)]
     pub host_files: Vec<Vec<u8>>,
 }
@@ -444,7 +444,7 @@ fn mounts(request: &Request, masks: &Path, images: &[OwnedFd]) -> anyhow::Result
         Path::new("/dev/shm"),
         Path::new(SCRATCH_INSIDE),
     ];
-    super::kept_state::seal(&own)
+    super::state::seal(&own)
 }
 
 /// The bot's fresh `/proc`, with the constant stand-ins bound over its
@@ -609,7 +609,7 @@ fn attach(path: &Path, tree: &OwnedFd) -> anyhow::Result<()> {
 /// Returns only on failure.
 fn bot(request: &Request, stdio: [OwnedFd; 3]) -> anyhow::Error {
     match prepare_bot(request, stdio) {
-        Ok(args) => super::landlock::exec(&args),
+        Ok(args) => crate::sandbox::landlock::exec(&args),
         Err(e) => e.context("failed to start the bot"),
     }
 }

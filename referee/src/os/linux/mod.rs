@@ -1,0 +1,6 @@
+//! Process control on Linux.
+
+pub mod own_exe;
+pub mod process;
+pub mod reaper;
+pub mod spawner;
