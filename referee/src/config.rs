@@ -37,7 +37,7 @@ pub enum BotSpec {
         text: String,
         /// Its own working directory (a tournament entrant's `dir`): the command
         /// is read as if typed there. Absent: worked out from the command
-        /// (`bot/launch.rs`).
+        /// (`os/command.rs`).
         dir: Option<PathBuf>,
         /// Variables of its own (a tournament entrant's `env`), over the run's.
         env: Vec<(String, String)>,
@@ -74,13 +74,13 @@ impl BotSpec {
         }
     }
 
-    /// What exactly is executed, and in which directory (see `bot/launch.rs`):
+    /// What exactly is executed, and in which directory (see `os/command.rs`):
     /// relative paths are taken from `base`, a bare program name from `path`.
     pub fn launch(&self, base: &Path, path: &str) -> Result<Launch, LaunchError> {
         match self {
             BotSpec::Builtin(name) => {
                 // Canonical, and the path the run started from even if it
-                // names another file now (`bot/own_exe.rs`).
+                // names another file now (`os/linux/own_exe.rs`).
                 let program = crate::os::own_exe::path().map_err(LaunchError::NoOwnExecutable)?;
                 Ok(Launch {
                     dir: program.parent().unwrap_or(Path::new("/")).to_path_buf(),

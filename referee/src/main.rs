@@ -8,7 +8,7 @@ use referee::names::printable_lines;
 
 fn main() -> ExitCode {
     // Read before anything can replace it: the run starts this executable,
-    // not whatever its path names later (`bot/own_exe.rs`).
+    // not whatever its path names later (`os/linux/own_exe.rs`).
     referee::os::own_exe::remember();
     let cli = Cli::parse();
     tracing_subscriber::fmt()
@@ -56,7 +56,7 @@ fn main() -> ExitCode {
         Command::Replay(args) => args.validate().and_then(|cfg| replay(&cfg, args.json)),
     };
     // Nothing a bot started outlives the run: the trees of the bots ended last
-    // may still be dying (`bot/reaper.rs`).
+    // may still be dying (`os/linux/reaper.rs`).
     referee::bot::wait_for_reaper();
     referee::os::own_exe::forget();
     result.unwrap_or_else(|e| {

@@ -152,7 +152,7 @@ fn the_log_timestamps_are_read_as_the_clock_reads_them() {
 /// still being held (they are sent hello and ended before any card is
 /// dealt), but no bot of a game may run before the view is held: the page
 /// cache would otherwise be a store between the games of a duplicate set
-/// (`referee/src/bot/resident.rs`). Each game process notes the host's clock
+/// (`referee/src/sandbox/view/resident.rs`). Each game process notes the host's clock
 /// as its first act; every note must come after the referee logged the view
 /// held.
 #[test]

@@ -1,6 +1,6 @@
 //! CPU time used by a bot, for `--clock cpu`.
 //!
-//! Where the host allows, read from the bot's own cgroup (`cgroup.rs`): the
+//! Where the host allows, read from the bot's own cgroup (`crate::cgroup`): the
 //! kernel charges every task of it there, those that already exited included,
 //! so thinking in short-lived forked workers is charged in full. Elsewhere the
 //! fallback sums, over the bot's process and its live descendants (found
@@ -12,9 +12,9 @@
 //! tree (a daemon reparented outside it, which only an unsandboxed bot can
 //! make) is not. The referee warns when a run falls back (settings).
 
-use std::path::PathBuf;
-use std::sync::Arc;
 use std::time::Duration;
+
+use crate::cgroup::CgroupCpu;
 
 /// Where a player's CPU time is read for `--clock cpu`. A player with no
 /// process of its own to read has none, and its decisions are timed on the
@@ -37,45 +37,6 @@ impl CpuSource {
         match self {
             CpuSource::Cgroup(c) => c.read(),
             CpuSource::Tree(pid) => tree_cpu_time(*pid),
-        }
-    }
-}
-
-/// A cgroup's CPU time file: cgroup v2's `cpu.stat` (`usage_usec`) or v1's
-/// `cpuacct.usage` (nanoseconds).
-#[derive(Clone, Debug)]
-pub struct CgroupCpu {
-    file: Arc<PathBuf>,
-    v2: bool,
-}
-
-impl CgroupCpu {
-    pub fn v2(file: PathBuf) -> CgroupCpu {
-        CgroupCpu {
-            file: Arc::new(file),
-            v2: true,
-        }
-    }
-
-    pub fn v1(file: PathBuf) -> CgroupCpu {
-        CgroupCpu {
-            file: Arc::new(file),
-            v2: false,
-        }
-    }
-
-    pub fn read(&self) -> Option<Duration> {
-        let text = std::fs::read_to_string(self.file.as_path()).ok()?;
-        if self.v2 {
-            let usec = text
-                .lines()
-                .find_map(|l| l.strip_prefix("usage_usec "))?
-                .trim()
-                .parse()
-                .ok()?;
-            Some(Duration::from_micros(usec))
-        } else {
-            Some(Duration::from_nanos(text.trim().parse().ok()?))
         }
     }
 }
@@ -204,7 +165,7 @@ mod tests {
         .stdout(Stdio::piped());
         // SAFETY: the closure only calls write(2) on descriptors opened before
         // the fork (async-signal-safe).
-        unsafe { cmd.pre_exec(move || Cgroup::enter(fds)) };
+        unsafe { cmd.pre_exec(move || crate::os::process::enter_cgroups(fds)) };
         let mut child = cmd.spawn().expect("python3 runs");
         let mut line = String::new();
         BufReader::new(child.stdout.take().unwrap())

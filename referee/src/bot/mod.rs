@@ -15,16 +15,18 @@
 //! sandbox (`crate::sandbox`, Linux) and cgroups (`crate::cgroup`, Linux).
 
 mod channel;
+mod cleanup;
 pub(crate) mod cpu;
 mod lines;
 mod pipe;
 mod process;
 mod stderr;
 
-pub use crate::os::process::{install_cleanup, kill_all_groups, ResourceLimits};
 pub use crate::os::reaper::wait_all as wait_for_reaper;
+pub use crate::os::ResourceLimits;
 pub use crate::os::{Launch, LaunchError, DEFAULT_PATH};
 pub use channel::{Channel, WriteError};
+pub use cleanup::{install_cleanup, kill_all as kill_all_groups};
 pub use cpu::{tree_cpu_time, CpuSource};
 pub use lines::Incoming;
 pub use process::{BotProcess, Spawn};

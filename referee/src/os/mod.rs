@@ -1,18 +1,22 @@
 //! The operating system's process control, behind one seam.
 //!
-//! What a bot process needs of its host — a group of its own, a parent-death
-//! signal, rlimits, a nice value and CPUs, a reaper that sees its tree gone,
-//! the referee's own executable — is implemented once per operating system
-//! and chosen here, in one place (`#[cfg]` appears nowhere else in the
-//! referee): `linux/` today.
+//! What a bot process needs of its host — a process group of its own, a
+//! parent-death signal, rlimits, a nice value and CPUs, a reaper that sees
+//! its tree gone, the referee's own executable — is implemented once per
+//! operating system and chosen here, in the one place the referee names an
+//! operating system (`#[cfg]`): `linux/` today (its tour in
+//! `linux/mod.rs`). Every OS shares:
 //!
 //! - `command.rs`: a bot's command made absolute, its directory and
-//!   environment (every OS).
-//! - `linux/`: the Linux implementation (`process.rs`: groups, signals,
-//!   limits; `spawner.rs`: the thread bots are forked from; `reaper.rs`: an
-//!   ended tree made sure of; `own_exe.rs`: the referee's own executable).
+//!   environment;
+//! - `limits.rs`: the limits a bot runs under.
+//!
+//! Above this seam: `crate::bot` (a bot process as the table sees it),
+//! `crate::sandbox` and `crate::cgroup` (Linux's confinement), which use it
+//! and which it never uses.
 
 mod command;
+mod limits;
 
 #[cfg(target_os = "linux")]
 #[path = "linux/mod.rs"]
@@ -20,4 +24,5 @@ mod imp;
 
 pub(crate) use command::find_on_path;
 pub use command::{Launch, LaunchError, DEFAULT_PATH};
-pub use imp::{own_exe, process, reaper, spawner};
+pub use imp::{group, own_exe, process, reaper, spawner};
+pub use limits::ResourceLimits;

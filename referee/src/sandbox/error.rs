@@ -1,5 +1,5 @@
 //! Why `--sandbox` cannot start on this host, or refuses a bot: the errors of
-//! `sandbox.rs`, each a sentence that says what to do.
+//! `sandbox/mod.rs`, each a sentence that says what to do.
 
 use std::path::PathBuf;
 

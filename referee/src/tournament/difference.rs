@@ -95,7 +95,7 @@ impl Manifest {
     }
 }
 
-/// Whether a sandbox record names the views from images (`bot/image.rs`).
+/// Whether a sandbox record names the views from images (`sandbox/view/image.rs`).
 fn own_views(record: &Option<Value>) -> bool {
     (record.as_ref().and_then(|r| r["layers"].as_array()))
         .is_some_and(|layers| layers.iter().any(|l| l == crate::sandbox::OWN_VIEWS))

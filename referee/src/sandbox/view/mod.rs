@@ -15,6 +15,7 @@ pub mod holder;
 pub mod image;
 pub mod own;
 pub mod resident;
+pub mod stage;
 
 /// Shown read-only where they exist, file or directory.
 const SYSTEM_PATHS: &[&str] = &[
