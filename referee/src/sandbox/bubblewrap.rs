@@ -6,8 +6,9 @@
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
+use super::canonical;
 use super::landlock::Rules;
-use super::prepare::{canonical, is_builtin};
+use super::prepare::is_builtin;
 use super::view::{link_dirs, shown_as_system, system_paths, SYSTEM_LINKS};
 use super::{kept, Sandbox, NOBODY, SCRATCH_INSIDE, TMPFS_BYTES};
 use crate::os::Launch;

@@ -5,8 +5,8 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use super::canonical;
 use super::images::{open_images, ImagePlan};
-use super::prepare::canonical;
 use super::view::holder::{Held, HoldArgs, Holder, Starting};
 use super::{Sandbox, SandboxError};
 
@@ -62,6 +62,20 @@ impl Sandbox {
         let sandbox = Arc::clone(sandbox);
         (tokio::task::spawn_blocking(move || sandbox.held()).await)
             .unwrap_or_else(|e| Err(SandboxError::hold_failed(std::io::Error::other(e))))
+    }
+
+    /// The images of the view the holder made, open (each a clone of the
+    /// one held), once the view is held; `None` before.
+    pub(super) fn held_images(&self) -> Result<Option<Vec<std::fs::File>>, SandboxError> {
+        let hold = self.resident.lock().unwrap_or_else(|p| p.into_inner());
+        match &*hold {
+            Hold::Held { images, .. } => (images.iter())
+                .map(std::fs::File::try_clone)
+                .collect::<Result<_, _>>()
+                .map(Some)
+                .map_err(SandboxError::ImageMount),
+            _ => Ok(None),
+        }
     }
 
     /// Whether [`Sandbox::held`] has returned `Ok` (the view is held).

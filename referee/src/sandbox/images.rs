@@ -4,9 +4,8 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use super::hold::Hold;
+use super::canonical;
 use super::kept::message::ViewMount;
-use super::prepare::canonical;
 use super::view::shown_as_system;
 use super::{kept, view, Sandbox, SandboxError};
 use crate::os::Launch;
@@ -78,15 +77,8 @@ impl Sandbox {
             return none();
         }
         self.held()?;
-        let files: Vec<std::fs::File> = {
-            let hold = self.resident.lock().unwrap_or_else(|p| p.into_inner());
-            match &*hold {
-                Hold::Held { images, .. } => (images.iter())
-                    .map(std::fs::File::try_clone)
-                    .collect::<Result<_, _>>()
-                    .map_err(SandboxError::ImageMount)?,
-                _ => return none(),
-            }
+        let Some(files) = self.held_images()? else {
+            return none();
         };
         let mount = |i: usize| match files.get(i) {
             Some(file) => view::image::mount(file)

@@ -122,6 +122,12 @@ pub use view::holder::{run as hold_view, HoldArgs};
 pub use view::image::CACHE_ENV as VIEW_CACHE_ENV;
 pub use view::stage::{stage as stage_view, StageArgs};
 
+/// `p` with every link resolved, or as given where it cannot be (a path
+/// that does not exist yet).
+fn canonical(p: &std::path::Path) -> PathBuf {
+    std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf())
+}
+
 /// What every sandboxed bot of a run shares: where bubblewrap is, what must stay
 /// hidden, and the seccomp program.
 #[derive(Debug)]

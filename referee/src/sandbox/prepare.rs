@@ -5,6 +5,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
+use super::canonical;
 use super::hold::{start_holding, Hold};
 use super::images::image_plan;
 use super::procmask::ProcMasks;
@@ -263,8 +264,4 @@ pub(super) fn cpu_half(slot: usize) -> Vec<usize> {
         true => first.to_vec(),
         false => second.to_vec(),
     }
-}
-
-pub(super) fn canonical(p: &Path) -> PathBuf {
-    std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf())
 }
