@@ -516,7 +516,7 @@ impl PlayArgs {
             warn_given_seed(seed, self.table.isolation.sandbox());
         }
         let output = self.output(seed)?;
-        let limits = (self.table.limits).resolve(time.clock, self.table.isolation.sandbox())?;
+        let limits = self.table.resource_limits(time.clock)?;
         let env = self.table.isolation.env()?;
         // Where transcripts, timings and logs go: never shown to a bot.
         let out_dir = output.folder();

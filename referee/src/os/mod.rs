@@ -9,12 +9,16 @@
 //!
 //! - `command.rs`: a bot's command made absolute, its directory and
 //!   environment;
-//! - `limits.rs`: the limits a bot runs under.
+//! - `limits.rs`: the limits a bot runs under;
+//! - `abilities.rs`: what this OS can honour of what a run may ask for
+//!   (`--sandbox`, the cgroup limits...), which settings validation asks
+//!   before anything starts.
 //!
 //! Above this seam: `crate::bot` (a bot process as the table sees it),
 //! `crate::sandbox` and `crate::cgroup` (Linux's confinement), which use it
 //! and which it never uses.
 
+mod abilities;
 mod command;
 mod limits;
 
@@ -22,6 +26,7 @@ mod limits;
 #[path = "linux/mod.rs"]
 mod imp;
 
+pub use abilities::{Feature, Host, HOST};
 pub(crate) use command::find_on_path;
 pub use command::{Launch, LaunchError, DEFAULT_PATH};
 pub use imp::{group, own_exe, process, reaper, spawner};

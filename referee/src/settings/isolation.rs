@@ -212,7 +212,8 @@ impl Merge for LimitArgs {
 impl LimitArgs {
     /// The resource limits, for bots timed on `clock` (and sandboxed or not);
     /// the cgroup limits are checked to be possible on this host before any
-    /// bot starts.
+    /// bot starts. Called through `TableArgs::resource_limits`, which first
+    /// asks the operating system whether it can honour them (`host.rs`).
     pub fn resolve(&self, clock: Clock, sandboxed: bool) -> anyhow::Result<ResourceLimits> {
         let counts = [
             ("--limit-memory-mb", self.limit_memory_mb),

@@ -345,9 +345,7 @@ pub(crate) fn table_spec(
     secret_file: Option<&Path>,
 ) -> anyhow::Result<TableSpec> {
     let time = table.time.resolve(table.limits.max_line()?)?;
-    let limits = table
-        .limits
-        .resolve(time.clock, table.isolation.sandbox())?;
+    let limits = table.resource_limits(time.clock)?;
     let env = table.isolation.env()?;
     let scratch = table.isolation.scratch_folder(&[out])?;
     let sandbox = if table.isolation.sandbox() {
