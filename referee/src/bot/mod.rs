@@ -27,6 +27,6 @@ pub use crate::os::ResourceLimits;
 pub use crate::os::{Launch, LaunchError, DEFAULT_PATH};
 pub use channel::{Channel, WriteError};
 pub use cleanup::{install_cleanup, kill_all as kill_all_groups};
-pub use cpu::{tree_cpu_time, CpuSource};
+pub use cpu::CpuSource;
 pub use lines::Incoming;
 pub use process::{BotProcess, Spawn};

@@ -25,8 +25,7 @@ use super::stderr::{drain_stderr, Drained};
 use crate::cgroup::{self, Cgroup};
 use crate::os::reaper::{self, Remains};
 use crate::os::{group, process, spawner, Launch, ResourceLimits};
-use crate::sandbox::kept::pool::Launcher;
-use crate::sandbox::{BotStart, Kept, Sandbox, Start};
+use crate::sandbox::{BotStart, Kept, Launcher, Sandbox, Start};
 
 /// How a bot process is started.
 #[derive(Clone, Debug)]

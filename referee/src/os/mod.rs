@@ -29,5 +29,5 @@ mod imp;
 pub use abilities::{Feature, Host, HOST};
 pub(crate) use command::find_on_path;
 pub use command::{Launch, LaunchError, DEFAULT_PATH};
-pub use imp::{group, own_exe, process, reaper, spawner};
+pub use imp::{cpu, group, own_exe, process, reaper, spawner};
 pub use limits::ResourceLimits;

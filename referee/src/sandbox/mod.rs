@@ -116,6 +116,7 @@ pub(crate) mod view;
 
 pub use error::{Refusal, SandboxError, Unreachable};
 pub use kept::launcher::{run as launcher_run, LauncherArgs};
+pub use kept::pool::Launcher;
 pub use landlock::{exec as landlock_exec, LandlockArgs};
 pub use start::{BotStart, Kept, Start};
 pub use view::holder::{run as hold_view, HoldArgs};

@@ -5,6 +5,7 @@
 //!   value; a running tree reniced or pinned to CPUs.
 //! - `group.rs`: process groups signalled, looked for, and killed all at
 //!   the referee's end.
+//! - `cpu.rs`: the CPU time of a process tree, from `/proc`.
 //! - `spawner.rs`: the one long-lived thread every bot is forked from.
 //! - `reaper.rs`: making sure an ended bot's whole tree is gone, in the
 //!   background; the referee's exit waits for it.
@@ -12,6 +13,7 @@
 //!   of itself (and sandboxes bind) for the whole run, whatever its path
 //!   names later.
 
+pub mod cpu;
 pub mod group;
 pub mod own_exe;
 pub mod process;
