@@ -22,9 +22,12 @@ mod abilities;
 mod command;
 mod limits;
 
+// The implementation for this operating system, as `imp` (one per OS, its
+// module named for it, so that a path in a test's name is its file's).
 #[cfg(target_os = "linux")]
-#[path = "linux/mod.rs"]
-mod imp;
+mod linux;
+#[cfg(target_os = "linux")]
+use linux as imp;
 
 pub use abilities::{Feature, Host, HOST};
 pub(crate) use command::find_on_path;
