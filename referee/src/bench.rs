@@ -206,8 +206,8 @@ pub fn echo() -> std::io::Result<()> {
 
 /// Round trips of a `request_bytes` line to `referee bench-echo` and back.
 fn baseline(request_bytes: usize, trips: usize) -> anyhow::Result<Baseline> {
-    let exe = crate::bot::own_exe().context("failed to find the referee's own executable")?;
-    let mut child = crate::bot::own_exe_command(&exe)
+    let exe = crate::os::own_exe::path().context("failed to find the referee's own executable")?;
+    let mut child = crate::os::own_exe::command(&exe)
         .arg("bench-echo")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

@@ -111,22 +111,22 @@ pub enum Command {
     /// Inside a `--sandbox` sandbox: confine this process with Landlock, then
     /// exec the bot (what bubblewrap runs in place of each bot).
     #[command(hide = true)]
-    Landlock(crate::bot::LandlockArgs),
+    Landlock(crate::sandbox::LandlockArgs),
     /// Inside a `--sandbox` sandbox kept across games: start each bot the
     /// referee sends in fresh namespaces of its own.
     #[command(hide = true)]
-    Launcher(crate::bot::LauncherArgs),
+    Launcher(crate::sandbox::LauncherArgs),
     /// Under `--sandbox`: hold every page bots can read in memory until stdin
     /// closes (a process of its own, so that the referee forks fast).
     #[command(hide = true)]
-    HoldView(crate::bot::HoldArgs),
+    HoldView(crate::sandbox::HoldArgs),
     /// Under `--sandbox` (root): build one erofs image of the bots' view.
     #[command(hide = true)]
-    StageView(crate::bot::StageArgs),
+    StageView(crate::sandbox::StageArgs),
     /// With a cgroup v1 freezer: once stdin closes (the referee is gone,
     /// however it went), thaw, kill and remove the referee's bots' cgroups.
     #[command(hide = true)]
-    FreezeGuard(crate::bot::GuardArgs),
+    FreezeGuard(crate::cgroup::freeze_guard::GuardArgs),
     /// Compare two transcripts (or two folders of them, paired by file name) in
     /// game terms: the first divergence, then how the outcomes differ. Exit 0 when
     /// the games are the same move for move, 1 when they differ.
@@ -517,7 +517,7 @@ impl PlayArgs {
         }
         let output = self.output(seed)?;
         crate::outdir::refuse_tournament(&output)?;
-        let limits = (self.table.limits).resolve(time.clock, self.table.isolation.sandbox())?;
+        let limits = self.table.resource_limits(time.clock)?;
         let env = self.table.isolation.env()?;
         // Where transcripts, timings and logs go: never shown to a bot.
         let out_dir = output.folder();

@@ -7,9 +7,10 @@ use std::time::Duration;
 
 use schmier_protocol::rules::RulesConfig;
 
-use crate::bot::{Launch, LaunchError, ResourceLimits, Sandbox};
+use crate::bot::{Launch, LaunchError, ResourceLimits};
 use crate::isolation_record::{IsolationRecord, LimitsRecord, SandboxRecord};
 pub use crate::layout::Output;
+use crate::sandbox::Sandbox;
 pub use crate::transcript::FaultPolicy;
 use crate::transcript::TimeControlRecord;
 pub use schmier_protocol::wire::Clock;
@@ -36,7 +37,7 @@ pub enum BotSpec {
         text: String,
         /// Its own working directory (a tournament entrant's `dir`): the command
         /// is read as if typed there. Absent: worked out from the command
-        /// (`bot/launch.rs`).
+        /// (`os/command.rs`).
         dir: Option<PathBuf>,
         /// Variables of its own (a tournament entrant's `env`), over the run's.
         env: Vec<(String, String)>,
@@ -59,7 +60,7 @@ impl BotSpec {
     pub fn argv(&self) -> Result<Vec<String>, LaunchError> {
         match self {
             BotSpec::Builtin(name) => {
-                let exe = crate::bot::own_exe().map_err(LaunchError::NoOwnExecutable)?;
+                let exe = crate::os::own_exe::path().map_err(LaunchError::NoOwnExecutable)?;
                 Ok(vec![
                     exe.to_string_lossy().into_owned(),
                     "bot".into(),
@@ -73,14 +74,14 @@ impl BotSpec {
         }
     }
 
-    /// What exactly is executed, and in which directory (see `bot/launch.rs`):
+    /// What exactly is executed, and in which directory (see `os/command.rs`):
     /// relative paths are taken from `base`, a bare program name from `path`.
     pub fn launch(&self, base: &Path, path: &str) -> Result<Launch, LaunchError> {
         match self {
             BotSpec::Builtin(name) => {
                 // Canonical, and the path the run started from even if it
-                // names another file now (`bot/own_exe.rs`).
-                let program = crate::bot::own_exe().map_err(LaunchError::NoOwnExecutable)?;
+                // names another file now (`os/linux/own_exe.rs`).
+                let program = crate::os::own_exe::path().map_err(LaunchError::NoOwnExecutable)?;
                 Ok(Launch {
                     dir: program.parent().unwrap_or(Path::new("/")).to_path_buf(),
                     program,
@@ -247,9 +248,9 @@ impl TableSpec {
                 .sandbox
                 .as_ref()
                 .map(|sandbox| SandboxRecord {
-                    tool: crate::bot::SANDBOX_TOOL.into(),
+                    tool: crate::sandbox::TOOL.into(),
                     layers: sandbox.layers(),
-                    tmpfs_bytes: crate::bot::TMPFS_BYTES,
+                    tmpfs_bytes: crate::sandbox::TMPFS_BYTES,
                 }),
             limits: LimitsRecord {
                 memory_bytes: l.memory_bytes,

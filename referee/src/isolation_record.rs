@@ -47,7 +47,7 @@ pub struct IsolationRecord {
 pub struct SandboxRecord {
     /// What makes the namespaces: `bubblewrap`.
     pub tool: String,
-    /// The layers, outermost first (`bot/sandbox.rs` describes each).
+    /// The layers, outermost first (`sandbox/mod.rs` describes each).
     pub layers: Vec<String>,
     /// The size of each bot's private `/tmp` and `/dev/shm`.
     pub tmpfs_bytes: u64,

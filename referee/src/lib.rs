@@ -14,9 +14,14 @@
 //! - `table.rs`: one game — the dispatcher that asks, waits, judges and records;
 //!   `clock.rs` times one decision (and keeps the time bank), `reply.rs` reads
 //!   the asked bot's line.
-//! - `bot/`: a bot process — spawning (process group, limits), shutdown — and
-//!   the line channel to it (queued writes, the capped line reader) over any
-//!   byte stream; platform code in `bot/unix.rs`.
+//! - `bot/`: a bot process as the table sees it, on every operating system —
+//!   spawn, pipes, the line channel (queued writes, the capped line reader)
+//!   over any byte stream, stderr, shutdown. Below it, one way down:
+//!   `sandbox/` (`--sandbox`, Linux: bubblewrap, namespaces, seccomp,
+//!   Landlock, the view and its images, the kept sandboxes and their pool),
+//!   `cgroup/` (per-bot cgroups: limits, CPU time, the freezer; Linux) and
+//!   `os/` (process control, one implementation per operating system chosen
+//!   in `os/mod.rs`, the one place the referee names an OS).
 //! - `fault.rs`: bot misbehaviour as data.
 //! - `layout.rs`: every path of a play folder and a tournament folder, named
 //!   once; `outdir.rs`: the output folder — never mixes two runs' games;
@@ -56,6 +61,7 @@ pub mod audit;
 pub mod bench;
 pub mod bot;
 pub mod builtin;
+pub mod cgroup;
 pub mod checkbot;
 pub mod cli;
 pub mod clock;
@@ -70,6 +76,7 @@ pub mod layout;
 pub mod load;
 pub mod lock;
 pub mod names;
+pub mod os;
 pub mod outdir;
 pub mod play;
 pub mod player;
@@ -78,6 +85,7 @@ pub mod reply;
 pub mod report;
 pub mod rerun;
 pub mod safe_create;
+pub mod sandbox;
 pub mod schema;
 pub mod session;
 pub mod settings;

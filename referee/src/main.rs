@@ -8,8 +8,8 @@ use referee::names::printable_lines;
 
 fn main() -> ExitCode {
     // Read before anything can replace it: the run starts this executable,
-    // not whatever its path names later (`bot/own_exe.rs`).
-    referee::bot::remember_own_exe();
+    // not whatever its path names later (`os/linux/own_exe.rs`).
+    referee::os::own_exe::remember();
     let cli = Cli::parse();
     tracing_subscriber::fmt()
         .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
@@ -19,7 +19,7 @@ fn main() -> ExitCode {
         .init();
     // This is the referee's own binary: it may start the freezer's guard
     // (`referee freeze-guard`) as itself.
-    referee::bot::enable_freeze_guard();
+    referee::cgroup::freeze_guard::enable();
     let result = match cli.command() {
         Command::Secret => referee::tournament::seed_secret::SeedSecret::draw().map(|s| {
             println!("{s}");
@@ -30,13 +30,17 @@ fn main() -> ExitCode {
         Command::Verify { files } => referee::audit::run(&files),
         Command::Play(args) => args.validate().and_then(play),
         Command::Bench(args) => args.validate().and_then(|cfg| bench(&cfg, args.json)),
-        Command::Landlock(args) => Err(referee::bot::landlock_exec(&args)),
-        Command::Launcher(args) => referee::bot::launcher_run(&args).map(|()| ExitCode::SUCCESS),
-        Command::HoldView(args) => referee::bot::hold_view(&args)
+        Command::Landlock(args) => Err(referee::sandbox::landlock_exec(&args)),
+        Command::Launcher(args) => {
+            referee::sandbox::launcher_run(&args).map(|()| ExitCode::SUCCESS)
+        }
+        Command::HoldView(args) => referee::sandbox::hold_view(&args)
             .map(|()| ExitCode::SUCCESS)
             .map_err(|e| anyhow::anyhow!("failed to hold the sandbox's view: {e}")),
-        Command::StageView(args) => referee::bot::stage_view(&args).map(|()| ExitCode::SUCCESS),
-        Command::FreezeGuard(args) => referee::bot::freeze_guard(&args).map(|()| ExitCode::SUCCESS),
+        Command::StageView(args) => referee::sandbox::stage_view(&args).map(|()| ExitCode::SUCCESS),
+        Command::FreezeGuard(args) => {
+            referee::cgroup::freeze_guard::run(&args).map(|()| ExitCode::SUCCESS)
+        }
         Command::BenchEcho => referee::bench::echo()
             .map(|()| ExitCode::SUCCESS)
             .map_err(|e| anyhow::anyhow!("failed to echo: {e}")),
@@ -52,9 +56,9 @@ fn main() -> ExitCode {
         Command::Replay(args) => args.validate().and_then(|cfg| replay(&cfg, args.json)),
     };
     // Nothing a bot started outlives the run: the trees of the bots ended last
-    // may still be dying (`bot/reaper.rs`).
+    // may still be dying (`os/linux/reaper.rs`).
     referee::bot::wait_for_reaper();
-    referee::bot::forget_own_exe();
+    referee::os::own_exe::forget();
     result.unwrap_or_else(|e| {
         // An error can quote a transcript, a journal or a tournament.json.
         let said = format!("{e:#}");

@@ -284,7 +284,7 @@ async fn start(
 /// view cannot be held.
 pub async fn view_held(spec: &TableSpec) -> anyhow::Result<()> {
     match &spec.isolation.sandbox {
-        Some(sandbox) => Ok(crate::bot::Sandbox::held_async(sandbox).await?),
+        Some(sandbox) => Ok(crate::sandbox::Sandbox::held_async(sandbox).await?),
         None => Ok(()),
     }
 }
@@ -493,7 +493,7 @@ async fn spawn(
                 // Sandboxed, the bot sees it at a fixed path: the host's names
                 // the round, matchup, game and slot.
                 let shown = match sandboxed {
-                    true => PathBuf::from(crate::bot::SCRATCH_INSIDE),
+                    true => PathBuf::from(crate::sandbox::SCRATCH_INSIDE),
                     false => dir,
                 };
                 env.push((SCRATCH_VAR.to_owned(), shown.to_string_lossy().into_owned()));

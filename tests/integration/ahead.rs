@@ -152,7 +152,7 @@ fn the_log_timestamps_are_read_as_the_clock_reads_them() {
 /// still being held (they are sent hello and ended before any card is
 /// dealt), but no bot of a game may run before the view is held: the page
 /// cache would otherwise be a store between the games of a duplicate set
-/// (`referee/src/bot/resident.rs`). Each game process notes the host's clock
+/// (`referee/src/sandbox/view/resident.rs`). Each game process notes the host's clock
 /// as its first act; every note must come after the referee logged the view
 /// held.
 #[test]
@@ -160,7 +160,7 @@ fn no_sandboxed_game_bot_runs_before_the_view_is_held() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
     let output = clock_tournament(dir.path(), &out, 2)
-        .env("RUST_LOG", "referee::bot::sandbox=debug")
+        .env("RUST_LOG", "referee::sandbox=debug")
         .output()
         .unwrap();
     let log = String::from_utf8_lossy(&output.stderr);

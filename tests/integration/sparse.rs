@@ -1,6 +1,6 @@
 //! A sparse file in a bot's folder (issue 43): a 2 GiB `model.bin` holding
 //! one block made the sandbox's view holder lock 2 GiB of memory for the
-//! run. The holder must lock what the file holds (`referee/src/bot/
+//! run. The holder must lock what the file holds (`referee/src/sandbox/view/
 //! resident.rs`, `extents.rs`), and a hole one bot reads must not be cached
 //! for another (`image.rs`), or the referee must say so.
 //!

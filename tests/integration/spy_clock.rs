@@ -83,7 +83,7 @@ fn seat(n: u32, cmd: String) -> [String; 2] {
 /// of its own CPU and exiting: 1 CPU-s against a 300 ms CPU limit. Summing the
 /// live tasks (as the referee once did) charged it almost nothing; the bot's
 /// cgroup charges all of it, sandboxed or not (the unit test in
-/// `referee/src/bot/cpu.rs` shows the live-task sum missing the same work).
+/// `referee/src/os/linux/cpu.rs` shows the live-task sum missing the same work).
 ///
 /// What the test asserts is the charge, not just the timeout: the sidecar's
 /// CPU time of the timed-out decision is past the limit plus grace, so the

@@ -54,7 +54,7 @@ fn cached(path: &str) -> Option<bool> {
 }
 
 /// Whether this host's referees show sandboxed bots their view from images
-/// of their own (`referee/src/bot/image.rs`: the default for a root
+/// of their own (`referee/src/sandbox/view/image.rs`: the default for a root
 /// referee, with erofs in the kernel and `mkfs.erofs` on the host, unless
 /// `SCHMIER_VIEW_CACHE=none`); `Err` says why not.
 pub fn images_made() -> Result<(), &'static str> {

@@ -161,8 +161,12 @@ fn a_kept_sandbox_holds_nothing_of_the_bot_it_served_before() {
             }
         }
     }
-    let (boxed, log) =
-        duplicate_set_logged("litter", &["--sandbox"], "referee::bot::slot=debug", &[]);
+    let (boxed, log) = duplicate_set_logged(
+        "litter",
+        &["--sandbox"],
+        "referee::sandbox::kept::pool=debug",
+        &[],
+    );
     let reused = (log.lines())
         .filter_map(|l| {
             l.rsplit_once("(its ")?

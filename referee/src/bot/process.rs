@@ -8,28 +8,24 @@
 //! is read at a bounded rate, a flood as fast as it comes (see
 //! `stderr.rs`), so neither costs the referee much nor slows the bot.
 
-use std::path::{Path, PathBuf};
+use std::os::fd::OwnedFd;
+use std::path::PathBuf;
 use std::process::{ExitStatus, Stdio};
 use std::sync::Arc;
 use std::time::Duration;
 
 use nix::sys::signal::Signal;
-use std::os::fd::{AsRawFd, OwnedFd};
-
 use tokio::process::{Child, Command};
 use tokio::time::{timeout, Instant};
 
-use super::cgroup::{Cgroup, CgroupLimits};
 use super::channel::Channel;
 use super::cpu::CpuSource;
-use super::launch::Launch;
 use super::pipe::Pipe;
-use super::reaper::{self, Remains};
-use super::sandbox::Sandbox;
-use super::slot::Launcher;
-use super::spawner;
 use super::stderr::{drain_stderr, Drained};
-use super::unix::{self, ResourceLimits};
+use crate::cgroup::{self, Cgroup};
+use crate::os::reaper::{self, Remains};
+use crate::os::{group, process, spawner, Launch, ResourceLimits};
+use crate::sandbox::{BotStart, Kept, Launcher, Sandbox, Start};
 
 /// How a bot process is started.
 #[derive(Clone, Debug)]
@@ -74,7 +70,7 @@ pub struct BotProcess {
 enum Proc {
     /// A process of its own (the bot, or its bubblewrap).
     Child(Child),
-    /// A bot started in a kept sandbox (`slot.rs`): its status comes over
+    /// A bot started in a kept sandbox (`crate::sandbox`'s `kept/pool.rs`): its status comes over
     /// the report socket, and the launcher goes back to the pool once the
     /// bot's tree is dead.
     Kept {
@@ -107,17 +103,18 @@ impl Proc {
 impl BotProcess {
     /// Starts the process; the channel talks to its stdin and stdout.
     pub fn spawn(spec: &Spawn) -> std::io::Result<(BotProcess, Channel)> {
-        if let Some(sandbox) = spec.sandbox.as_ref().filter(|_| runs_at_once(spec)) {
-            sandbox.held().map_err(std::io::Error::other)?;
+        let Some(sandbox) = &spec.sandbox else {
+            let (cmd, cgroup) = command(spec)?;
+            return finish(spawner::spawn(cmd), None, cgroup, spec);
+        };
+        match sandbox.start(&spec.bot_start())? {
+            Start::Kept(kept) => from_kept(kept, spec, sandbox.clone()),
+            Start::Alone {
+                command,
+                stdout,
+                cgroup,
+            } => finish(spawner::spawn(command), Some(stdout), cgroup, spec),
         }
-        if let Some(sandbox) = spec.sandbox.as_ref().filter(|s| s.keeps(&spec.launch)) {
-            if let Some(kept) = start_kept(sandbox, spec)? {
-                return kept.finish(spec, sandbox.clone());
-            }
-        }
-        let (cmd, parts) = command(spec)?;
-        let child = spawner::spawn(cmd);
-        parts.finish(child, spec)
     }
 
     /// [`BotProcess::spawn`] without blocking the caller's thread while the
@@ -126,23 +123,23 @@ impl BotProcess {
     /// period), so that a table builds its next game's sandboxes while it
     /// plays (`session.rs`, `Prepared`).
     pub async fn spawn_async(spec: &Spawn) -> std::io::Result<(BotProcess, Channel)> {
-        if let Some(sandbox) = spec.sandbox.as_ref().filter(|_| runs_at_once(spec)) {
-            Sandbox::held_async(sandbox)
-                .await
-                .map_err(std::io::Error::other)?;
+        let Some(sandbox) = &spec.sandbox else {
+            let (cmd, cgroup) = command(spec)?;
+            return finish(spawner::spawn_async(cmd).await, None, cgroup, spec);
+        };
+        match Sandbox::start_async(sandbox, &spec.bot_start()).await? {
+            Start::Kept(kept) => from_kept(kept, spec, sandbox.clone()),
+            Start::Alone {
+                command,
+                stdout,
+                cgroup,
+            } => finish(
+                spawner::spawn_async(command).await,
+                Some(stdout),
+                cgroup,
+                spec,
+            ),
         }
-        if let Some(sandbox) = spec.sandbox.as_ref().filter(|s| s.keeps(&spec.launch)) {
-            let (sb, sp) = (sandbox.clone(), spec.clone());
-            let kept = tokio::task::spawn_blocking(move || start_kept(&sb, &sp))
-                .await
-                .map_err(std::io::Error::other)??;
-            if let Some(kept) = kept {
-                return kept.finish(spec, sandbox.clone());
-            }
-        }
-        let (cmd, parts) = command(spec)?;
-        let child = spawner::spawn_async(cmd).await;
-        parts.finish(child, spec)
     }
 
     /// A held sandbox is built at the lowest priority (nice 19), so that
@@ -163,14 +160,14 @@ impl BotProcess {
     /// confined itself unpinned, wherever a CPU was free): `false` if that
     /// failed, and then the bot must not be given its word.
     pub fn release(&self) -> bool {
-        unix::renice_tree(self.pid, self.nice);
+        process::renice_tree(self.pid, self.nice);
         if matches!(self.child, Proc::Kept { .. }) && self.wait_for_fork() {
-            unix::renice_tree(self.pid, self.nice);
+            process::renice_tree(self.pid, self.nice);
         }
         if self.pin.is_empty() {
             return true;
         }
-        match unix::pin_tree(self.pid, &self.pin) {
+        match process::pin_tree(self.pid, &self.pin) {
             Ok(()) => true,
             Err(e) => {
                 tracing::warn!(
@@ -188,8 +185,8 @@ impl BotProcess {
     fn wait_for_fork(&self) -> bool {
         let start = Instant::now();
         let mut waited = false;
-        while unix::tree(self.pid).len() < 2
-            && unix::alive(self.pid)
+        while group::tree(self.pid).len() < 2
+            && group::alive(self.pid)
             && start.elapsed() < Duration::from_secs(5)
         {
             waited = true;
@@ -225,7 +222,7 @@ impl BotProcess {
             return;
         };
         let leave = move || {
-            if !super::reaper::exited(&init) {
+            if !reaper::exited(&init) {
                 if let Err(e) = exit.apply(pid) {
                     tracing::debug!("the init {pid} stays in its bot's freezer: {e}");
                 }
@@ -298,11 +295,11 @@ impl BotProcess {
     pub async fn shutdown(mut self, grace: Duration) -> Option<ExitStatus> {
         let mut status = self.exit_status(grace).await;
         if status.is_none() {
-            unix::signal_group(self.pid, Signal::SIGTERM);
+            group::signal_group(self.pid, Signal::SIGTERM);
             if matches!(self.child, Proc::Kept { .. }) {
                 // A PID namespace's init ignores what it has no handler for:
                 // the bot and its children get it.
-                for &pid in &unix::tree(self.pid)[1..] {
+                for &pid in &group::tree(self.pid)[1..] {
                     let _ = nix::sys::signal::kill(
                         nix::unistd::Pid::from_raw(pid as i32),
                         Signal::SIGTERM,
@@ -317,9 +314,13 @@ impl BotProcess {
         // of their own, outside the group, so they are killed by pid (the pid
         // namespace takes everything else in it along). Watched before the kill,
         // so that no pid in it can have been reused.
-        let tree = unix::tree(self.pid);
-        let remains = Remains::watch(self.pid, &tree, self.cgroup.take());
-        unix::signal_group(self.pid, Signal::SIGKILL);
+        let tree = group::tree(self.pid);
+        let cgroup = self
+            .cgroup
+            .take()
+            .map(|c| Box::new(c) as Box<dyn reaper::Enclosure>);
+        let remains = Remains::watch(self.pid, &tree, cgroup);
+        group::signal_group(self.pid, Signal::SIGKILL);
         for &pid in &tree[1..] {
             let _ = nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid as i32), Signal::SIGKILL);
         }
@@ -339,346 +340,132 @@ impl BotProcess {
             launcher, sandbox, ..
         } = &mut self.child
         {
-            // The init is dead, so its PID namespace is empty; the launcher
-            // proves it before its next bot.
             if let Some(launcher) = launcher.take() {
-                if let Some(retired) = sandbox.pool().give_back(launcher) {
-                    // Ending a sandbox waits for its bubblewrap: not here.
-                    let _ = std::thread::Builder::new()
-                        .name("sandbox-retire".into())
-                        .spawn(move || drop(retired));
-                }
+                sandbox.give_back(launcher);
             }
         }
         status
     }
 }
 
-/// A bot started in a kept sandbox, before its channel is made.
-struct Kept {
-    started: super::slot::Started,
-    init: Option<OwnedFd>,
-    pin: Vec<usize>,
-    launcher: Launcher,
-    stdin: OwnedFd,
-    stdout: OwnedFd,
-    stderr: OwnedFd,
-    cgroup: Option<Cgroup>,
-}
-
-/// Starts `spec`'s bot in a kept sandbox (`slot.rs`): an idle one of its
-/// view, else a new one. `None` where that fails (the caller then builds a
-/// sandbox for this bot alone, as before), unless the bot was to be shown
-/// its view from mounts of its own (`image.rs`): a sandbox of its own would
-/// show it the host's directories, so that fails closed, an error.
-fn start_kept(sandbox: &Arc<Sandbox>, spec: &Spawn) -> std::io::Result<Option<Kept>> {
-    let needs_images = sandbox.shows_images(&spec.launch, spec.before_any_game);
-    match try_kept(sandbox, spec) {
-        Ok(kept) => Ok(Some(kept)),
-        Err(e) if needs_images => Err(std::io::Error::other(format!(
-            "failed to start the bot in a sandbox showing it its own view, and it is not \
-             started without one: {e:#}"
-        ))),
-        Err(e) => {
-            tracing::warn!("a kept sandbox failed, so this bot gets one of its own: {e:#}");
-            Ok(None)
-        }
-    }
-}
-
-fn try_kept(sandbox: &Arc<Sandbox>, spec: &Spawn) -> anyhow::Result<Kept> {
-    use nix::fcntl::OFlag;
-    let launch = &spec.launch;
-    let cgroup = own_cgroup(spec, 1)?;
-    let (stdin_r, stdin_w) = nix::unistd::pipe2(OFlag::O_CLOEXEC)?;
-    let (stdout_r, stdout_w) = nix::unistd::pipe2(OFlag::O_CLOEXEC)?;
-    let (stderr_r, stderr_w) = nix::unistd::pipe2(OFlag::O_CLOEXEC)?;
-    let stdio = [stdin_r, stdout_w, stderr_w];
-    let mut request = sandbox.request(launch, &spec.env, spec.limits, spec.hold);
-    let images = sandbox.view_mounts(launch, spec.before_any_game, &mut request)?;
-    let key = super::slot::Key::of(launch);
-    // The init is given the bots' priority before its word (it cannot lower
-    // its own nice value in its user namespace), unless it is built ahead
-    // at nice 19 and raised when released (`BotProcess::release`).
-    let nice = (request.nice == 0 && spec.limits.nice != 0).then_some(spec.limits.nice);
-    // The init's pidfd, opened while it is certainly alive (waiting for its
-    // word): `BotProcess::started` proves with it that the pid is still its.
-    let init = std::cell::RefCell::new(None);
-    let place = |pid: u32| {
-        *init.borrow_mut() = super::reaper::pidfd_open(pid);
-        if let Some(c) = &cgroup {
-            c.add(pid)?;
-        }
-        match nice {
-            Some(n) => unix::set_nice(pid, n),
-            None => Ok(()),
-        }
-    };
-    let mut last = None;
-    // An idle sandbox first; if it refuses (it could not prove itself
-    // empty), a new one.
-    for fresh in [false, true] {
-        let mut launcher = match sandbox.pool().take(&key).filter(|_| !fresh) {
-            Some(l) => l,
-            None => {
-                let (program, args) = sandbox.wrap_launcher(launch);
-                Launcher::start(
-                    program,
-                    args,
-                    &spec.env,
-                    sandbox.run_as(launch),
-                    sandbox.seccomp.clone(),
-                    key.clone(),
-                )?
-            }
-        };
-        match launcher.launch(&request, &stdio, &images, place) {
-            Ok(started) => {
-                return Ok(Kept {
-                    started,
-                    init: init.take(),
-                    pin: match sandbox.built_ahead(spec.hold) {
-                        true => sandbox.cpus(launch),
-                        false => Vec::new(),
-                    },
-                    launcher,
-                    stdin: stdin_w,
-                    stdout: stdout_r,
-                    stderr: stderr_r,
-                    cgroup,
-                });
-            }
-            Err(e) => last = Some(e),
-        }
-    }
-    Err(last.unwrap_or_else(|| anyhow::anyhow!("no sandbox")))
-}
-
-impl Kept {
-    fn finish(self, spec: &Spawn, sandbox: Arc<Sandbox>) -> std::io::Result<(BotProcess, Channel)> {
-        let Kept {
-            started,
+/// The process and its channel, for a bot started in a kept sandbox.
+fn from_kept(
+    kept: Kept,
+    spec: &Spawn,
+    sandbox: Arc<Sandbox>,
+) -> std::io::Result<(BotProcess, Channel)> {
+    let Kept {
+        pid,
+        report,
+        init,
+        pin,
+        launcher,
+        stdin,
+        stdout,
+        stderr,
+        cgroup,
+    } = kept;
+    super::pipe::set_nonblocking(&stdin)?;
+    let stdin = tokio::net::unix::pipe::Sender::from_owned_fd(stdin)?;
+    let channel = Channel::new(Pipe::new(stdout)?, stdin, spec.max_line);
+    super::pipe::set_nonblocking(&stderr)?;
+    let stderr_task = tokio::spawn(drain_stderr(
+        stderr,
+        spec.stderr_log.clone(),
+        spec.stderr_cap,
+    ));
+    let report = std::os::unix::net::UnixStream::from(report);
+    report.set_nonblocking(true)?;
+    let report = tokio::net::UnixStream::from_std(report)?;
+    let process = BotProcess {
+        pid,
+        child: Proc::Kept {
+            report,
             init,
-            pin,
-            launcher,
-            stdin,
-            stdout,
-            stderr,
-            cgroup,
-        } = self;
-        super::pipe::set_nonblocking(&stdin)?;
-        let stdin = tokio::net::unix::pipe::Sender::from_owned_fd(stdin)?;
-        let channel = Channel::new(Pipe::new(stdout)?, stdin, spec.max_line);
-        super::pipe::set_nonblocking(&stderr)?;
-        let stderr_task = tokio::spawn(drain_stderr(
-            stderr,
-            spec.stderr_log.clone(),
-            spec.stderr_cap,
-        ));
-        let report = std::os::unix::net::UnixStream::from(started.report);
-        report.set_nonblocking(true)?;
-        let report = tokio::net::UnixStream::from_std(report)?;
-        let process = BotProcess {
-            pid: started.pid,
-            child: Proc::Kept {
-                report,
-                init,
-                launcher: Some(launcher),
-                sandbox,
-            },
-            stderr_task: Some(stderr_task),
-            exit: None,
-            cgroup,
-            nice: spec.limits.nice,
-            pin,
-        };
-        Ok((process, channel))
-    }
+            launcher: Some(launcher),
+            sandbox,
+        },
+        stderr_task: Some(stderr_task),
+        exit: None,
+        cgroup,
+        nice: spec.limits.nice,
+        pin,
+    };
+    Ok((process, channel))
 }
 
-/// What is made before a bot's fork and kept for after it: the sandboxed
-/// stdout's pipe, the cgroup.
-struct Parts {
-    stdout_pipe: Option<(OwnedFd, OwnedFd)>,
-    cgroup: Option<Cgroup>,
-}
-
-/// The command that starts `spec`'s bot (its sandbox, limits and cgroup).
-fn command(spec: &Spawn) -> std::io::Result<(Command, Parts)> {
+/// The command that starts `spec`'s bot unsandboxed (its limits and
+/// cgroup), and the cgroup.
+fn command(spec: &Spawn) -> std::io::Result<(Command, Option<Cgroup>)> {
     let launch = &spec.launch;
-    // Sandboxed, the bot's stdout is a pipe of its own, handed over in a
-    // descriptor other than 1 (see `landlock.rs`, `--stdout-fd`).
-    let stdout_pipe = match spec.sandbox {
-        Some(_) => Some(sandboxed_stdout()?),
-        None => None,
-    };
-    let passed = stdout_pipe.as_ref().map(|(_, w)| w.as_raw_fd());
-    let mut cmd = match &spec.sandbox {
-        None => {
-            let mut cmd = Command::from(super::own_exe::command(launch.invoked()));
-            cmd.args(&launch.args);
-            cmd
-        }
-        Some(sandbox) => {
-            let (program, args) = sandbox.wrap(launch, passed, spec.hold);
-            let mut cmd = Command::new(program);
-            cmd.args(args);
-            match sandbox.run_as(launch) {
-                // std also drops the supplementary groups when root changes uid.
-                Some(id) => _ = cmd.uid(id).gid(id),
-                // bubblewrap as root maps the bot's user to the host's root,
-                // the owner of the device nodes it binds (`devices.rs`).
-                None if sandbox.runs_as_root() => super::devices::read_only_for(&mut cmd),
-                None => {}
-            }
-            cmd
-        }
-    };
-    // bubblewrap changes into the bot's directory itself, inside the sandbox.
-    let cwd = if spec.sandbox.is_some() {
-        Path::new("/")
-    } else {
-        &launch.dir
-    };
-    // Cleared for the sandbox's helper processes too: bubblewrap's pid 1 would
-    // show the referee's environment at /proc/1/environ.
-    cmd.env_clear()
+    let mut cmd = Command::from(crate::os::own_exe::command(launch.invoked()));
+    cmd.args(&launch.args)
+        .env_clear()
         .envs(spec.env.iter().map(|(k, v)| (k, v)))
-        .current_dir(cwd)
+        .current_dir(&launch.dir)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
-    let seccomp = spec.sandbox.as_ref().map(|s| s.seccomp.clone());
-    let helpers = if spec.sandbox.is_some() { 2 } else { 0 };
-    let cgroup = own_cgroup(spec, helpers)?;
+    let cgroup = cgroup::for_bot(&spec.limits, 0)?;
     let fds = cgroup.as_ref().map_or([None; 6], Cgroup::procs_fds);
-    unix::configure(&mut cmd, spec.limits, fds, seccomp);
-    if let Some(fd) = passed {
-        pass_stdout(&mut cmd, fd);
-    }
-    if spec
-        .sandbox
-        .as_ref()
-        .is_some_and(|s| s.built_ahead(spec.hold))
-    {
-        unix::lowest_priority(&mut cmd);
-    }
-    Ok((
-        cmd,
-        Parts {
-            stdout_pipe,
-            cgroup,
-        },
-    ))
+    process::configure(&mut cmd, spec.limits, fds, None);
+    Ok((cmd, cgroup))
 }
 
-impl Parts {
-    /// The process and its channel, once `child` is forked.
-    fn finish(
-        self,
-        child: std::io::Result<Child>,
-        spec: &Spawn,
-    ) -> std::io::Result<(BotProcess, Channel)> {
-        // Ours closed whatever happened: the bot's is its only writer.
-        let stdout_read = self.stdout_pipe.map(|(r, _)| r);
-        let mut child = child?;
-        let pid = child.id().expect("a just-spawned child has a pid");
-        unix::register(pid);
-        let stdin = child.stdin.take().expect("stdin is piped");
-        let stdout = match stdout_read {
-            Some(fd) => fd,
-            None => child
-                .stdout
-                .take()
-                .expect("stdout is piped")
-                .into_owned_fd()?,
-        };
-        let stderr = child.stderr.take().expect("stderr is piped");
-        let channel = Channel::new(Pipe::new(stdout)?, stdin, spec.max_line);
-        let stderr = stderr.into_owned_fd()?;
-        super::pipe::set_nonblocking(&stderr)?;
-        let stderr_task = tokio::spawn(drain_stderr(
-            stderr,
-            spec.stderr_log.clone(),
-            spec.stderr_cap,
-        ));
-        let process = BotProcess {
-            pid,
-            child: Proc::Child(child),
-            stderr_task: Some(stderr_task),
-            exit: None,
-            cgroup: self.cgroup,
-            nice: spec.limits.nice,
-            pin: Vec::new(),
-        };
-        Ok((process, channel))
-    }
-}
-
-/// Runs a sandboxed bot with bubblewrap's stdout on /dev/null and the bot's in
-/// descriptor `fd`, kept open across the exec (see `landlock.rs`).
-fn pass_stdout(cmd: &mut Command, fd: i32) {
-    cmd.stdout(Stdio::null());
-    // SAFETY: one fcntl on a descriptor opened before the fork:
-    // async-signal-safe. Run after `configure`'s hook, which marks every
-    // inherited descriptor close-on-exec.
-    unsafe {
-        cmd.pre_exec(move || {
-            nix::fcntl::fcntl(
-                fd,
-                nix::fcntl::FcntlArg::F_SETFD(nix::fcntl::FdFlag::empty()),
-            )?;
-            Ok(())
-        });
-    }
-}
-
-/// A pipe for a sandboxed bot's stdout, both ends close-on-exec (the bot's is
-/// opened for its exec alone).
-fn sandboxed_stdout() -> std::io::Result<(OwnedFd, OwnedFd)> {
-    use nix::fcntl::OFlag;
-    let (read, write) = nix::unistd::pipe2(OFlag::O_CLOEXEC)?;
-    Ok((read, write))
-}
-
-/// The cgroup that limits a bot's processes and CPU (and its tree's memory,
-/// where the host allows; `RLIMIT_AS` limits each process in any case). The
-/// sandbox's two helper processes (bubblewrap and its pid 1) are not counted
-/// against the bot's processes.
-fn own_cgroup(spec: &Spawn, helpers: u64) -> std::io::Result<Option<Cgroup>> {
-    let limits = spec.limits;
-    let wanted = CgroupLimits {
-        processes: limits.processes.map(|n| n + helpers),
-        memory: limits.memory_bytes,
-        cpu_millicores: limits.cpu_millicores,
-        // Only a cpu cgroup's share needs it (else the tasks' nice value
-        // ranks them against the host's, and no cgroup is made for it).
-        cpu_nice: limits.cpu_millicores.map_or(0, |_| limits.nice),
-        cpu_accounting: limits.cpu_accounting,
-        freezer: limits.freezer,
+/// The process and its channel, once `child` is forked; `stdout_pipe`: a
+/// sandboxed bot's own stdout (read end, write end), `cgroup` its cgroup.
+fn finish(
+    child: std::io::Result<Child>,
+    stdout_pipe: Option<(OwnedFd, OwnedFd)>,
+    cgroup: Option<Cgroup>,
+    spec: &Spawn,
+) -> std::io::Result<(BotProcess, Channel)> {
+    // Ours closed whatever happened: the bot's is its only writer.
+    let stdout_read = stdout_pipe.map(|(r, _)| r);
+    let mut child = child?;
+    let pid = child.id().expect("a just-spawned child has a pid");
+    group::register(pid);
+    let stdin = child.stdin.take().expect("stdin is piped");
+    let stdout = match stdout_read {
+        Some(fd) => fd,
+        None => child
+            .stdout
+            .take()
+            .expect("stdout is piped")
+            .into_owned_fd()?,
     };
-    if wanted == CgroupLimits::default() {
-        return Ok(None);
-    }
-    // The memory cgroup is a best effort on top of RLIMIT_AS; the others were
-    // promised (and probed before the run).
-    let required = CgroupLimits {
-        memory: None,
-        ..wanted
+    let stderr = child.stderr.take().expect("stderr is piped");
+    let channel = Channel::new(Pipe::new(stdout)?, stdin, spec.max_line);
+    let stderr = stderr.into_owned_fd()?;
+    super::pipe::set_nonblocking(&stderr)?;
+    let stderr_task = tokio::spawn(drain_stderr(
+        stderr,
+        spec.stderr_log.clone(),
+        spec.stderr_cap,
+    ));
+    let process = BotProcess {
+        pid,
+        child: Proc::Child(child),
+        stderr_task: Some(stderr_task),
+        exit: None,
+        cgroup,
+        nice: spec.limits.nice,
+        pin: Vec::new(),
     };
-    match Cgroup::create_with(wanted) {
-        Ok(c) => Ok(Some(c)),
-        Err(_) if required == CgroupLimits::default() => Ok(None),
-        Err(_) => Cgroup::create_with(required)
-            .map(Some)
-            .map_err(std::io::Error::other),
-    }
+    Ok((process, channel))
 }
 
-/// Whether `spec`'s bot runs as soon as it is started and must therefore
-/// wait for the sandbox's view to be held (see [`Spawn::before_any_game`]).
-fn runs_at_once(spec: &Spawn) -> bool {
-    !spec.before_any_game && !spec.hold
+impl Spawn {
+    /// What a sandboxed start is asked for.
+    fn bot_start(&self) -> BotStart {
+        BotStart {
+            launch: self.launch.clone(),
+            env: self.env.clone(),
+            limits: self.limits,
+            hold: self.hold,
+            before_any_game: self.before_any_game,
+        }
+    }
 }
 
 #[cfg(test)]

@@ -9,8 +9,9 @@ use clap::Args;
 use serde::{Deserialize, Deserializer};
 
 use super::{switch, with_default, Merge};
-use crate::bot::{ResourceLimits, Sandbox};
+use crate::bot::ResourceLimits;
 use crate::config::{BotSpec, Clock, Isolation};
+use crate::sandbox::Sandbox;
 
 pub const MAX_LINE_BYTES: usize = 64 * 1024;
 /// The shortest line cap: a hello or a bid must fit.
@@ -18,7 +19,7 @@ const MIN_LINE_BYTES: usize = 1024;
 pub const STDERR_CAP: u64 = 1 << 20;
 /// The default size of a sandboxed bot's `/scratch` (`--scratch-mb`), in MiB:
 /// that of its `/tmp`.
-pub const SCRATCH_MB: u64 = crate::bot::TMPFS_BYTES >> 20;
+pub const SCRATCH_MB: u64 = crate::sandbox::TMPFS_BYTES >> 20;
 
 #[derive(Args, Clone, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -211,7 +212,8 @@ impl Merge for LimitArgs {
 impl LimitArgs {
     /// The resource limits, for bots timed on `clock` (and sandboxed or not);
     /// the cgroup limits are checked to be possible on this host before any
-    /// bot starts.
+    /// bot starts. Called through `TableArgs::resource_limits`, which first
+    /// asks the operating system whether it can honour them (`host.rs`).
     pub fn resolve(&self, clock: Clock, sandboxed: bool) -> anyhow::Result<ResourceLimits> {
         let counts = [
             ("--limit-memory-mb", self.limit_memory_mb),
@@ -228,7 +230,7 @@ impl LimitArgs {
             );
         }
         if let Some(n) = self.limit_procs {
-            crate::bot::probe_cgroups(Some(n), None).map_err(|e| {
+            crate::cgroup::probe(Some(n), None).map_err(|e| {
                 anyhow::anyhow!(
                     "--limit-procs {n}: failed to limit processes per bot: {e}. RLIMIT_NPROC \
                      is not used instead: it counts every process of the user, so one bot \
@@ -238,7 +240,7 @@ impl LimitArgs {
         }
         if let Some(mb) = self.limit_memory_mb {
             // Not refused (RLIMIT_AS still holds each process), but never silent.
-            if let Err(e) = crate::bot::probe_cgroups(None, Some(mb << 20)) {
+            if let Err(e) = crate::cgroup::probe(None, Some(mb << 20)) {
                 eprintln!(
                     "referee: warning: --limit-memory-mb {mb}: no memory cgroup per bot on \
                      this host ({e}); each bot process is limited to {mb} MiB of address \
@@ -286,7 +288,7 @@ impl LimitArgs {
         if !wanted {
             return Ok(false);
         }
-        let probe = crate::bot::probe_cgroup_limits(crate::bot::CgroupLimits {
+        let probe = crate::cgroup::probe_with(crate::cgroup::CgroupLimits {
             freezer: true,
             ..Default::default()
         });
@@ -327,7 +329,7 @@ impl LimitArgs {
 /// which counts the processes that exited too; if not, says what it counts
 /// instead (see `bot/cpu.rs`).
 fn cpu_accounting() -> bool {
-    let probe = crate::bot::probe_cgroup_limits(crate::bot::CgroupLimits {
+    let probe = crate::cgroup::probe_with(crate::cgroup::CgroupLimits {
         cpu_accounting: true,
         ..Default::default()
     });
@@ -366,7 +368,7 @@ pub fn cpu_millicores(cores: f64) -> anyhow::Result<u64> {
         );
     }
     let millicores = (cores * 1000.0).round() as u64;
-    crate::bot::probe_cgroup_limits(crate::bot::CgroupLimits {
+    crate::cgroup::probe_with(crate::cgroup::CgroupLimits {
         cpu_millicores: Some(millicores),
         ..Default::default()
     })

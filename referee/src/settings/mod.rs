@@ -12,6 +12,8 @@
 //! - `isolation.rs`: how bot processes run (`--sandbox`, `--bot-env`,
 //!   `--scratch`) and their limits (`--limit-*`, `--max-line-bytes`,
 //!   `--stderr-cap`).
+//! - `host.rs`: what the run asks of the operating system, refused before
+//!   anything starts where this one cannot honour it.
 //! - `output.rs`: what happens to an output folder that holds a run
 //!   (`--overwrite`) and how much is printed.
 //! - `suggest.rs`: "did you mean" for a mistyped key of the tournament file
@@ -25,6 +27,7 @@
 //! flag (`--sandbox` / `--no-sandbox`), so a flag can override the file either way.
 
 mod bots;
+mod host;
 mod isolation;
 pub(crate) mod millis;
 mod output;

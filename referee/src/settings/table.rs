@@ -2,6 +2,10 @@
 
 use clap::Args;
 
+use crate::bot::ResourceLimits;
+use crate::config::Clock;
+use crate::os::Host;
+
 use super::{
     ChannelArgs, IsolationArgs, LimitArgs, Merge, OutputArgs, PolicyArgs, RulesArgs, TimeArgs,
 };
@@ -25,6 +29,26 @@ pub struct TableArgs {
     pub limits: LimitArgs,
     #[command(flatten)]
     pub output: OutputArgs,
+}
+
+impl TableArgs {
+    /// The bots' resource limits, for bots timed on `clock`, once this
+    /// operating system is known to honour all the table asks of it
+    /// (`host.rs`; else the run stops before anything starts).
+    pub fn resource_limits(&self, clock: Clock) -> anyhow::Result<ResourceLimits> {
+        self.resource_limits_on(&crate::os::HOST, clock)
+    }
+
+    /// [`TableArgs::resource_limits`] on the operating system `host`.
+    pub(crate) fn resource_limits_on(
+        &self,
+        host: &Host,
+        clock: Clock,
+    ) -> anyhow::Result<ResourceLimits> {
+        let sandboxed = self.isolation.sandbox();
+        super::host::check(host, &self.limits, clock, sandboxed)?;
+        self.limits.resolve(clock, sandboxed)
+    }
 }
 
 impl Merge for TableArgs {

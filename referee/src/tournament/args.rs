@@ -346,9 +346,7 @@ pub(crate) fn table_spec(
 ) -> anyhow::Result<TableSpec> {
     super::out_folder::refuse_nested(out)?;
     let time = table.time.resolve(table.limits.max_line()?)?;
-    let limits = table
-        .limits
-        .resolve(time.clock, table.isolation.sandbox())?;
+    let limits = table.resource_limits(time.clock)?;
     let env = table.isolation.env()?;
     let scratch = table.isolation.scratch_folder(&[out])?;
     let sandbox = if table.isolation.sandbox() {

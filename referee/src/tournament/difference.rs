@@ -85,8 +85,8 @@ impl Manifest {
                         "({}: each bot saw its view from images of its own, which a root \
                          referee makes where the host has erofs and mkfs.erofs; {}=none \
                          turns them off)",
-                        crate::bot::OWN_VIEWS,
-                        crate::bot::VIEW_CACHE_ENV
+                        crate::sandbox::OWN_VIEWS,
+                        crate::sandbox::VIEW_CACHE_ENV
                     ));
                 }
             }
@@ -95,10 +95,10 @@ impl Manifest {
     }
 }
 
-/// Whether a sandbox record names the views from images (`bot/image.rs`).
+/// Whether a sandbox record names the views from images (`sandbox/view/image.rs`).
 fn own_views(record: &Option<Value>) -> bool {
     (record.as_ref().and_then(|r| r["layers"].as_array()))
-        .is_some_and(|layers| layers.iter().any(|l| l == crate::bot::OWN_VIEWS))
+        .is_some_and(|layers| layers.iter().any(|l| l == crate::sandbox::OWN_VIEWS))
 }
 
 /// The leaves of `v` as dotted paths; the sandbox and the format are leaves

@@ -22,7 +22,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::view::{link_dirs, system_paths};
+use super::{link_dirs, system_paths};
 
 /// The files (sorted) a built-in bot of executable `referee` needs beside
 /// it: the libraries the referee has mapped, at their canonical paths, and

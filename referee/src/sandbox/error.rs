@@ -1,5 +1,5 @@
 //! Why `--sandbox` cannot start on this host, or refuses a bot: the errors of
-//! `sandbox.rs`, each a sentence that says what to do.
+//! `sandbox/mod.rs`, each a sentence that says what to do.
 
 use std::path::PathBuf;
 
@@ -66,7 +66,7 @@ pub enum SandboxError {
     /// Its program is a virtual environment's Python the sandbox cannot
     /// run (`venv.rs`).
     #[error(transparent)]
-    Venv(#[from] super::super::venv::VenvError),
+    Venv(#[from] super::venv::VenvError),
     #[error("failed to mount an image of the bot's view for it")]
     ImageMount(#[source] std::io::Error),
 }

@@ -1,6 +1,6 @@
 //! The end of a bot's process tree, made sure of off the game's critical path.
 //!
-//! Once [`super::BotProcess::shutdown`] has sent SIGKILL to a bot's group and
+//! Once [`crate::bot::BotProcess::shutdown`] has sent SIGKILL to a bot's group and
 //! to every process of its tree, they die on their own; what is left is to be
 //! sure that they did. That check used to hold up the end of every game: a
 //! sandboxed bot's bubblewrap pid 1 outlives the bubblewrap the referee started
@@ -27,8 +27,14 @@ use std::time::{Duration, Instant};
 
 use nix::sys::signal::Signal;
 
-use super::cgroup::Cgroup;
-use super::unix;
+use super::group;
+
+/// What encloses a bot's tree besides its process group (its cgroup,
+/// `crate::cgroup`): killed whole until empty, removed when dropped.
+pub trait Enclosure: std::fmt::Debug + Send {
+    /// SIGKILLs every process left in it; `true` once none is.
+    fn kill_all(&self) -> bool;
+}
 
 /// How long the reaper keeps trying to see a tree gone before it gives up on
 /// it (a process stuck in an uninterruptible sleep cannot die before it wakes).
@@ -47,7 +53,7 @@ pub struct Remains {
     pidfds: Vec<OwnedFd>,
     /// Processes with no pidfd (a kernel before 5.3): looked up by pid.
     pids: Vec<u32>,
-    cgroup: Option<Cgroup>,
+    cgroup: Option<Box<dyn Enclosure>>,
     since: Instant,
 }
 
@@ -55,7 +61,7 @@ impl Remains {
     /// Watches `tree` (the group leader `group` first): call before the tree is
     /// killed, so that no pid can have been reused by the time its pidfd is
     /// opened.
-    pub fn watch(group: u32, tree: &[u32], cgroup: Option<Cgroup>) -> Remains {
+    pub fn watch(group: u32, tree: &[u32], cgroup: Option<Box<dyn Enclosure>>) -> Remains {
         let mut remains = Remains {
             group,
             pidfds: Vec::new(),
@@ -78,35 +84,35 @@ impl Remains {
     #[cfg(test)]
     pub fn settled(&mut self) -> bool {
         let looked = BTreeSet::from([self.group]);
-        let live = unix::groups_with_live_members(&looked);
+        let live = group::groups_with_live_members(&looked);
         self.settled_given(&looked, &live)
     }
 
     /// Forgets the processes watched that have exited; whether all have.
     fn watched_gone(&mut self) -> bool {
         self.pidfds.retain(|fd| !exited(fd));
-        self.pids.retain(|&pid| unix::alive(pid));
+        self.pids.retain(|&pid| group::alive(pid));
         self.pidfds.is_empty() && self.pids.is_empty()
     }
 
     /// [`Remains::settled`], told which of the groups `looked` at still have
     /// a live member (`live`, from one read of `/proc` for every tree the
-    /// reaper holds: `unix::groups_with_live_members`). A group still there
+    /// reaper holds: `group::groups_with_live_members`). A group still there
     /// but not looked at is looked at next time.
     fn settled_given(&mut self, looked: &BTreeSet<u32>, live: &BTreeSet<u32>) -> bool {
         if !self.watched_gone() {
             return false;
         }
-        if unix::group_alive(self.group) {
+        if group::group_alive(self.group) {
             if !looked.contains(&self.group) {
                 return false;
             }
             if live.contains(&self.group) {
-                unix::signal_group(self.group, Signal::SIGKILL);
+                group::signal_group(self.group, Signal::SIGKILL);
                 return false;
             }
         }
-        self.cgroup.as_ref().is_none_or(Cgroup::kill_all)
+        self.cgroup.as_ref().is_none_or(|c| c.kill_all())
     }
 
     /// SIGKILLs every process in the tree's cgroup, if it has one.
@@ -123,14 +129,14 @@ impl Remains {
         self.pidfds.retain(|fd| !exited(fd));
         self.pidfds.is_empty()
             && self.pids.is_empty()
-            && !unix::group_alive(self.group)
-            && self.cgroup.as_ref().is_none_or(Cgroup::kill_all)
+            && !group::group_alive(self.group)
+            && self.cgroup.as_ref().is_none_or(|c| c.kill_all())
     }
 
     /// Lets go of the tree: its cgroup is removed, its group forgotten.
     fn bury(self) {
         drop(self.cgroup);
-        unix::unregister(self.group);
+        group::unregister(self.group);
     }
 }
 
@@ -207,9 +213,9 @@ fn run() {
         // One read of /proc for every group whose watched processes have all
         // exited but which still exists (zombies, or a member outside the tree).
         let look: BTreeSet<u32> = (mine.iter_mut())
-            .filter_map(|r| (r.watched_gone() && unix::group_alive(r.group)).then_some(r.group))
+            .filter_map(|r| (r.watched_gone() && group::group_alive(r.group)).then_some(r.group))
             .collect();
-        let live = unix::groups_with_live_members(&look);
+        let live = group::groups_with_live_members(&look);
         let mut kept = Vec::with_capacity(before);
         for mut r in mine.drain(..) {
             if r.settled_given(&look, &live) || r.since.elapsed() > GIVE_UP {
@@ -300,10 +306,10 @@ mod tests {
         let mut remains = Remains::watch(pid, &[pid], None);
         assert!(!remains.pidfds.is_empty(), "this kernel has pidfds");
         assert!(!remains.settled(), "a sleeping process is not gone");
-        unix::signal_group(pid, Signal::SIGKILL);
+        group::signal_group(pid, Signal::SIGKILL);
         // Still unreaped: a zombie, which runs nothing.
         poll_until("the killed process settles", || remains.settled());
-        assert!(!unix::alive(pid));
+        assert!(!group::alive(pid));
         child.wait().unwrap();
     }
 
@@ -321,10 +327,10 @@ mod tests {
         let mut remains = Remains::watch(group, &[group], None);
         nix::sys::signal::kill(nix::unistd::Pid::from_raw(group as i32), Signal::SIGKILL).unwrap();
         leader.wait().unwrap();
-        assert!(unix::alive(other.id()));
+        assert!(group::alive(other.id()));
         assert!(!remains.settled(), "a live process is left in the group");
         poll_until("the group's other member is killed", || remains.settled());
-        assert!(!unix::alive(other.id()));
+        assert!(!group::alive(other.id()));
         other.wait().unwrap();
     }
 
@@ -334,18 +340,18 @@ mod tests {
     fn one_read_of_proc_tells_which_of_several_groups_still_run() {
         let mut running = own_group(std::process::Command::new("sleep").arg("600"));
         let mut killed = own_group(std::process::Command::new("sleep").arg("600"));
-        unix::signal_group(killed.id(), Signal::SIGKILL);
-        poll_until("the killed one is a zombie", || !unix::alive(killed.id()));
+        group::signal_group(killed.id(), Signal::SIGKILL);
+        poll_until("the killed one is a zombie", || !group::alive(killed.id()));
         let groups = BTreeSet::from([running.id(), killed.id()]);
         assert!(
-            unix::group_alive(killed.id()),
+            group::group_alive(killed.id()),
             "unreaped, its group is still there"
         );
         assert_eq!(
-            unix::groups_with_live_members(&groups),
+            group::groups_with_live_members(&groups),
             BTreeSet::from([running.id()])
         );
-        unix::signal_group(running.id(), Signal::SIGKILL);
+        group::signal_group(running.id(), Signal::SIGKILL);
         running.wait().unwrap();
         killed.wait().unwrap();
     }
@@ -356,13 +362,13 @@ mod tests {
     fn wait_all_returns_once_the_trees_handed_over_are_gone() {
         let mut child = own_group(std::process::Command::new("sleep").arg("600"));
         let pid = child.id();
-        unix::register(pid);
+        group::register(pid);
         hand_over(Remains::watch(pid, &[pid], None));
         let waiter = std::thread::spawn(wait_all);
-        assert!(unix::alive(pid), "nothing has killed it yet");
-        unix::signal_group(pid, Signal::SIGKILL);
+        assert!(group::alive(pid), "nothing has killed it yet");
+        group::signal_group(pid, Signal::SIGKILL);
         waiter.join().unwrap();
-        assert!(!unix::alive(pid), "wait_all returned while it ran");
+        assert!(!group::alive(pid), "wait_all returned while it ran");
         child.wait().unwrap();
     }
 }

@@ -6,7 +6,7 @@
 //! `process_vm_readv`/`writev`, `bpf`, `perf_event_open`, `userfaultfd`,
 //! `keyctl`/`add_key`/`request_key`, `kexec_*`, `init_module` and friends; and
 //! the `TIOCSTI`/`TIOCLINUX` ioctls, which would push keystrokes into the
-//! operator's terminal (bots stay in the referee's session: see `sandbox.rs`).
+//! operator's terminal (bots stay in the referee's session: see `sandbox/mod.rs`).
 //! Built once with `seccompiler` (rust-vmm's BPF compiler); installed in the child
 //! between fork and exec, where it must not allocate, so the program is compiled
 //! beforehand. bubblewrap runs under it.

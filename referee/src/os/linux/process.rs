@@ -1,49 +1,26 @@
-//! Unix process plumbing: own process group, parent-death signal, resource limits,
-//! and signals to whole groups. Everything platform-specific lives here.
+//! How a bot process is started on Linux: a process group of its own, the
+//! parent-death signal, resource limits, its cgroups entered, its nice value
+//! and CPUs (`group.rs` signals and counts the groups once they run).
 
-use std::collections::BTreeSet;
-use std::sync::{Arc, Mutex};
+use std::os::fd::RawFd;
+use std::sync::Arc;
 
-use nix::sys::signal::{killpg, Signal};
-use nix::unistd::Pid;
+use nix::sys::signal::Signal;
 use seccompiler::BpfProgram;
 use tokio::process::Command;
 
-use super::cgroup::{Cgroup, ProcsFds};
+use crate::os::ResourceLimits;
 
-/// Optional per-bot resource limits (Linux `setrlimit`), applied in the child just
-/// before it runs the bot.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct ResourceLimits {
-    /// Address space, bytes (`RLIMIT_AS`).
-    pub memory_bytes: Option<u64>,
-    /// CPU seconds (`RLIMIT_CPU`).
-    pub cpu_seconds: Option<u64>,
-    /// Open files (`RLIMIT_NOFILE`).
-    pub open_files: Option<u64>,
-    /// Processes in the bot's tree: a `pids` cgroup of its own (`cgroup.rs`),
-    /// never `RLIMIT_NPROC`, which counts every process of the user.
-    pub processes: Option<u64>,
-    /// CPU bandwidth of the bot's tree, in thousandths of one core: a `cpu`
-    /// cgroup of its own (`cgroup.rs`).
-    pub cpu_millicores: Option<u64>,
-    /// `--clock cpu` reads the tree's CPU time from a cgroup of its own, which
-    /// counts processes that exited too (`cpu.rs`).
-    pub cpu_accounting: bool,
-    /// The bot is frozen while it is not on move (`--freeze-waiting`).
-    pub freezer: bool,
-    /// The nice value its whole tree runs at (`--bot-nice`; 0 is the usual
-    /// priority). Set before the bot runs: in the child for a bot of its
-    /// own (`configure`), on the init for one in a kept sandbox
-    /// (`process.rs`), on the tree for one built ahead once it is released.
-    pub nice: i32,
-}
+/// The `cgroup.procs` descriptors of a bot's cgroups, one per hierarchy
+/// (cgroup v1: pids, memory, cpu, cpuacct, freezer; and v2): the child
+/// writes `0` to each between fork and exec (`crate::cgroup`).
+pub type ProcsFds = [Option<RawFd>; 6];
 
 /// Makes `cmd` start in a process group of its own (so signals reach its children
 /// too), die with the referee (`PR_SET_PDEATHSIG`), unable to gain privileges
 /// (`no_new_privs`), and run under `limits` (the process limit through the
 /// `cgroup` whose `cgroup.procs` descriptors are given), receiving no descriptor
-/// but 0, 1 and 2; `seccomp`, if given, is installed last. Call [`crate::bot::spawner::spawn`] to start it, so that the death
+/// but 0, 1 and 2; `seccomp`, if given, is installed last. Call [`crate::os::spawner::spawn`] to start it, so that the death
 /// signal is tied to a thread that lives as long as the referee.
 pub fn configure(
     cmd: &mut Command,
@@ -75,7 +52,7 @@ pub fn configure(
             // No priority above the one it is given (`--bot-nice`), whatever
             // limit the host gave the referee.
             setrlimit(Resource::RLIMIT_NICE, 0, 0)?;
-            Cgroup::enter(cgroup)?;
+            enter_cgroups(cgroup)?;
             if limits.nice != 0
                 && nix::libc::setpriority(nix::libc::PRIO_PROCESS, 0, limits.nice) != 0
             {
@@ -194,7 +171,7 @@ pub fn pin_task(tid: i32, cpus: &[usize]) -> std::io::Result<()> {
 /// wrapper waiting for its word) forks nothing before that word. A task
 /// that is gone is no error; any other failure is.
 pub fn pin_tree(pid: u32, cpus: &[usize]) -> std::io::Result<()> {
-    for p in tree(pid) {
+    for p in super::group::tree(pid) {
         let Ok(tasks) = std::fs::read_dir(format!("/proc/{p}/task")) else {
             continue;
         };
@@ -251,136 +228,18 @@ fn close_inherited() {
     }
 }
 
-/// Sends `signal` to the whole process group led by `pid`. A group that is already
-/// gone is not an error.
-pub fn signal_group(pid: u32, signal: Signal) {
-    let _ = killpg(Pid::from_raw(pid as i32), signal);
-}
-
-/// `pid` and its descendants (through `/proc/PID/task/TID/children`), at most
-/// 4096 of them.
-pub fn tree(pid: u32) -> Vec<u32> {
-    let mut found = vec![pid];
-    let mut next = 0;
-    while next < found.len() && found.len() < 4096 {
-        let p = found[next];
-        next += 1;
-        let Ok(tasks) = std::fs::read_dir(format!("/proc/{p}/task")) else {
-            continue;
-        };
-        for task in tasks.flatten() {
-            if let Ok(children) = std::fs::read_to_string(task.path().join("children")) {
-                found.extend(
-                    children
-                        .split_whitespace()
-                        .filter_map(|c| c.parse::<u32>().ok()),
-                );
-            }
+/// Moves the calling process into the cgroups whose `cgroup.procs`
+/// descriptors are given. Async-signal-safe: for the child between fork and
+/// exec.
+pub fn enter_cgroups(fds: ProcsFds) -> std::io::Result<()> {
+    for fd in fds.into_iter().flatten() {
+        // SAFETY: a plain write(2) of a static byte to a descriptor the parent
+        // opened before the fork.
+        if unsafe { nix::libc::write(fd, b"0".as_ptr().cast(), 1) } != 1 {
+            return Err(std::io::Error::last_os_error());
         }
     }
-    found
-}
-
-/// Whether process `pid` still exists (a zombie counts as gone).
-pub fn alive(pid: u32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| {
-        s.rsplit_once(") ")
-            .is_some_and(|(_, rest)| !rest.starts_with('Z'))
-    })
-}
-
-/// Whether any process of the group led by `pid` still exists.
-pub fn group_alive(pid: u32) -> bool {
-    killpg(Pid::from_raw(pid as i32), None).is_ok()
-}
-
-/// Those of `groups` in which a process still runs: a zombie does not (it
-/// waits for its parent, maybe the host's init, to reap it), unless a thread
-/// of it still does. In one read of `/proc` however many
-/// groups are asked about; all of them if `/proc` cannot be read.
-pub fn groups_with_live_members(groups: &BTreeSet<u32>) -> BTreeSet<u32> {
-    let mut live = BTreeSet::new();
-    if groups.is_empty() {
-        return live;
-    }
-    let Ok(entries) = std::fs::read_dir("/proc") else {
-        return groups.clone();
-    };
-    for entry in entries.flatten() {
-        let name = entry.file_name();
-        let Some(pid) = name.to_str().and_then(|n| n.parse::<u32>().ok()) else {
-            continue;
-        };
-        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
-            continue;
-        };
-        // After the command's closing parenthesis: state, ppid, pgrp.
-        let mut fields = stat
-            .rsplit_once(") ")
-            .map(|(_, r)| r)
-            .unwrap_or("")
-            .split(' ');
-        let (state, group) = (fields.next(), fields.nth(1));
-        let Some(group) = group.and_then(|g| g.parse::<u32>().ok()) else {
-            continue;
-        };
-        if groups.contains(&group)
-            && !live.contains(&group)
-            && (state != Some("Z") || live_threads(pid))
-        {
-            live.insert(group);
-        }
-    }
-    live
-}
-
-/// Whether a zombie group leader still has threads that run.
-fn live_threads(pid: u32) -> bool {
-    std::fs::read_dir(format!("/proc/{pid}/task")).is_ok_and(|tasks| tasks.count() > 1)
-}
-
-/// Every bot process group alive, so that an interrupted or panicking referee can
-/// take them all down with it.
-static GROUPS: Mutex<BTreeSet<u32>> = Mutex::new(BTreeSet::new());
-
-pub fn register(pid: u32) {
-    GROUPS.lock().unwrap_or_else(|e| e.into_inner()).insert(pid);
-}
-
-pub fn unregister(pid: u32) {
-    GROUPS
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .remove(&pid);
-}
-
-/// SIGKILLs every registered group (Ctrl-C, SIGTERM, panic).
-pub fn kill_all_groups() {
-    // A bot frozen by cgroup v1 would take the SIGKILL only once thawed.
-    if let Some(dir) = super::cgroup::v1_freezer_parent() {
-        super::freeze_guard::thaw_all(&dir, std::process::id());
-    }
-    let groups = std::mem::take(&mut *GROUPS.lock().unwrap_or_else(|e| e.into_inner()));
-    for &pid in &groups {
-        signal_group(pid, Signal::SIGKILL);
-    }
-    // Delivery is asynchronous; give the kernel a moment so nothing outlives us.
-    let start = std::time::Instant::now();
-    while groups.iter().any(|&pid| group_alive(pid))
-        && start.elapsed() < std::time::Duration::from_secs(1)
-    {
-        std::thread::sleep(std::time::Duration::from_millis(5));
-    }
-}
-
-/// Installs the panic hook that kills every bot before the referee goes. Signals
-/// are not handled here: they cancel the run cooperatively (`crate::shutdown`).
-pub fn install_cleanup() {
-    let previous = std::panic::take_hook();
-    std::panic::set_hook(Box::new(move |info| {
-        kill_all_groups();
-        previous(info);
-    }));
+    Ok(())
 }
 
 #[cfg(test)]
@@ -449,13 +308,16 @@ mod tests {
                 })
                 .unwrap_or_default()
         };
-        let all: Vec<u32> = tree(parent.id()).iter().flat_map(|&p| tasks(p)).collect();
+        let all: Vec<u32> = crate::os::group::tree(parent.id())
+            .iter()
+            .flat_map(|&p| tasks(p))
+            .collect();
         assert_eq!(all.len(), 3, "the shell, and Python's two threads: {all:?}");
         pin_tree(parent.id(), &[cpu]).unwrap();
         for tid in all {
             assert_eq!(allowed(tid), cpu.to_string(), "task {tid}");
         }
-        for p in tree(parent.id()).into_iter().rev() {
+        for p in crate::os::group::tree(parent.id()).into_iter().rev() {
             let _ = nix::sys::signal::kill(
                 nix::unistd::Pid::from_raw(p as i32),
                 nix::sys::signal::Signal::SIGKILL,

@@ -46,7 +46,7 @@ pub fn enable() {
     ENABLED.store(true, Ordering::Relaxed);
 }
 
-/// The prefix of every cgroup this referee makes (`cgroup.rs`).
+/// The prefix of every cgroup this referee makes (`crate::cgroup`).
 pub fn prefix(pid: u32) -> String {
     format!("schmier-{pid}-")
 }
@@ -62,8 +62,8 @@ pub fn ensure(dir: &Path) {
 }
 
 fn start(dir: &Path) -> Option<ChildStdin> {
-    let started = super::own_exe::path().and_then(|exe| {
-        super::own_exe::command(&exe)
+    let started = crate::os::own_exe::path().and_then(|exe| {
+        crate::os::own_exe::command(&exe)
             .arg("freeze-guard")
             .arg("--dir")
             .arg(dir)
@@ -101,8 +101,16 @@ pub fn run(args: &GuardArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Thaws every cgroup of referee `pid` under `dir` (the panic hook's first
-/// step: a v1-frozen bot dies of SIGKILL only once thawed).
+/// Thaws every v1 freezer cgroup this referee made, if its freezer is v1's
+/// (the first step of killing every bot, `crate::bot::kill_all`: a v1-frozen
+/// bot dies of SIGKILL only once thawed).
+pub fn thaw_own() {
+    if let Some(dir) = super::v1_freezer_parent() {
+        thaw_all(&dir, std::process::id());
+    }
+}
+
+/// Thaws every cgroup of referee `pid` under `dir`.
 pub fn thaw_all(dir: &Path, pid: u32) {
     for cgroup in cgroups(dir, pid) {
         thaw(&cgroup);

@@ -32,14 +32,12 @@
 
 use std::collections::HashSet;
 use std::fs::File;
-use std::io::Write;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, Context};
-use clap::Args;
 use nix::libc;
 use serde::{Deserialize, Serialize};
 
@@ -60,7 +58,7 @@ const FORMAT: &str =
 /// The chunk size of every file in an image: one block, so that every hole
 /// of a sparse file a block long or longer stays a hole (a chunk with no
 /// block behind it) instead of being written out as zeros.
-const CHUNK: &str = "--chunksize=4096";
+pub(super) const CHUNK: &str = "--chunksize=4096";
 
 /// At most this many images stay in the cache (the least recently used go),
 /// besides those used within [`IN_USE`].
@@ -177,8 +175,8 @@ pub fn maker(root: bool) -> Result<Maker, String> {
         return Err("this kernel has no erofs".into());
     }
     let path = std::env::var("PATH").unwrap_or_default();
-    let mkfs = super::launch::find_on_path("mkfs.erofs", &path)
-        .or_else(|| super::launch::find_on_path("mkfs.erofs", super::launch::DEFAULT_PATH))
+    let mkfs = crate::os::find_on_path("mkfs.erofs", &path)
+        .or_else(|| crate::os::find_on_path("mkfs.erofs", crate::os::DEFAULT_PATH))
         .ok_or("no mkfs.erofs on this host (Debian: apt-get install erofs-utils)")?;
     Ok(Maker { cache, mkfs })
 }
@@ -351,7 +349,7 @@ fn ensure_keyed(maker: &Maker, referee: &Path, spec: &Spec, key: &str) -> anyhow
         std::fs::create_dir(dir).with_context(|| format!("failed to make {}", dir.display()))?;
     }
     let began = std::time::Instant::now();
-    let status = super::own_exe::command(referee)
+    let status = crate::os::own_exe::command(referee)
         .arg(SUBCOMMAND)
         .arg("--image")
         .arg(&part)
@@ -433,128 +431,6 @@ fn prune(cache: &Path, keep: usize) {
             let _ = std::fs::remove_file(path);
         }
     }
-}
-
-/// `referee stage-view` (hidden): what to build.
-#[derive(Args, Debug)]
-pub struct StageArgs {
-    /// The image to write.
-    #[arg(long, value_name = "FILE")]
-    pub image: PathBuf,
-    /// `mkfs.erofs`.
-    #[arg(long, value_name = "PATH")]
-    pub mkfs: PathBuf,
-    /// The [`Spec`], as JSON.
-    #[arg(long, value_name = "JSON")]
-    pub spec: String,
-}
-
-/// `referee stage-view`: in a mount namespace of its own (gone when it
-/// exits), binds each source into a tmpfs at its path, covers the covers,
-/// and runs `mkfs.erofs` on that tree. Single-threaded.
-pub fn stage(args: &StageArgs) -> anyhow::Result<()> {
-    use nix::mount::{mount, MsFlags};
-    let spec: Spec = serde_json::from_str(&args.spec).context("a malformed spec")?;
-    // SAFETY: unshare(2) of the mount namespace; this process is
-    // single-threaded (the subcommand starts no runtime).
-    if unsafe { libc::unshare(libc::CLONE_NEWNS) } != 0 {
-        return Err(std::io::Error::last_os_error()).context("failed to make a mount namespace");
-    }
-    let none: Option<&str> = None;
-    mount(none, "/", none, MsFlags::MS_REC | MsFlags::MS_PRIVATE, none)?;
-    // Never a temporary folder removed recursively: the staging tree holds
-    // binds of host directories, and a recursive removal would delete
-    // through them. The two folders are made empty by the caller
-    // ([`ensure`]), covered by tmpfs mounts in this namespace only, and
-    // removed empty by the caller once this process (and its namespace) is
-    // gone.
-    let stage = args.image.with_extension("stage");
-    let empty = args.image.with_extension("empty");
-    let root = stage.as_path();
-    for dir in [&stage, &empty] {
-        if std::fs::read_dir(dir)
-            .map(|mut d| d.next().is_some())
-            .unwrap_or(true)
-        {
-            return Err(anyhow!("{} is not an empty folder", dir.display()));
-        }
-    }
-    let tmpfs = |at: &Path, data: &str| {
-        mount(
-            Some("tmpfs"),
-            at,
-            Some("tmpfs"),
-            MsFlags::MS_NOSUID | MsFlags::MS_NODEV,
-            Some(data),
-        )
-        .with_context(|| format!("failed to mount a tmpfs at {}", at.display()))
-    };
-    tmpfs(root, "mode=0755")?;
-    tmpfs(&empty, "mode=0755,size=4k")?;
-    let empty_file = empty.join("file");
-    File::create(&empty_file)?;
-    bind_tree(root, &spec, &empty_file)?;
-    let status = std::process::Command::new(&args.mkfs)
-        .args(["--quiet", "--preserve-mtime", CHUNK])
-        .arg(&args.image)
-        .arg(root)
-        .stdin(std::process::Stdio::null())
-        .status()
-        .with_context(|| format!("failed to run {}", args.mkfs.display()))?;
-    if !status.success() {
-        return Err(anyhow!("{} failed ({status})", args.mkfs.display()));
-    }
-    std::fs::set_permissions(&args.image, std::fs::Permissions::from_mode(0o600))?;
-    std::io::stdout().flush()?;
-    Ok(())
-}
-
-/// Binds each source of `spec` at its path beneath `root` and covers each
-/// cover (a folder with an empty tmpfs, a file with `empty_file`).
-fn bind_tree(root: &Path, spec: &Spec, empty_file: &Path) -> anyhow::Result<()> {
-    use nix::mount::{mount, MsFlags};
-    let none: Option<&str> = None;
-    // A source inside another's bind would be made (or truncated) through
-    // it, on the host: refused.
-    for (a, _) in &spec.sources {
-        if (spec.sources.iter()).any(|(b, _)| a != b && a.starts_with(b)) {
-            return Err(anyhow!("{} lies inside another source", a.display()));
-        }
-    }
-    for (inside, host) in &spec.sources {
-        let at = root.join(inside);
-        if host.is_dir() {
-            std::fs::create_dir_all(&at)?;
-        } else {
-            std::fs::create_dir_all(at.parent().unwrap_or(root))?;
-            File::create(&at)?;
-        }
-        mount(
-            Some(host),
-            &at,
-            none,
-            MsFlags::MS_BIND | MsFlags::MS_REC,
-            none,
-        )
-        .with_context(|| format!("failed to bind {}", host.display()))?;
-    }
-    for cover in &spec.covers {
-        let at = root.join(cover);
-        if at.is_dir() {
-            mount(
-                Some("tmpfs"),
-                &at,
-                Some("tmpfs"),
-                MsFlags::MS_NOSUID | MsFlags::MS_NODEV,
-                Some("mode=0755,size=4k"),
-            )
-            .with_context(|| format!("failed to cover {}", at.display()))?;
-        } else if at.exists() {
-            mount(Some(empty_file), &at, none, MsFlags::MS_BIND, none)
-                .with_context(|| format!("failed to cover {}", at.display()))?;
-        }
-    }
-    Ok(())
 }
 
 /// A fresh mount of `image` (open: its path may be gone from the cache),

@@ -26,9 +26,9 @@ use nix::sys::socket::{
     ControlMessageOwned, MsgFlags, SockFlag, SockType,
 };
 
-use super::launcher::{Reply, Request, CONTROL_FD};
-use super::reaper::{self, Remains};
-use super::unix;
+use super::message::{Reply, Request, CONTROL_FD};
+use crate::os::reaper::{self, Remains};
+use crate::os::{group, process};
 
 /// What a launcher's sandbox shows: bots of the same key may share it.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -80,7 +80,7 @@ impl Launcher {
         )
         .context("failed to make the sandbox's control socket")?;
         let env = env.to_vec();
-        let child = super::spawner::on_thread(move || {
+        let child = crate::os::spawner::on_thread(move || {
             use std::os::unix::process::CommandExt;
             let mut cmd = std::process::Command::new(&program);
             cmd.args(&args)
@@ -93,7 +93,7 @@ impl Launcher {
             if let Some(id) = uid {
                 cmd.uid(id).gid(id);
             }
-            unix::die_with_referee(&mut cmd);
+            process::die_with_referee(&mut cmd);
             let fd = theirs.as_raw_fd();
             // SAFETY: dup2 and fcntl on descriptors opened before the fork:
             // then the outer seccomp filter (`seccomp.rs`): async-signal-safe
@@ -123,7 +123,7 @@ impl Launcher {
         })
         .with_context(|| format!("failed to run {}", key.program.display()))?;
         let pid = child.id();
-        unix::register(pid);
+        group::register(pid);
         tracing::debug!("sandbox {pid} built for {}", key.dir.display());
         Ok(Launcher {
             pid,
@@ -195,9 +195,9 @@ impl Launcher {
 impl Drop for Launcher {
     /// Kills the sandbox; the reaper makes sure it is gone.
     fn drop(&mut self) {
-        let tree = unix::tree(self.pid);
+        let tree = group::tree(self.pid);
         let remains = Remains::watch(self.pid, &tree, None);
-        unix::signal_group(self.pid, nix::sys::signal::Signal::SIGKILL);
+        group::signal_group(self.pid, nix::sys::signal::Signal::SIGKILL);
         for &pid in &tree {
             let _ = nix::sys::signal::kill(
                 nix::unistd::Pid::from_raw(pid as i32),
@@ -347,7 +347,7 @@ impl<L> IdleInner<L> {
 }
 
 impl Key {
-    pub fn of(launch: &super::launch::Launch) -> Key {
+    pub fn of(launch: &crate::os::Launch) -> Key {
         Key {
             dir: launch.dir.clone(),
             program: launch.program.clone(),

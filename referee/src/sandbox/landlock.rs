@@ -217,7 +217,7 @@ fn pin(cpus: &[usize]) -> anyhow::Result<()> {
     if cpus.is_empty() {
         return Ok(());
     }
-    super::unix::pin_task(0, cpus)
+    crate::os::process::pin_task(0, cpus)
         .map_err(|e| anyhow!("failed to pin the bot to CPUs {cpus:?}: {e}"))?;
     Ok(())
 }

@@ -19,8 +19,8 @@
 
 use std::path::{Path, PathBuf};
 
-use super::launch::Launch;
 use super::view::shown_as_system;
+use crate::os::Launch;
 
 /// Why a sandbox cannot run a bot's virtual environment.
 #[derive(Debug, thiserror::Error)]

@@ -28,17 +28,31 @@
 //! v1-frozen task dies of SIGKILL only once thawed: the referee thaws before
 //! it kills, and a guard process thaws and kills for a referee that died
 //! abruptly (`freeze_guard.rs`).
+//!
+//! - `limits.rs`: what a bot's cgroup limits, and why it could not be made;
+//! - `hierarchy.rs`: where the referee may make a bot's cgroups (v1 or v2);
+//! - `freezer.rs`: `--freeze-waiting`'s freezer; `freeze_guard.rs`: the
+//!   process that thaws and kills a dead referee's v1-frozen bots;
+//! - `cpu.rs`: a cgroup's CPU time, for `--clock cpu`.
 
 use std::fs::{File, OpenOptions};
-use std::os::fd::{AsRawFd, RawFd};
-use std::path::{Path, PathBuf};
+use std::os::fd::AsRawFd;
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicU32, Ordering};
+mod cpu;
+pub mod freeze_guard;
+mod freezer;
+mod hierarchy;
+mod limits;
 
-use super::cpu::CgroupCpu;
-
-/// The `cgroup.procs` descriptors of a bot's cgroups, one per hierarchy
-/// (cgroup v1: pids, memory, cpu, cpuacct, freezer; and v2).
-pub type ProcsFds = [Option<RawFd>; 6];
+use crate::os::process::ProcsFds;
+use crate::os::ResourceLimits;
+pub use cpu::CgroupCpu;
+use freezer::{freezer_parent, Freezer};
+pub use freezer::{v1_freezer_parent, FreezerExit};
+use hierarchy::{feature_parent, own_cgroup, Version};
+use limits::{nice_weight, Limit, CPU_PERIOD_US};
+pub use limits::{CgroupError, CgroupLimits};
 
 /// One bot's cgroups (one per hierarchy involved), removed on drop.
 #[derive(Debug)]
@@ -51,95 +65,6 @@ pub struct Cgroup {
     freezer: Option<Freezer>,
     /// Where `pids.max` was set, and to what.
     pids: Option<(PathBuf, u64)>,
-}
-
-/// A bot's freezer cgroup: its control file, its version, and the directory
-/// it was made in (where a task leaves it for: [`Cgroup::freezer_exit`]).
-#[derive(Debug)]
-struct Freezer {
-    control: File,
-    version: Version,
-    parent: PathBuf,
-}
-
-/// What a bot's cgroup limits (those given).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct CgroupLimits {
-    /// Tasks in the bot's tree (`pids`).
-    pub processes: Option<u64>,
-    /// Bytes of memory of the whole tree (`memory`).
-    pub memory: Option<u64>,
-    /// CPU bandwidth of the whole tree, in thousandths of one core (`cpu`).
-    pub cpu_millicores: Option<u64>,
-    /// With `cpu_millicores`: the nice value the tree's CPU share is
-    /// weighed as (`--bot-nice`), since in a cpu cgroup of its own its
-    /// tasks' nice values rank them only among themselves. 0: the usual.
-    pub cpu_nice: i32,
-    /// The tree's CPU time, exited processes included, can be read.
-    pub cpu_accounting: bool,
-    /// The tree can be frozen and thawed.
-    pub freezer: bool,
-}
-
-/// Why a bot's cgroup could not be made: the host does not offer the
-/// controller, or a step of making it failed.
-#[derive(Debug, thiserror::Error)]
-pub enum CgroupError {
-    #[error(
-        "no {0} cgroup controller is available to the referee (neither a \
-         writable cgroup v1 hierarchy nor one delegated by cgroup v2)"
-    )]
-    NoController(&'static str),
-    #[error("failed to create the cgroup {}: {error}", dir.display())]
-    Create { dir: PathBuf, error: std::io::Error },
-    #[error("failed to open {}/cgroup.procs: {error}", dir.display())]
-    OpenProcs { dir: PathBuf, error: std::io::Error },
-    #[error("failed to open {}: {error}", path.display())]
-    Open {
-        path: PathBuf,
-        error: std::io::Error,
-    },
-    #[error("failed to set {}/{file} to {value}: {error}", dir.display())]
-    Set {
-        dir: PathBuf,
-        file: &'static str,
-        value: String,
-        error: std::io::Error,
-    },
-}
-
-/// The CPU bandwidth period, µs (the kernel's default); the quota is the
-/// limit's share of it, so 1000 millicores is one core.
-const CPU_PERIOD_US: u64 = 100_000;
-
-/// The kernel's scheduling weight of a task at `nice` (its
-/// `sched_prio_to_weight`, 1024 at nice 0, about 1.25 times more per step
-/// down), as cgroup v1's `cpu.shares`.
-fn nice_weight(nice: i32) -> u32 {
-    const WEIGHTS: [u32; 40] = [
-        88761, 71755, 56483, 46273, 36291, 29154, 23254, 18705, 14949, 11916, 9548, 7620, 6100,
-        4904, 3906, 3121, 2501, 1991, 1586, 1277, 1024, 820, 655, 526, 423, 335, 272, 215, 172,
-        137, 110, 87, 70, 56, 45, 36, 29, 23, 18, 15,
-    ];
-    WEIGHTS[(nice.clamp(-20, 19) + 20) as usize]
-}
-
-/// A limit to set: controller, and the files to write in order with their
-/// values, in cgroup v1 and in v2.
-struct Limit {
-    controller: &'static str,
-    v1: Vec<(&'static str, String)>,
-    v2: Vec<(&'static str, String)>,
-}
-
-impl Limit {
-    fn same(controller: &'static str, v1: &'static str, v2: &'static str, value: u64) -> Limit {
-        Limit {
-            controller,
-            v1: vec![(v1, value.to_string())],
-            v2: vec![(v2, value.to_string())],
-        }
-    }
 }
 
 impl Cgroup {
@@ -159,7 +84,7 @@ impl Cgroup {
         static SEQ: AtomicU32 = AtomicU32::new(0);
         let name = format!(
             "{}{}",
-            super::freeze_guard::prefix(std::process::id()),
+            freeze_guard::prefix(std::process::id()),
             SEQ.fetch_add(1, Ordering::Relaxed)
         );
         let quota = |m: u64| m * CPU_PERIOD_US / 1000;
@@ -234,7 +159,7 @@ impl Cgroup {
                 "freezer (or cgroup v2 cgroup.freeze)",
             ))?;
             if matches!(version, Version::V1) {
-                super::freeze_guard::ensure(&parent);
+                freeze_guard::ensure(&parent);
             }
             let dir = self.join(parent.join(name))?;
             let file = match version {
@@ -282,61 +207,6 @@ impl Cgroup {
         self.usage.clone()
     }
 
-    /// Freezes every task of the cgroup (`true`) or thaws them; nothing
-    /// without a freezer. Freezing takes effect within a scheduler tick: the
-    /// write returns at once, tasks on another CPU stop on their way back to
-    /// user space.
-    pub fn freeze(&self, frozen: bool) -> std::io::Result<()> {
-        use std::os::unix::fs::FileExt;
-        let Some(Freezer {
-            control, version, ..
-        }) = &self.freezer
-        else {
-            return Ok(());
-        };
-        let value: &[u8] = match (version, frozen) {
-            (Version::V2, true) => b"1",
-            (Version::V2, false) => b"0",
-            (Version::V1, true) => b"FROZEN",
-            (Version::V1, false) => b"THAWED",
-        };
-        control.write_all_at(value, 0)
-    }
-
-    /// Where a process leaves the freezer's cgroup for, if the freezer is
-    /// cgroup v2's: for a kept sandbox's init once it has forked the bot
-    /// (`BotProcess::started`). A task that only waits for its child need
-    /// not be frozen, and v2's `cgroup.freeze` write takes about 3 µs for a
-    /// cgroup of one task, about 20 µs for two (BENCHMARKS.md, "the init
-    /// leaves the freezer"). v1's freezer costs the same either way, and a
-    /// move costs an RCU grace period (milliseconds on a loaded host), so
-    /// there nothing moves. The init leaves the bot's other v2 limits and
-    /// accounting with it (it forks nothing more and uses no CPU to speak
-    /// of), and a process limit there, which counted it as a helper, is
-    /// lowered by one, so the bot's own processes stay limited as given.
-    pub fn freezer_exit(&self) -> Option<FreezerExit> {
-        let freezer = self.freezer.as_ref()?;
-        match freezer.version {
-            Version::V2 => self.any_freezer_exit(),
-            Version::V1 => None,
-        }
-    }
-
-    /// [`Cgroup::freezer_exit`] whichever the freezer's version.
-    fn any_freezer_exit(&self) -> Option<FreezerExit> {
-        let freezer = self.freezer.as_ref()?;
-        let pids_max = match &self.pids {
-            Some((dir, n)) if dir.parent() == Some(freezer.parent.as_path()) => {
-                Some((dir.join("pids.max"), n.saturating_sub(1)))
-            }
-            _ => None,
-        };
-        Some(FreezerExit {
-            procs: freezer.parent.join("cgroup.procs"),
-            pids_max,
-        })
-    }
-
     /// The `cgroup.procs` descriptors the child writes `0` to, one per
     /// hierarchy (cgroup v1 has one per controller).
     pub fn procs_fds(&self) -> ProcsFds {
@@ -347,25 +217,12 @@ impl Cgroup {
         fds
     }
 
-    /// Moves process `pid` (a kept sandbox's bot init, `slot.rs`) into the
+    /// Moves process `pid` (a kept sandbox's bot init, `sandbox/kept/pool.rs`) into the
     /// cgroup, before it starts the bot.
     pub fn add(&self, pid: u32) -> std::io::Result<()> {
         use std::os::unix::fs::FileExt;
         for f in &self.procs {
             f.write_all_at(pid.to_string().as_bytes(), 0)?;
-        }
-        Ok(())
-    }
-
-    /// Moves the calling process into the cgroup. Async-signal-safe: for the
-    /// child between fork and exec.
-    pub fn enter(fds: ProcsFds) -> std::io::Result<()> {
-        for fd in fds.into_iter().flatten() {
-            // SAFETY: a plain write(2) of a static byte to a descriptor the parent
-            // opened before the fork.
-            if unsafe { nix::libc::write(fd, b"0".as_ptr().cast(), 1) } != 1 {
-                return Err(std::io::Error::last_os_error());
-            }
         }
         Ok(())
     }
@@ -408,101 +265,44 @@ impl Drop for Cgroup {
     }
 }
 
-/// How a process leaves a bot's v2 freezer cgroup ([`Cgroup::freezer_exit`]).
-#[derive(Debug)]
-pub struct FreezerExit {
-    /// The `cgroup.procs` of the cgroup it goes back to.
-    procs: PathBuf,
-    /// `pids.max` of the cgroup it leaves, and the limit without it.
-    pids_max: Option<(PathBuf, u64)>,
-}
-
-impl FreezerExit {
-    /// Moves process `pid` out (a write to `cgroup.procs`, which waits for
-    /// an RCU grace period: call it off any table's path).
-    pub fn apply(&self, pid: u32) -> std::io::Result<()> {
-        std::fs::write(&self.procs, pid.to_string())?;
-        match &self.pids_max {
-            Some((file, n)) => std::fs::write(file, n.to_string()),
-            None => Ok(()),
-        }
+impl crate::os::reaper::Enclosure for Cgroup {
+    fn kill_all(&self) -> bool {
+        Cgroup::kill_all(self)
     }
 }
 
-#[derive(Clone, Copy, Debug)]
-enum Version {
-    V1,
-    V2,
-}
-
-/// Where a bot's cgroup for a feature without a limit goes: the referee's own
-/// cgroup v2 if it may make children there (`cpu.stat` and `cgroup.freeze`
-/// need no controller), else its cgroup v1 of `controller`.
-fn feature_parent(controller: &str) -> Option<(PathBuf, Version)> {
-    own_cgroup_v2()
-        .map(|d| (d, Version::V2))
-        .or_else(|| own_cgroup(controller).filter(|(_, v)| matches!(v, Version::V1)))
-}
-
-/// Where a bot's freezer cgroup goes: the referee's cgroup v1 freezer
-/// hierarchy if it may make children there, else its own cgroup v2 (see the
-/// module's doc for why v1 comes first).
-fn freezer_parent() -> Option<(PathBuf, Version)> {
-    own_cgroup("freezer")
-        .filter(|(_, v)| matches!(v, Version::V1))
-        .or_else(|| own_cgroup_v2().map(|d| (d, Version::V2)))
-}
-
-/// The freezer directory bots' cgroups are made in, if it is cgroup v1's
-/// (the panic hook thaws them there before it kills: `freeze_guard.rs`).
-pub fn v1_freezer_parent() -> Option<PathBuf> {
-    freezer_parent()
-        .filter(|(_, v)| matches!(v, Version::V1))
-        .map(|(dir, _)| dir)
-}
-
-/// The referee's own cgroup v2 directory (`0::PATH` in `/proc/self/cgroup`,
-/// under `/sys/fs/cgroup` or a hybrid host's `/sys/fs/cgroup/unified`), if it
-/// may make children there.
-fn own_cgroup_v2() -> Option<PathBuf> {
-    let table = std::fs::read_to_string("/proc/self/cgroup").ok()?;
-    let path = table.lines().find_map(|l| l.strip_prefix("0::"))?;
-    let path = path.trim_start_matches('/');
-    ["/sys/fs/cgroup", "/sys/fs/cgroup/unified"]
-        .into_iter()
-        .map(|root| Path::new(root).join(path))
-        .find(|dir| dir.join("cgroup.controllers").is_file() && writable(dir))
-}
-
-/// The directory of the referee's own cgroup for `controller`, and which
-/// version it is, if the referee may create children there.
-fn own_cgroup(controller: &str) -> Option<(PathBuf, Version)> {
-    let table = std::fs::read_to_string("/proc/self/cgroup").ok()?;
-    for line in table.lines() {
-        let mut parts = line.splitn(3, ':');
-        let (_, controllers, path) = (parts.next()?, parts.next()?, parts.next()?);
-        let path = path.trim_start_matches('/');
-        if controllers.split(',').any(|c| c == controller) {
-            let dir = Path::new("/sys/fs/cgroup").join(controller).join(path);
-            if writable(&dir) {
-                return Some((dir, Version::V1));
-            }
-        } else if controllers.is_empty() {
-            for root in ["/sys/fs/cgroup", "/sys/fs/cgroup/unified"] {
-                let dir = Path::new(root).join(path);
-                let delegated = std::fs::read_to_string(dir.join("cgroup.subtree_control"))
-                    .is_ok_and(|s| s.split_whitespace().any(|c| c == controller));
-                if delegated && writable(&dir) {
-                    return Some((dir, Version::V2));
-                }
-            }
-        }
+/// The cgroup that limits a bot's processes and CPU (and its tree's memory,
+/// where the host allows; `RLIMIT_AS` limits each process in any case), if
+/// `limits` ask for one. `helpers`, the sandbox's processes around the bot
+/// (bubblewrap and its pid 1, or a kept sandbox's init), are not counted
+/// against the bot's processes.
+pub fn for_bot(limits: &ResourceLimits, helpers: u64) -> std::io::Result<Option<Cgroup>> {
+    let wanted = CgroupLimits {
+        processes: limits.processes.map(|n| n + helpers),
+        memory: limits.memory_bytes,
+        cpu_millicores: limits.cpu_millicores,
+        // Only a cpu cgroup's share needs it (else the tasks' nice value
+        // ranks them against the host's, and no cgroup is made for it).
+        cpu_nice: limits.cpu_millicores.map_or(0, |_| limits.nice),
+        cpu_accounting: limits.cpu_accounting,
+        freezer: limits.freezer,
+    };
+    if wanted == CgroupLimits::default() {
+        return Ok(None);
     }
-    None
-}
-
-fn writable(dir: &Path) -> bool {
-    nix::unistd::access(dir, nix::unistd::AccessFlags::W_OK).is_ok()
+    // The memory cgroup is a best effort on top of RLIMIT_AS; the others were
+    // promised (and probed before the run).
+    let required = CgroupLimits {
+        memory: None,
+        ..wanted
+    };
+    match Cgroup::create_with(wanted) {
+        Ok(c) => Ok(Some(c)),
+        Err(_) if required == CgroupLimits::default() => Ok(None),
+        Err(_) => Cgroup::create_with(required)
+            .map(Some)
+            .map_err(std::io::Error::other),
+    }
 }
 
 /// Checks once, before any bot starts, that per-bot cgroups can be made.
@@ -552,7 +352,7 @@ mod tests {
         let mut cmd = std::process::Command::new("sh");
         cmd.args(["-c", "while :; do :; done"]);
         // SAFETY: only write(2) on descriptors opened before the fork.
-        unsafe { cmd.pre_exec(move || Cgroup::enter(fds)) };
+        unsafe { cmd.pre_exec(move || crate::os::process::enter_cgroups(fds)) };
         let mut child = cmd.spawn().unwrap();
         let pid = child.id();
         let wait = |what: &str, done: &dyn Fn() -> bool| {
@@ -596,7 +396,7 @@ mod tests {
             let mut cmd = std::process::Command::new("sh");
             cmd.args(["-c", "while :; do :; done"]);
             // SAFETY: only write(2) on descriptors opened before the fork.
-            unsafe { cmd.pre_exec(move || Cgroup::enter(fds)) };
+            unsafe { cmd.pre_exec(move || crate::os::process::enter_cgroups(fds)) };
             cmd.spawn().unwrap()
         };
         let (mut bot, mut init) = (spin(), spin());
@@ -607,7 +407,7 @@ mod tests {
             "only v2's freezer is left"
         );
         cgroup.any_freezer_exit().unwrap().apply(init.id()).unwrap();
-        let listed = |dir: &Path, pid: u32| {
+        let listed = |dir: &std::path::Path, pid: u32| {
             std::fs::read_to_string(dir.join("cgroup.procs"))
                 .unwrap()
                 .lines()

@@ -86,8 +86,8 @@ impl Holder {
     /// that the referee prepares the rest of the sandbox meanwhile.
     pub fn start(referee: PathBuf, args: HoldArgs) -> std::io::Result<Starting> {
         let images = args.image.len();
-        let mut child = super::spawner::on_thread(move || {
-            let mut cmd = super::own_exe::command(&referee);
+        let mut child = crate::os::spawner::on_thread(move || {
+            let mut cmd = crate::os::own_exe::command(&referee);
             cmd.arg(SUBCOMMAND);
             for r in &args.root {
                 cmd.arg("--root").arg(r);
@@ -112,7 +112,7 @@ impl Holder {
                 .stdin(Stdio::piped())
                 .stdout(Stdio::piped())
                 .stderr(Stdio::inherit());
-            super::unix::die_with_referee(&mut cmd);
+            crate::os::process::die_with_referee(&mut cmd);
             cmd.spawn()
         })?;
         let stdin = child.stdin.take();
@@ -262,7 +262,7 @@ fn warn_holes(holes: &[(PathBuf, u64)]) {
 
 /// The images `args` asks for, made or found (`image.rs`).
 fn make_images(args: &HoldArgs) -> Images {
-    let referee = super::own_exe::path();
+    let referee = crate::os::own_exe::path();
     (args.image.iter())
         .map(|json| {
             let (Some(cache), Some(mkfs), Ok(referee)) = (&args.image_cache, &args.mkfs, &referee)

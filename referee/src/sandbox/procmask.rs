@@ -220,7 +220,7 @@ mod tests {
     /// nothing).
     #[test]
     fn every_host_wide_file_is_refused_constant_or_masked() {
-        let allowed = crate::bot::procview::ProcView::of(1);
+        let allowed = crate::sandbox::procview::ProcView::of(1);
         let host: Vec<String> = (allowed.files.iter())
             .filter_map(|p| p.strip_prefix("/proc").ok())
             .filter(|p| !p.starts_with("1"))

@@ -18,7 +18,7 @@
 //! read in faster so). A
 //! referee that may not lock (not root: `RLIMIT_MEMLOCK`) reads the pages in
 //! (`MADV_POPULATE_READ`) and keeps them mapped: resident, but memory pressure
-//! can still evict them. The view is kept small for this (`sandbox.rs`,
+//! can still evict them. The view is kept small for this (`sandbox/mod.rs`,
 //! `SYSTEM_DIRS`): about 1.2 GB here, against 6.4 GB for all of `/usr`.
 //! Files past [`BUDGET_BYTES`] or [`MAX_MAPS`] are not held, and the referee
 //! says so.

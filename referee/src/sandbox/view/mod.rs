@@ -10,6 +10,13 @@
 
 use std::path::{Path, PathBuf};
 
+pub mod extents;
+pub mod holder;
+pub mod image;
+pub mod own;
+pub mod resident;
+pub mod stage;
+
 /// Shown read-only where they exist, file or directory.
 const SYSTEM_PATHS: &[&str] = &[
     "/usr/bin",

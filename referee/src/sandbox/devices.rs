@@ -15,7 +15,7 @@
 //! read-only binds are `nodev`), so that bubblewrap is started in a mount
 //! namespace of its own where each node is already a read-only bind of
 //! itself: bubblewrap's binds of them inherit that, and keep it. A kept
-//! sandbox's init makes them read-only itself (`kept_state::seal`).
+//! sandbox's init makes them read-only itself (`kept/state.rs`, `seal`).
 
 use std::ffi::CStr;
 use tokio::process::Command;
