@@ -84,6 +84,10 @@ pub enum Command {
     /// Example: referee sprt --new "python3 bot_v2.py" --base "python3 bot_v1.py"
     #[command(allow_negative_numbers = true)]
     Sprt(Box<crate::sprt::SprtArgs>),
+    /// A season: entrants submit and replace bots while duplicate sets are
+    /// played continuously and a leaderboard follows (`season init`, `run`,
+    /// `submit`, `standings`, `close`; docs/organisers.md, "Run a season").
+    Season(crate::season::SeasonArgs),
     /// Combine the directories of a sharded tournament (--shard K/N) into one.
     Merge {
         /// The shard directories (each a tournament's --out).

@@ -79,6 +79,7 @@ pub mod report;
 pub mod rerun;
 pub mod safe_create;
 pub mod schema;
+pub mod season;
 pub mod session;
 pub mod settings;
 pub mod show;
