@@ -23,6 +23,17 @@ pub struct Standings {
     pub order: &'static str,
     /// Each entrant with an admitted version, in rank order.
     pub entrants: Vec<Row>,
+    /// How many finished sets each pair of versions played together (lower
+    /// version id first): who has met whom.
+    pub pairs: Vec<Pair>,
+}
+
+/// Two versions and the finished sets they played together.
+#[derive(Serialize)]
+pub struct Pair {
+    pub a: i64,
+    pub b: i64,
+    pub sets: u32,
 }
 
 /// One version's line.
@@ -50,10 +61,16 @@ pub struct Row {
 /// The standings from the database.
 pub fn compute(db: &Db) -> anyhow::Result<Standings> {
     let versions = db.versions()?;
-    let finished: Vec<i64> = (db.sets()?.into_iter())
-        .filter(|s| s.finished)
-        .map(|s| s.id)
-        .collect();
+    let finished_sets: Vec<_> = (db.sets()?.into_iter()).filter(|s| s.finished).collect();
+    let finished: Vec<i64> = finished_sets.iter().map(|s| s.id).collect();
+    let mut met: BTreeMap<(i64, i64), u32> = BTreeMap::new();
+    for s in &finished_sets {
+        let mut v = s.versions;
+        v.sort();
+        for (a, b) in [(v[0], v[1]), (v[0], v[2]), (v[1], v[2])] {
+            *met.entry((a, b)).or_default() += 1;
+        }
+    }
     let games: Vec<GameOutcome> = (db.games()?.into_iter())
         .filter(|(set, _, _)| finished.binary_search(set).is_ok())
         .map(|(_, _, o)| o)
@@ -92,6 +109,9 @@ pub fn compute(db: &Db) -> anyhow::Result<Standings> {
         games: games.len(),
         order: ORDER,
         entrants,
+        pairs: (met.into_iter())
+            .map(|((a, b), sets)| Pair { a, b, sets })
+            .collect(),
     })
 }
 
