@@ -82,7 +82,7 @@ pub fn run(paths: &[PathBuf]) -> anyhow::Result<ExitCode> {
     for p in paths {
         if p.is_dir() && crate::tournament::audit::is_tournament(p) {
             tournament(p, &mut tally)?;
-        } else if p.is_dir() && crate::season::is_season(p) {
+        } else if p.is_dir() && crate::layout::season::is_season(p) {
             season(p, &mut tally)?;
         } else if p.is_dir() {
             for f in jsonl_in(p)? {
@@ -257,7 +257,7 @@ fn season(dir: &Path, tally: &mut Tally) -> anyhow::Result<()> {
         &s.fault_policy,
         Some(&s.isolation),
     );
-    let db = dir.join(crate::season::DB);
+    let db = dir.join(crate::layout::season::DB);
     tally.played_under(&format!(
         "season {}: played under: {conditions}",
         db.display()

@@ -30,13 +30,13 @@ pub struct SeasonAudit {
 
 /// The settings the season's transcripts must record.
 pub fn settings(dir: &Path) -> anyhow::Result<Settings> {
-    Settings::read(&Db::open(&dir.join(super::DB))?)
+    Settings::read(&Db::open(&dir.join(crate::layout::season::DB))?)
 }
 
 /// Checks the database of the season in `dir` against its transcripts
 /// `files` (relative to `dir`).
 pub fn check(dir: &Path, files: &[String]) -> anyhow::Result<SeasonAudit> {
-    let db = Db::open(&dir.join(super::DB))?;
+    let db = Db::open(&dir.join(crate::layout::season::DB))?;
     let sets: BTreeMap<i64, SetRow> = db.sets()?.into_iter().map(|s| (s.id, s)).collect();
     let versions = db.versions()?;
     let mut audit = SeasonAudit {

@@ -32,13 +32,7 @@ use anyhow::{bail, Context};
 pub use args::SeasonArgs;
 use args::{InitArgs, RunArgs, SeasonCommand, StandingsArgs, SubmitArgs};
 
-/// The season's database, in its folder.
-pub const DB: &str = "season.db";
-
-/// Whether `dir` holds a season.
-pub fn is_season(dir: &Path) -> bool {
-    dir.join(DB).is_file()
-}
+pub use crate::layout::season::{is_season, DB};
 
 /// Runs a `referee season` subcommand.
 pub fn main(args: SeasonArgs) -> anyhow::Result<ExitCode> {

@@ -63,7 +63,7 @@ pub async fn run(
     opts: &RunOptions,
     cancel: &CancellationToken,
 ) -> anyhow::Result<Ended> {
-    let db = Db::open(&dir.join(super::DB))?;
+    let db = Db::open(&dir.join(crate::layout::season::DB))?;
     if db.get("closed")?.is_some() {
         anyhow::bail!(
             "the season in {} is closed; nothing more is played",

@@ -40,7 +40,7 @@ pub struct Submitted {
 /// Checks and records a submission in the season at `dir`.
 pub fn submit(dir: &Path, s: &Submission) -> anyhow::Result<Submitted> {
     check_name(&s.name)?;
-    let mut db = Db::open(&dir.join(super::DB))?;
+    let mut db = Db::open(&dir.join(crate::layout::season::DB))?;
     let settings = Settings::read(&db)?;
     let version_dir =
         match &s.dir {
