@@ -45,6 +45,7 @@ pub fn check(dir: &Path, files: &[String]) -> anyhow::Result<SeasonAudit> {
         uncounted: Vec::new(),
         rated: 0,
     };
+    seeds(dir, &db, &sets, &mut audit)?;
     let mut derived: BTreeMap<i64, Vec<GameOutcome>> = BTreeMap::new();
     let mut counted = Vec::new();
     for (set, game, recorded) in db.games()? {
@@ -72,6 +73,38 @@ pub fn check(dir: &Path, files: &[String]) -> anyhow::Result<SeasonAudit> {
         ratings(&db, &sets, &derived, &mut audit)?;
     }
     Ok(audit)
+}
+
+/// Every set's seed is the season's deal seed (its seed and secret) mixed
+/// with the set's number: no set was dealt from a seed chosen otherwise.
+/// Checked where the secret is at hand (the folder's, or revealed at close).
+fn seeds(
+    dir: &Path,
+    db: &Db,
+    sets: &BTreeMap<i64, SetRow>,
+    audit: &mut SeasonAudit,
+) -> anyhow::Result<()> {
+    let secret = match db.get("seed_secret")? {
+        Some(text) => Some(
+            text.parse()
+                .map_err(|e| anyhow::anyhow!("season.db's seed_secret: {e}"))?,
+        ),
+        None => crate::tournament::seed_secret::stored(dir)?,
+    };
+    let Some(secret) = secret else {
+        return Ok(());
+    };
+    let deal = secret.mix(Settings::read(db)?.seed);
+    for s in sets.values() {
+        let want = schmier_protocol::shuffle::derive_seed(deal, s.id as u64);
+        if s.seed != want {
+            audit.mismatches.push(format!(
+                "set {} is dealt from seed {}, not the season's {want}",
+                s.id, s.seed
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Whether the recorded game is what its transcript records; the outcome

@@ -310,6 +310,29 @@ impl Db {
         Ok(sets)
     }
 
+    /// The games of set `set` recorded so far.
+    pub fn recorded(&self, set: i64) -> anyhow::Result<Vec<u32>> {
+        let mut st = self
+            .conn
+            .prepare("SELECT game FROM games WHERE set_id = ?1 ORDER BY game")?;
+        let rows = st.query_map(params![set], |r| r.get(0))?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// The latest rating of every version that has played a finished set.
+    pub fn latest_ratings(&self) -> anyhow::Result<Vec<RatingRow>> {
+        let after: i64 = self.conn.query_row(
+            "SELECT COALESCE(MAX(after_sets), 0) FROM ratings",
+            [],
+            |r| r.get(0),
+        )?;
+        Ok(self
+            .ratings()?
+            .into_iter()
+            .filter(|r| r.after_sets == after)
+            .collect())
+    }
+
     /// Every recorded game: set, game number and outcome.
     pub fn games(&self) -> anyhow::Result<Vec<(i64, u32, GameOutcome)>> {
         let mut st = self

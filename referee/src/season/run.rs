@@ -233,9 +233,9 @@ impl Coordinator<'_> {
             current.insert(v.entrant, v.id);
         }
         let active: Vec<i64> = current.into_values().collect();
-        let ratings: BTreeMap<i64, f64> = (self.db.ratings()?.into_iter())
+        let ratings: BTreeMap<i64, f64> = (self.db.latest_ratings()?.into_iter())
             .map(|r| (r.version, r.rating))
-            .collect(); // the latest of each, rows being in order
+            .collect();
         let planned: Vec<(i64, [i64; 3])> = sets.iter().map(|s| (s.id, s.versions)).collect();
         let (candidates, met) = matchmaking::candidates(&active, &planned, &ratings);
         let Some(versions) = matchmaking::next(&candidates, &met, self.settings.policy) else {
@@ -263,10 +263,7 @@ impl Coordinator<'_> {
 
     /// Hands set `set`'s games not yet recorded to a table of its own.
     fn start(&mut self, set: &SetRow) -> anyhow::Result<()> {
-        let recorded: BTreeSet<u32> = (self.db.games()?.into_iter())
-            .filter(|(s, _, _)| *s == set.id)
-            .map(|(_, g, _)| g)
-            .collect();
+        let recorded = self.db.recorded(set.id)?;
         let games: Vec<u32> = (1..=SET).filter(|g| !recorded.contains(g)).collect();
         let matchup = Matchup {
             index: u32::try_from(set.id).context("set id out of range")?,

@@ -38,6 +38,7 @@ pub struct Settings {
 impl Settings {
     /// The settings of a new season from its flags; an error names the bad one.
     pub fn new(table: &TableArgs, dir: &Path, seed: u64, policy: Policy) -> anyhow::Result<Self> {
+        refuse_unrecorded(table)?;
         let spec = crate::tournament::args::table_spec(table, &[], dir, None)?;
         Ok(Settings {
             seed,
@@ -88,6 +89,30 @@ impl Settings {
     }
 }
 
+/// The table flags the record cannot hold (a tournament's manifest does not
+/// either): given at `init`, they would be lost by the first `run`, so they
+/// are refused there rather than dropped.
+fn refuse_unrecorded(table: &TableArgs) -> anyhow::Result<()> {
+    let given = [
+        ("--bot-env", !table.isolation.bot_env.is_empty()),
+        ("--scratch", table.isolation.scratch.is_some()),
+        ("--events", table.channel.events.is_some()),
+        ("--bot-nice", table.limits.bot_nice.is_some()),
+    ];
+    let named: Vec<&str> = (given.iter())
+        .filter(|(_, g)| *g)
+        .map(|(f, _)| *f)
+        .collect();
+    if !named.is_empty() {
+        anyhow::bail!(
+            "{}: a season cannot record this setting yet, so its runs would not keep it; \
+             leave it out",
+            named.join(", ")
+        );
+    }
+    Ok(())
+}
+
 /// How a version's bot is started: its command, read in its directory.
 pub fn bot(v: &Version) -> anyhow::Result<BotSpec> {
     let what = format!("{} version {}", v.name, v.number);
@@ -96,4 +121,49 @@ pub fn bot(v: &Version) -> anyhow::Result<BotSpec> {
         *dir = Some(d.into());
     }
     Ok(spec)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const POLICY: Policy = Policy {
+        min_sets: 1,
+        pair_cap: 1,
+    };
+
+    #[test]
+    fn the_record_rebuilds_the_flags_given_and_refuses_what_it_cannot_hold() {
+        use clap::{Args, FromArgMatches};
+        let parse = |argv: &[&str]| {
+            let cmd = TableArgs::augment_args(clap::Command::new("t"));
+            let m = cmd.try_get_matches_from(argv).unwrap();
+            TableArgs::from_arg_matches(&m).unwrap()
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let given = parse(&[
+            "t",
+            "--decision-ms",
+            "300",
+            "--max-faults",
+            "2",
+            "--stick-the-dealer",
+        ]);
+        let s = Settings::new(&given, dir.path(), 5, POLICY).unwrap();
+        let spec = s.table(dir.path(), &[]).unwrap();
+        assert_eq!(spec.time.record(), s.time_control);
+        assert_eq!(s.time_control.decision_ms, Some(300));
+        assert_eq!(spec.policy, s.fault_policy);
+        assert_eq!(spec.policy.max_faults, Some(2));
+        assert!(spec.rules.stick_the_dealer);
+        assert_eq!(spec.isolation_record(), s.isolation);
+        let env = parse(&["t", "--bot-env", "A=1", "--events", "batched"]);
+        let err = Settings::new(&env, dir.path(), 5, POLICY)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.starts_with("--bot-env, --events: a season cannot record"),
+            "{err}"
+        );
+    }
 }
