@@ -73,14 +73,42 @@ fn every_pair_met(s: &Value) -> bool {
     })
 }
 
-fn start_run(dir: &Path, extra: &[&str]) -> Child {
-    season(&["run", "--jobs", "2", "-q"])
-        .arg(dir)
-        .args(extra)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap()
+/// A `season run` under way, killed if the test ends first (a failed
+/// assertion must not leave it playing).
+struct Running(Child);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn start_run(dir: &Path, extra: &[&str]) -> Running {
+    Running(
+        season(&["run", "--jobs", "2", "-q"])
+            .arg(dir)
+            .args(extra)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    )
+}
+
+/// Waits for `run` to end by itself (ten minutes at most); its status.
+fn ended(mut run: Running) -> std::process::ExitStatus {
+    let start = std::time::Instant::now();
+    loop {
+        if let Some(status) = run.0.try_wait().unwrap() {
+            return status;
+        }
+        assert!(
+            start.elapsed().as_secs() < 600,
+            "the run did not stop at --sets"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
 }
 
 /// The transcripts in `dir/games`, name → bytes.
@@ -101,9 +129,15 @@ fn a_season_takes_a_new_version_survives_a_kill_and_verifies() {
     let dir = scratch("season", "four");
     init(&dir);
     let mut run = start_run(&dir, &[]);
-    wait_while_running(&mut run, "a set finished", || {
-        standings(&dir)["sets"].as_u64() >= Some(1)
+    // Every entrant past its minimum: the new version is then the only one
+    // owed sets.
+    wait_while_running(&mut run.0, "every entrant's minimum", || {
+        let s = standings(&dir);
+        ["heur", "rand", "py", "forfeit"]
+            .iter()
+            .all(|e| sets_of(&s, e, 1) >= Some(MIN_SETS))
     });
+    let planned_before = planned(&standings(&dir)).len();
     // A new version of `rand`, checked, while the run runs.
     let mut submit = season(&["submit"]);
     submit.arg(&dir).args(["rand", "--", "builtin:heuristic"]);
@@ -112,13 +146,18 @@ fn a_season_takes_a_new_version_survives_a_kill_and_verifies() {
         said.contains("rand v2: admitted (passed check-bot)"),
         "{said}"
     );
-    wait_while_running(&mut run, "the new version's minimum and every pair", || {
-        let s = standings(&dir);
-        sets_of(&s, "rand", 2) >= Some(MIN_SETS) && every_pair_met(&s)
-    });
+    wait_while_running(
+        &mut run.0,
+        "the new version's minimum and every pair",
+        || {
+            let s = standings(&dir);
+            sets_of(&s, "rand", 2) >= Some(MIN_SETS) && every_pair_met(&s)
+        },
+    );
+    newcomer_first(&standings(&dir), planned_before);
     // Killed in the middle of its sets: two tables are always busy.
-    run.kill().unwrap();
-    run.wait().unwrap();
+    run.0.kill().unwrap(); // SIGKILL
+    run.0.wait().unwrap();
     let before = transcripts(&dir);
     let finished = standings(&dir)["sets"].as_u64().unwrap();
     // Nothing counted is wrong after the kill (games in flight are not counted).
@@ -129,14 +168,8 @@ fn a_season_takes_a_new_version_survives_a_kill_and_verifies() {
         .unwrap();
     assert!(v.status.success(), "{}", String::from_utf8_lossy(&v.stderr));
     let target = finished + 2;
-    let out = start_run(&dir, &["--sets", &target.to_string()])
-        .wait_with_output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let status = ended(start_run(&dir, &["--sets", &target.to_string()]));
+    assert!(status.success(), "the resumed run: {status}");
     let s = standings(&dir);
     assert_eq!(
         s["sets"].as_u64(),
@@ -179,6 +212,33 @@ fn a_season_takes_a_new_version_survives_a_kill_and_verifies() {
         "{text}"
     );
     tampered_transcript_fails(&dir, after.keys().next().unwrap());
+}
+
+/// The sets planned so far, in order: each its three version ids.
+fn planned(s: &Value) -> Vec<Vec<i64>> {
+    (s["set_list"].as_array().unwrap().iter())
+        .map(|e| {
+            (e["versions"].as_array().unwrap().iter())
+                .map(|v| v.as_i64().unwrap())
+                .collect()
+        })
+        .collect()
+}
+
+/// Once the run has taken the new version of `rand`, its next [`MIN_SETS`]
+/// sets all seat it: a newcomer's minimum comes first.
+fn newcomer_first(s: &Value, planned_before: usize) {
+    let rows = s["entrants"].as_array().unwrap();
+    let rand = rows.iter().find(|r| r["entrant"] == "rand").unwrap();
+    assert_eq!(rand["number"], 2);
+    let v2 = rand["version"].as_i64().unwrap();
+    let after: Vec<Vec<i64>> = planned(s).split_off(planned_before);
+    let first = after.iter().position(|t| t.contains(&v2)).unwrap();
+    let next = &after[first..first + MIN_SETS as usize];
+    assert!(
+        next.iter().all(|t| t[0] == v2),
+        "the newcomer anchors its first sets: {after:?}"
+    );
 }
 
 /// A transcript edited after the fact: `verify DIR` fails, naming the file.

@@ -26,6 +26,17 @@ pub struct Standings {
     /// How many finished sets each pair of versions played together (lower
     /// version id first): who has met whom.
     pub pairs: Vec<Pair>,
+    /// Every set planned so far, in order: what matchmaking chose.
+    pub set_list: Vec<SetEntry>,
+}
+
+/// A set: its number, its three versions (anchor first) and whether it is
+/// finished.
+#[derive(Serialize)]
+pub struct SetEntry {
+    pub set: i64,
+    pub versions: [i64; 3],
+    pub finished: bool,
 }
 
 /// Two versions and the finished sets they played together.
@@ -61,7 +72,8 @@ pub struct Row {
 /// The standings from the database.
 pub fn compute(db: &Db) -> anyhow::Result<Standings> {
     let versions = db.versions()?;
-    let finished_sets: Vec<_> = (db.sets()?.into_iter()).filter(|s| s.finished).collect();
+    let all_sets = db.sets()?;
+    let finished_sets: Vec<_> = all_sets.iter().filter(|s| s.finished).collect();
     let finished: Vec<i64> = finished_sets.iter().map(|s| s.id).collect();
     let mut met: BTreeMap<(i64, i64), u32> = BTreeMap::new();
     for s in &finished_sets {
@@ -111,6 +123,13 @@ pub fn compute(db: &Db) -> anyhow::Result<Standings> {
         entrants,
         pairs: (met.into_iter())
             .map(|((a, b), sets)| Pair { a, b, sets })
+            .collect(),
+        set_list: (all_sets.iter())
+            .map(|s| SetEntry {
+                set: s.id,
+                versions: s.versions,
+                finished: s.finished,
+            })
             .collect(),
     })
 }
