@@ -297,6 +297,21 @@ fn a_submission_that_fails_check_bot_is_refused_in_words() {
         .map(|r| r["entrant"].as_str().unwrap())
         .collect();
     assert_eq!(names, ["a"], "a refused version never plays");
+    // A command that cannot be found is not admitted either, and says so.
+    let out = season(&["submit"])
+        .arg(&dir)
+        .args(["a", "--", "./no-such-bot"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(said.contains("a v2: not admitted: it"), "{said}");
+    assert!(said.contains("no-such-bot"), "{said}");
+    // A closed season plays nothing more.
+    let closed = stdout(&succeeds(season(&["close"]).arg(&dir)));
+    assert!(closed.contains("its seed secret: "), "{closed}");
+    let err = refused(season(&["run", "--sets", "1"]).arg(&dir));
+    assert!(err.contains("is closed"), "{err}");
     // A folder that is no season is named as such.
     let err = refused(season(&["run", "--sets", "1"]).arg(dir.join("elsewhere")));
     assert!(err.contains("holds no season"), "{err}");

@@ -117,10 +117,14 @@ fn submitted(dir: &Path, s: &submit::Submission) -> anyhow::Result<bool> {
         println!("{name} v{}: admitted ({})", done.number, done.checked);
     } else {
         print!("{}", crate::names::printable_lines(&done.report));
+        let see = match done.report.is_empty() {
+            true => "",
+            false => " (the checklist above says what went wrong)",
+        };
         println!(
-            "{name} v{}: not admitted: it {} (the checklist above says what went wrong); \
-             the entrant's current version, if any, plays on",
-            done.number, done.checked
+            "{name} v{}: not admitted: it {}{see}; the entrant's current version, if any, plays on",
+            done.number,
+            crate::names::printable_lines(&done.checked)
         );
     }
     Ok(done.admitted)

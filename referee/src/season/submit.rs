@@ -57,7 +57,13 @@ pub fn submit(dir: &Path, s: &Submission) -> anyhow::Result<Submitted> {
             s.command
         );
     }
-    let (admitted, checked, report) = check(&settings, &bot, version_dir.as_deref(), s.unchecked)?;
+    let dir_text = version_dir
+        .as_ref()
+        .map(|d| d.to_string_lossy().into_owned());
+    let (admitted, checked, report) = match seatable(dir, &settings, s, dir_text.as_deref()) {
+        Err(why) => (false, why, String::new()),
+        Ok(()) => check(&settings, &bot, version_dir.as_deref(), s.unchecked)?,
+    };
     let (entrant, token) = match db.entrant(&s.name)? {
         Some(id) => (id, None),
         None => {
@@ -65,9 +71,6 @@ pub fn submit(dir: &Path, s: &Submission) -> anyhow::Result<Submitted> {
             (db.add_entrant(&s.name, &token)?, Some(token))
         }
     };
-    let dir_text = version_dir
-        .as_ref()
-        .map(|d| d.to_string_lossy().into_owned());
     let id = db.add_version(&NewVersion {
         entrant,
         command: &s.command,
@@ -86,6 +89,34 @@ pub fn submit(dir: &Path, s: &Submission) -> anyhow::Result<Submitted> {
         checked,
         report,
     })
+}
+
+/// Whether the season's tables can seat the version: its command found
+/// and, in a sandboxed season, the sandbox built for it (a version that
+/// cannot be seated would stop `season run` when it is picked up). If not,
+/// why, in words.
+fn seatable(
+    season: &Path,
+    settings: &Settings,
+    s: &Submission,
+    dir: Option<&str>,
+) -> Result<(), String> {
+    let candidate = super::db::Version {
+        id: 0,
+        entrant: 0,
+        name: s.name.clone(),
+        number: 0,
+        command: s.command.clone(),
+        dir: dir.map(str::to_owned),
+        parent: None,
+        submitted: 0,
+        admitted: true,
+        checked: String::new(),
+    };
+    match settings.table(season, &[candidate]) {
+        Ok(_) => Ok(()),
+        Err(e) => Err(format!("cannot be seated: {e:#}")),
+    }
 }
 
 /// An entrant's name: what files and lines will show, so plain.
