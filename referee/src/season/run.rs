@@ -96,6 +96,7 @@ pub async fn run(
         tx,
         stop,
         reporter: Arc::new(SeasonConsole),
+        starting: Arc::new(tokio::sync::Semaphore::new(pool::STARTING)),
         finished: 0,
         waiting_said: false,
     };
@@ -126,6 +127,9 @@ struct Coordinator<'a> {
     tx: mpsc::Sender<GameOutcome>,
     stop: CancellationToken,
     reporter: Arc<dyn Reporter>,
+    /// At most [`pool::STARTING`] sets start their bots at once, as in a
+    /// tournament.
+    starting: Arc<tokio::sync::Semaphore>,
     finished: u64,
     waiting_said: bool,
 }
@@ -294,15 +298,20 @@ impl Coordinator<'_> {
             spec,
             games,
         };
-        let (dir, tx, stop, reporter) = (
+        let (dir, tx, stop, reporter, starting) = (
             self.dir.clone(),
             self.tx.clone(),
             self.stop.clone(),
             self.reporter.clone(),
+            self.starting.clone(),
         );
         let id = set.id;
-        self.tables
-            .spawn(async move { (id, pool::run(dir, vec![job], 1, stop, tx, reporter).await) });
+        self.tables.spawn(async move {
+            (
+                id,
+                pool::run_throttled(dir, vec![job], 1, stop, tx, reporter, starting).await,
+            )
+        });
         self.under_way.insert(id);
         Ok(())
     }
