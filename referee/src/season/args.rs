@@ -94,7 +94,8 @@ pub struct SubmitArgs {
     pub dir: PathBuf,
     /// The entrant.
     pub name: String,
-    /// The version's folder: its command is read and run there.
+    /// The version's folder: its command is read and run there, recorded
+    /// with it. [default: the working directory]
     #[arg(long = "bot-dir", value_name = "DIR")]
     pub bot_dir: Option<PathBuf>,
     /// Admit it without running check-bot (recorded as such).

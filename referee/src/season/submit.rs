@@ -20,7 +20,8 @@ use crate::config::BotSpec;
 pub struct Submission {
     pub name: String,
     pub command: String,
-    /// Where the command is read and run (relative paths from there).
+    /// Where the command is read and run (relative paths from there); the
+    /// working directory if absent.
     pub dir: Option<PathBuf>,
     /// Admit it without `check-bot` (the organiser's call, recorded).
     pub unchecked: bool,
@@ -42,13 +43,6 @@ pub fn submit(dir: &Path, s: &Submission) -> anyhow::Result<Submitted> {
     check_name(&s.name)?;
     let mut db = Db::open(&dir.join(crate::layout::season::DB))?;
     let settings = Settings::read(&db)?;
-    let version_dir =
-        match &s.dir {
-            Some(d) => Some(std::fs::canonicalize(d).with_context(|| {
-                format!("--dir {}: not a folder this user can open", d.display())
-            })?),
-            None => None,
-        };
     let what = format!("the command of {:?}", s.name);
     let bot = crate::settings::parse_bot(&s.command, &what)?;
     if matches!(bot, BotSpec::Human | BotSpec::Remote(_)) {
@@ -57,6 +51,19 @@ pub fn submit(dir: &Path, s: &Submission) -> anyhow::Result<Submitted> {
             s.command
         );
     }
+    // A command is kept with the folder it is read in, given or the one it
+    // was submitted from: a run started elsewhere seats the same bot.
+    let version_dir = match (&s.dir, &bot) {
+        (Some(d), _) => Some(std::fs::canonicalize(d).with_context(|| {
+            format!("--bot-dir {}: not a folder this user can open", d.display())
+        })?),
+        (None, BotSpec::Command { .. }) => Some(
+            std::env::current_dir()
+                .and_then(std::fs::canonicalize)
+                .context("failed to read the working directory")?,
+        ),
+        (None, _) => None,
+    };
     let dir_text = version_dir
         .as_ref()
         .map(|d| d.to_string_lossy().into_owned());
