@@ -316,3 +316,53 @@ fn a_submission_that_fails_check_bot_is_refused_in_words() {
     let err = refused(season(&["run", "--sets", "1"]).arg(dir.join("elsewhere")));
     assert!(err.contains("holds no season"), "{err}");
 }
+
+#[test]
+fn ctrl_c_stops_a_run_and_leaves_only_counted_games() {
+    let dir = scratch("season", "interrupted");
+    let mut c = season(&["init"]);
+    c.arg(&dir)
+        .args(["--seed", "2", "--unchecked"])
+        .args(["--entrant", "a=builtin:random"])
+        .args(["--entrant", "b=builtin:heuristic"])
+        .args(["--entrant", "c=builtin:random"]);
+    succeeds(&mut c);
+    let child = season(&["run", "--jobs", "2"])
+        .arg(&dir)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let out = crate::support::interrupt_when(child, "a set finished", || {
+        standings(&dir)["sets"].as_u64() >= Some(1)
+    });
+    assert_eq!(out.status.code(), Some(130), "{out:?}");
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(said.contains("(stopped)"), "{said}");
+    // The games under way were abandoned, not left half-counted.
+    let s = standings(&dir);
+    let counted = (s["set_list"].as_array().unwrap().iter())
+        .filter(|e| e["finished"] == true)
+        .count() as u64;
+    assert!(counted >= 1);
+    let verified = succeeds(
+        Command::new(crate::support::REFEREE)
+            .arg("verify")
+            .arg(&dir),
+    );
+    let text = stdout(&verified);
+    assert!(!text.contains("note "), "{text}");
+    let left: Vec<String> = (std::fs::read_dir(dir.join("games")).unwrap().flatten())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".partial"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+    // Every transcript is a game the database counts (those of the set left
+    // unfinished too: the next run plays only its missing games).
+    let n = transcripts(&dir).len();
+    assert!(n as u64 >= 6 * counted);
+    assert!(
+        text.contains(&format!("({n} games, each as its transcript records it")),
+        "{text}"
+    );
+}
