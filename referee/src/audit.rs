@@ -106,6 +106,8 @@ pub fn run(paths: &[PathBuf]) -> anyhow::Result<ExitCode> {
     for p in paths {
         if p.is_dir() && crate::tournament::audit::is_tournament(p) {
             tournament(p, &mut tally)?;
+        } else if p.is_dir() && crate::layout::season::is_season(p) {
+            season(p, &mut tally)?;
         } else if p.is_dir() {
             for f in jsonl_in(p)? {
                 file(&f, &mut tally);
@@ -278,6 +280,67 @@ fn tournament(dir: &Path, tally: &mut Tally) -> anyhow::Result<()> {
         say(&format!(
             "ok {journal} ({} games, each as its transcript records it)",
             audit.lines
+        ));
+    }
+    Ok(())
+}
+
+/// The transcripts in a tournament's or a season's `games/`, relative to
+/// its folder.
+fn games_of(dir: &Path) -> anyhow::Result<Vec<String>> {
+    let games_dir = crate::layout::tournament::games(dir);
+    Ok(match games_dir.is_dir() {
+        true => crate::load::transcripts_in(&games_dir)?
+            .into_iter()
+            .map(|rel| {
+                let rel = Path::new(crate::layout::tournament::GAMES).join(rel);
+                rel.to_string_lossy().into_owned()
+            })
+            .collect(),
+        false => Vec::new(),
+    })
+}
+
+/// A season folder: its games, each played under the season's settings,
+/// then its database against them (`season/audit.rs`).
+fn season(dir: &Path, tally: &mut Tally) -> anyhow::Result<()> {
+    let games = games_of(dir)?;
+    let s = crate::season::audit::settings(dir)?;
+    let conditions = played_under(
+        Some(&s.referee),
+        &s.time_control,
+        &s.fault_policy,
+        Some(&s.isolation),
+    );
+    let db = dir.join(crate::layout::season::DB);
+    tally.played_under(&format!(
+        "season {}: played under: {conditions}",
+        db.display()
+    ));
+    tally.expected = Some(conditions.clone());
+    tally.conditions = Some(conditions);
+    for g in &games {
+        file(&dir.join(g), tally);
+    }
+    tally.expected = None;
+    let audit = crate::season::audit::check(dir, &games)?;
+    tally.journal_lines += audit.games;
+    tally.journal_bad += audit.mismatches.len();
+    for why in &audit.mismatches {
+        say(&format!("INVALID {}: {why}", db.display()));
+    }
+    for g in &audit.uncounted {
+        say(&format!(
+            "note {}: a finished game the season does not count (the next run plays it again)",
+            dir.join(g).display()
+        ));
+    }
+    if audit.mismatches.is_empty() {
+        say(&format!(
+            "ok {} ({} games, each as its transcript records it; the ratings of {} version(s) recomputed)",
+            db.display(),
+            audit.games,
+            audit.rated
         ));
     }
     Ok(())

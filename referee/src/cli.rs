@@ -59,7 +59,9 @@ pub enum Command {
         /// Transcript files (*.jsonl), or folders: every *.jsonl file directly in
         /// a `play` folder is checked (the timings/ and stderr/ folders are not);
         /// a tournament folder's games/ are, and each line of its journal.jsonl
-        /// against its transcript. The conditions it prints ("played under")
+        /// against its transcript; a season folder's games/ are, and every
+        /// game its season.db counts against its transcript, with the latest
+        /// ratings recomputed. The conditions it prints ("played under")
         /// are what the referee that wrote the file declared: verify replays
         /// the games, it cannot check how the bots were run. What it prints
         /// from a file is escaped (a control character as \u{1b}).
@@ -84,6 +86,10 @@ pub enum Command {
     /// Example: referee sprt --new "python3 bot_v2.py" --base "python3 bot_v1.py"
     #[command(allow_negative_numbers = true)]
     Sprt(Box<crate::sprt::SprtArgs>),
+    /// A season: entrants submit and replace bots while duplicate sets are
+    /// played continuously and a leaderboard follows (`season init`, `run`,
+    /// `submit`, `standings`, `close`; docs/organisers.md, "Run a season").
+    Season(crate::season::args::SeasonArgs),
     /// Combine the directories of a sharded tournament (--shard K/N) into one.
     Merge {
         /// The shard directories (each a tournament's --out).

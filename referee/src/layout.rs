@@ -547,3 +547,18 @@ mod tests {
         assert_eq!(game_of("timings"), None);
     }
 }
+
+/// A season's folder (`season/`): its state in `DIR/season.db` (SQLite), its
+/// seed secret in `DIR/seed-secret` and, named as a tournament's (round 0,
+/// the set as the matchup), its transcripts in `DIR/games/` and its tables'
+/// bot logs in `DIR/stderr/`.
+pub mod season {
+    use std::path::Path;
+
+    pub const DB: &str = "season.db";
+
+    /// Whether `dir` holds a season.
+    pub fn is_season(dir: &Path) -> bool {
+        dir.join(DB).is_file()
+    }
+}

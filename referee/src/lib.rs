@@ -87,6 +87,7 @@ pub mod rerun;
 pub mod safe_create;
 pub mod sandbox;
 pub mod schema;
+pub mod season;
 pub mod session;
 pub mod settings;
 pub mod show;

@@ -49,6 +49,7 @@ fn main() -> ExitCode {
             .and_then(|(argv, limits)| check_bot(argv, limits)),
         Command::Tournament(args) => args.validate().and_then(tournament),
         Command::Sprt(args) => args.validate().and_then(referee::sprt::main),
+        Command::Season(args) => referee::season::main(args),
         Command::Merge { dirs, out } => merge(&dirs, &out),
         Command::Diff(args) => diff(&args),
         Command::Show(args) => show(&args),

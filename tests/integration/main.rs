@@ -42,6 +42,7 @@ mod replay;
 mod replay_page;
 mod sample_bots;
 mod schema;
+mod season;
 mod settings;
 mod show;
 mod slurm;

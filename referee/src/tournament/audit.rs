@@ -144,7 +144,7 @@ fn line_matches(dir: &Path, manifest: &Manifest, recorded: &GameOutcome) -> Resu
 
 /// "field: the journal says A, the transcript gives B" for each field that
 /// differs, compared as the journal writes them.
-fn fields_differing(recorded: &GameOutcome, derived: &GameOutcome) -> Vec<String> {
+pub(crate) fn fields_differing(recorded: &GameOutcome, derived: &GameOutcome) -> Vec<String> {
     let as_map = |o: &GameOutcome| match serde_json::to_value(o) {
         Ok(serde_json::Value::Object(m)) => m,
         _ => unreachable!("an outcome serializes to an object"),

@@ -47,15 +47,35 @@ pub fn settings(out: &Path, sprt: bool) -> anyhow::Result<Option<Manifest>> {
 /// lowest layer of the merge. `scale` is the `--time-scale` given over it: the
 /// recorded limits are already scaled, so they are divided by it here.
 pub fn table_args(m: &Manifest, scale: Option<f64>) -> TableArgs {
-    let tc = &m.time_control;
+    let recorded = Recorded {
+        time_control: &m.time_control,
+        isolation: m.isolation.as_ref(),
+        fault_policy: &m.fault_policy,
+        rules: &m.rules,
+    };
+    recorded_table_args(&recorded, scale)
+}
+
+/// The settings of a table as a folder records them: a tournament's manifest,
+/// or a season's settings (`season/settings.rs`).
+pub struct Recorded<'a> {
+    pub time_control: &'a crate::transcript::TimeControlRecord,
+    pub isolation: Option<&'a crate::isolation_record::IsolationRecord>,
+    pub fault_policy: &'a crate::config::FaultPolicy,
+    pub rules: &'a schmier_protocol::rules::RulesConfig,
+}
+
+/// [`table_args`] of any record of a table's settings.
+pub fn recorded_table_args(m: &Recorded<'_>, scale: Option<f64>) -> TableArgs {
+    let tc = m.time_control;
     let unscaled = |ms: u64| match scale {
         Some(s) if s > 0.0 && s.is_finite() => (ms as f64 / s).round() as u64,
         _ => ms,
     };
     let limited = tc.decision_ms.is_some();
-    let isolation = m.isolation.as_ref();
+    let isolation = m.isolation;
     let limits = isolation.map(|i| &i.limits);
-    let p = &m.fault_policy;
+    let p = m.fault_policy;
     TableArgs {
         time: TimeArgs {
             decision_ms: tc.decision_ms.map(unscaled),

@@ -54,9 +54,24 @@ pub async fn run(
     done: mpsc::Sender<GameOutcome>,
     reporter: Arc<dyn Reporter>,
 ) -> anyhow::Result<()> {
+    let starting = Arc::new(Semaphore::new(STARTING));
+    run_throttled(dir, jobs, tables, stop, done, reporter, starting).await
+}
+
+/// [`run`], its tables starting their bots under `starting`'s permits, which
+/// other pools may share (a season runs a pool per set: one throttle for all).
+pub async fn run_throttled(
+    dir: PathBuf,
+    jobs: Vec<TableJob>,
+    tables: usize,
+    stop: CancellationToken,
+    done: mpsc::Sender<GameOutcome>,
+    reporter: Arc<dyn Reporter>,
+    starting: Arc<Semaphore>,
+) -> anyhow::Result<()> {
     let shared = Shared {
         queue: Arc::new(Mutex::new(VecDeque::from(jobs))),
-        starting: Arc::new(Semaphore::new(STARTING)),
+        starting,
         stop: stop.clone(),
         done,
         dir,

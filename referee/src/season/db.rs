@@ -1,0 +1,447 @@
+//! `season.db`, the season's state: one SQLite file (WAL, so `season submit`
+//! writes while `season run` reads; a busy timeout, so neither fails when the
+//! other holds the lock for a moment). Every write that must agree with
+//! another is one transaction: a game's result and, when it completes its set,
+//! the set's end and the refitted ratings land together or not at all, so a
+//! `kill -9` at any moment leaves the database as it was after some write.
+//!
+//! Transcripts stay files (`games/`), as a tournament's do; a game row names
+//! its transcript and holds the outcome read from it (`tournament/outcome.rs`),
+//! which `referee verify DIR` derives again.
+
+use std::path::Path;
+use std::time::Duration;
+
+use anyhow::Context;
+use rusqlite::{params, Connection, OptionalExtension};
+
+use crate::tournament::outcome::GameOutcome;
+
+/// What `season.db`'s `format` setting says: the schema below.
+pub const FORMAT: &str = "schmier-season/1";
+
+/// How long a write waits for the other process's (a submission during a run).
+const BUSY: Duration = Duration::from_secs(30);
+
+const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS entrants (
+    id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, token TEXT NOT NULL,
+    created INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS versions (
+    id INTEGER PRIMARY KEY, entrant INTEGER NOT NULL REFERENCES entrants(id),
+    number INTEGER NOT NULL, command TEXT NOT NULL, dir TEXT,
+    parent INTEGER REFERENCES versions(id), submitted INTEGER NOT NULL,
+    admitted INTEGER NOT NULL, checked TEXT NOT NULL, report TEXT NOT NULL,
+    UNIQUE (entrant, number));
+CREATE TABLE IF NOT EXISTS sets (
+    id INTEGER PRIMARY KEY, a INTEGER NOT NULL REFERENCES versions(id),
+    b INTEGER NOT NULL REFERENCES versions(id), c INTEGER NOT NULL REFERENCES versions(id),
+    seed TEXT NOT NULL, planned INTEGER NOT NULL, finished INTEGER);
+CREATE TABLE IF NOT EXISTS games (
+    set_id INTEGER NOT NULL REFERENCES sets(id), game INTEGER NOT NULL,
+    transcript TEXT NOT NULL, outcome TEXT NOT NULL, PRIMARY KEY (set_id, game));
+CREATE TABLE IF NOT EXISTS ratings (
+    after_sets INTEGER NOT NULL, version INTEGER NOT NULL REFERENCES versions(id),
+    rating REAL NOT NULL, low REAL NOT NULL, high REAL NOT NULL, games INTEGER NOT NULL,
+    PRIMARY KEY (after_sets, version));
+";
+
+/// The open database of a season.
+pub struct Db {
+    conn: Connection,
+}
+
+/// A version as the database holds it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Version {
+    pub id: i64,
+    pub entrant: i64,
+    pub name: String,
+    /// From 1, per entrant.
+    pub number: i64,
+    pub command: String,
+    pub dir: Option<String>,
+    /// The entrant's version before this one: its lineage.
+    pub parent: Option<i64>,
+    pub submitted: i64,
+    /// Passed its check (or joined unchecked): it may play.
+    pub admitted: bool,
+    /// `passed`, `failed`, or why it was not checked.
+    pub checked: String,
+}
+
+/// A set as the database holds it: three versions on one deal.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SetRow {
+    pub id: i64,
+    pub versions: [i64; 3],
+    pub seed: u64,
+    pub finished: bool,
+}
+
+/// A rating of one version after some number of finished sets.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct RatingRow {
+    pub after_sets: i64,
+    pub version: i64,
+    pub rating: f64,
+    pub low: f64,
+    pub high: f64,
+    pub games: i64,
+}
+
+/// Seconds since the epoch: when something was submitted or played (never in
+/// a transcript).
+pub fn now() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64)
+}
+
+impl Db {
+    /// Creates the database of a new season at `path` (which must not exist).
+    pub fn create(path: &Path) -> anyhow::Result<Db> {
+        if path.exists() {
+            anyhow::bail!("{} exists already", path.display());
+        }
+        let db = Self::connect(path)?;
+        db.conn
+            .execute_batch(SCHEMA)
+            .with_context(|| format!("failed to create the tables of {}", path.display()))?;
+        db.set("format", FORMAT)?;
+        Ok(db)
+    }
+
+    /// Opens the database of an existing season.
+    pub fn open(path: &Path) -> anyhow::Result<Db> {
+        if !path.is_file() {
+            anyhow::bail!(
+                "{} holds no season ({} is missing); `referee season init DIR` makes one",
+                path.parent().unwrap_or(path).display(),
+                path.display()
+            );
+        }
+        let db = Self::connect(path)?;
+        match db.get("format")?.as_deref() {
+            Some(FORMAT) => Ok(db),
+            other => anyhow::bail!(
+                "{} is not a season this referee reads (format {other:?}, expected {FORMAT:?})",
+                path.display()
+            ),
+        }
+    }
+
+    fn connect(path: &Path) -> anyhow::Result<Db> {
+        let conn =
+            Connection::open(path).with_context(|| format!("failed to open {}", path.display()))?;
+        conn.busy_timeout(BUSY)?;
+        // WAL: readers never block the writer; FULL: a committed transaction
+        // survives a power cut, not only a killed process.
+        conn.pragma_update(None, "journal_mode", "WAL")?;
+        conn.pragma_update(None, "synchronous", "FULL")?;
+        conn.pragma_update(None, "foreign_keys", "ON")?;
+        Ok(Db { conn })
+    }
+
+    pub fn set(&self, key: &str, value: &str) -> anyhow::Result<()> {
+        self.conn.execute(
+            "INSERT INTO settings (key, value) VALUES (?1, ?2)
+             ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            params![key, value],
+        )?;
+        Ok(())
+    }
+
+    pub fn get(&self, key: &str) -> anyhow::Result<Option<String>> {
+        Ok(self
+            .conn
+            .query_row(
+                "SELECT value FROM settings WHERE key = ?1",
+                params![key],
+                |r| r.get(0),
+            )
+            .optional()?)
+    }
+
+    /// A setting that must be there.
+    pub fn setting(&self, key: &str) -> anyhow::Result<String> {
+        self.get(key)?
+            .with_context(|| format!("season.db has no setting {key:?}"))
+    }
+
+    /// Adds an entrant; its id.
+    pub fn add_entrant(&self, name: &str, token: &str) -> anyhow::Result<i64> {
+        let taken: Option<i64> = self
+            .conn
+            .query_row(
+                "SELECT id FROM entrants WHERE name = ?1",
+                params![name],
+                |r| r.get(0),
+            )
+            .optional()?;
+        if taken.is_some() {
+            anyhow::bail!("the season has an entrant named {name:?} already");
+        }
+        self.conn.execute(
+            "INSERT INTO entrants (name, token, created) VALUES (?1, ?2, ?3)",
+            params![name, token, now()],
+        )?;
+        Ok(self.conn.last_insert_rowid())
+    }
+
+    /// The id of the entrant named `name`.
+    pub fn entrant(&self, name: &str) -> anyhow::Result<Option<i64>> {
+        Ok(self
+            .conn
+            .query_row(
+                "SELECT id FROM entrants WHERE name = ?1",
+                params![name],
+                |r| r.get(0),
+            )
+            .optional()?)
+    }
+
+    /// Records a submitted version of `entrant` (numbered after its last),
+    /// admitted or not; its id.
+    pub fn add_version(&mut self, v: &NewVersion<'_>) -> anyhow::Result<i64> {
+        let tx = self.conn.transaction()?;
+        let last: Option<(i64, i64)> = tx
+            .query_row(
+                "SELECT id, number FROM versions WHERE entrant = ?1 ORDER BY number DESC LIMIT 1",
+                params![v.entrant],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .optional()?;
+        let number = last.map_or(1, |(_, n)| n + 1);
+        tx.execute(
+            "INSERT INTO versions (entrant, number, command, dir, parent, submitted, admitted,
+                                   checked, report)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+            params![
+                v.entrant,
+                number,
+                v.command,
+                v.dir,
+                last.map(|(id, _)| id),
+                now(),
+                v.admitted,
+                v.checked,
+                v.report
+            ],
+        )?;
+        let id = tx.last_insert_rowid();
+        tx.commit()?;
+        Ok(id)
+    }
+
+    /// Every version, in order of submission.
+    pub fn versions(&self) -> anyhow::Result<Vec<Version>> {
+        let mut st = self.conn.prepare(
+            "SELECT v.id, v.entrant, e.name, v.number, v.command, v.dir, v.parent, v.submitted,
+                    v.admitted, v.checked
+             FROM versions v JOIN entrants e ON e.id = v.entrant ORDER BY v.id",
+        )?;
+        let rows = st.query_map([], |r| {
+            Ok(Version {
+                id: r.get(0)?,
+                entrant: r.get(1)?,
+                name: r.get(2)?,
+                number: r.get(3)?,
+                command: r.get(4)?,
+                dir: r.get(5)?,
+                parent: r.get(6)?,
+                submitted: r.get(7)?,
+                admitted: r.get(8)?,
+                checked: r.get(9)?,
+            })
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// Plans a set of `versions` dealt from `seed(id)`; its id.
+    pub fn plan_set(
+        &mut self,
+        versions: [i64; 3],
+        seed: impl Fn(i64) -> u64,
+    ) -> anyhow::Result<i64> {
+        let tx = self.conn.transaction()?;
+        let next: i64 = tx.query_row("SELECT COALESCE(MAX(id), 0) + 1 FROM sets", [], |r| {
+            r.get(0)
+        })?;
+        tx.execute(
+            "INSERT INTO sets (id, a, b, c, seed, planned) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            params![
+                next,
+                versions[0],
+                versions[1],
+                versions[2],
+                seed(next).to_string(),
+                now()
+            ],
+        )?;
+        tx.commit()?;
+        Ok(next)
+    }
+
+    /// Every set, in order.
+    pub fn sets(&self) -> anyhow::Result<Vec<SetRow>> {
+        let mut st = self
+            .conn
+            .prepare("SELECT id, a, b, c, seed, finished FROM sets ORDER BY id")?;
+        let rows = st.query_map([], |r| {
+            let seed: String = r.get(4)?;
+            let finished: Option<i64> = r.get(5)?;
+            Ok((r.get(0)?, [r.get(1)?, r.get(2)?, r.get(3)?], seed, finished))
+        })?;
+        let mut sets = Vec::new();
+        for row in rows {
+            let (id, versions, seed, finished) = row?;
+            let seed = seed
+                .parse()
+                .with_context(|| format!("set {id}'s seed {seed:?} is not a number"))?;
+            sets.push(SetRow {
+                id,
+                versions,
+                seed,
+                finished: finished.is_some(),
+            });
+        }
+        Ok(sets)
+    }
+
+    /// The games of set `set` recorded so far.
+    pub fn recorded(&self, set: i64) -> anyhow::Result<Vec<u32>> {
+        let mut st = self
+            .conn
+            .prepare("SELECT game FROM games WHERE set_id = ?1 ORDER BY game")?;
+        let rows = st.query_map(params![set], |r| r.get(0))?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// The latest rating of every version that has played a finished set.
+    pub fn latest_ratings(&self) -> anyhow::Result<Vec<RatingRow>> {
+        let after: i64 = self.conn.query_row(
+            "SELECT COALESCE(MAX(after_sets), 0) FROM ratings",
+            [],
+            |r| r.get(0),
+        )?;
+        Ok(self
+            .ratings()?
+            .into_iter()
+            .filter(|r| r.after_sets == after)
+            .collect())
+    }
+
+    /// Every recorded game: set, game number and outcome.
+    pub fn games(&self) -> anyhow::Result<Vec<(i64, u32, GameOutcome)>> {
+        let mut st = self
+            .conn
+            .prepare("SELECT set_id, game, outcome FROM games ORDER BY set_id, game")?;
+        let rows = st.query_map([], |r| {
+            Ok((
+                r.get::<_, i64>(0)?,
+                r.get::<_, u32>(1)?,
+                r.get::<_, String>(2)?,
+            ))
+        })?;
+        let mut games = Vec::new();
+        for row in rows {
+            let (set, game, text) = row?;
+            let outcome: GameOutcome = serde_json::from_str(&text)
+                .with_context(|| format!("set {set} game {game}: its recorded outcome"))?;
+            games.push((set, game, outcome));
+        }
+        Ok(games)
+    }
+
+    /// Records a finished game; if it completes its set, the set's end and
+    /// the ratings `refit` returns then, in the same transaction. Whether the
+    /// set is complete now.
+    pub fn record_game(
+        &mut self,
+        set: i64,
+        o: &GameOutcome,
+        refit: impl FnOnce(&rusqlite::Transaction<'_>) -> anyhow::Result<Vec<RatingRow>>,
+    ) -> anyhow::Result<bool> {
+        let tx = self.conn.transaction()?;
+        tx.execute(
+            "INSERT INTO games (set_id, game, transcript, outcome) VALUES (?1, ?2, ?3, ?4)",
+            params![set, o.game, o.transcript, serde_json::to_string(o)?],
+        )
+        .with_context(|| format!("failed to record set {set} game {}", o.game))?;
+        let played: i64 = tx.query_row(
+            "SELECT COUNT(*) FROM games WHERE set_id = ?1",
+            params![set],
+            |r| r.get(0),
+        )?;
+        let complete = played == i64::from(crate::tournament::schedule::SET);
+        if complete {
+            tx.execute(
+                "UPDATE sets SET finished = ?2 WHERE id = ?1",
+                params![set, now()],
+            )?;
+            for r in refit(&tx)? {
+                tx.execute(
+                    "INSERT INTO ratings (after_sets, version, rating, low, high, games)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                    params![r.after_sets, r.version, r.rating, r.low, r.high, r.games],
+                )?;
+            }
+        }
+        tx.commit()?;
+        Ok(complete)
+    }
+
+    /// Every rating recorded, in order of sets then version.
+    pub fn ratings(&self) -> anyhow::Result<Vec<RatingRow>> {
+        let mut st = self.conn.prepare(
+            "SELECT after_sets, version, rating, low, high, games FROM ratings
+             ORDER BY after_sets, version",
+        )?;
+        let rows = st.query_map([], |r| {
+            Ok(RatingRow {
+                after_sets: r.get(0)?,
+                version: r.get(1)?,
+                rating: r.get(2)?,
+                low: r.get(3)?,
+                high: r.get(4)?,
+                games: r.get(5)?,
+            })
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+}
+
+/// A version being recorded ([`Db::add_version`]).
+pub struct NewVersion<'a> {
+    pub entrant: i64,
+    pub command: &'a str,
+    pub dir: Option<&'a str>,
+    pub admitted: bool,
+    pub checked: &'a str,
+    pub report: &'a str,
+}
+
+/// The games of the finished sets a transaction sees (for the refit).
+pub fn finished_games(tx: &rusqlite::Transaction<'_>) -> anyhow::Result<Vec<GameOutcome>> {
+    let mut st = tx.prepare(
+        "SELECT g.outcome FROM games g JOIN sets s ON s.id = g.set_id
+         WHERE s.finished IS NOT NULL ORDER BY g.set_id, g.game",
+    )?;
+    let rows = st.query_map([], |r| r.get::<_, String>(0))?;
+    let mut games = Vec::new();
+    for text in rows {
+        games.push(serde_json::from_str(&text?)?);
+    }
+    Ok(games)
+}
+
+/// How many sets a transaction sees finished.
+pub fn finished_sets(tx: &rusqlite::Transaction<'_>) -> anyhow::Result<i64> {
+    Ok(tx.query_row(
+        "SELECT COUNT(*) FROM sets WHERE finished IS NOT NULL",
+        [],
+        |r| r.get(0),
+    )?)
+}

@@ -1,0 +1,222 @@
+//! A season: entrants submit and replace bots while sets are played
+//! continuously and the standings follow. A tour:
+//!
+//! - `args.rs`: `referee season init | run | submit | standings | close`.
+//! - `settings.rs`: the settings fixed at `init` and recorded; every table is
+//!   rebuilt from them.
+//! - `db.rs`: `DIR/season.db` (SQLite): entrants, versions, sets, games,
+//!   ratings. Transcripts are files in `DIR/games/`, named as a tournament's.
+//! - `submit.rs`: a version checked with `check-bot` and recorded.
+//! - `matchmaking.rs`: pure — which three versions play the next set.
+//! - `run.rs`: the coordinator — sets on the tournament's pool, each game
+//!   recorded as it lands, resumed after any kill.
+//! - `ratings.rs`: the tournament's Plackett–Luce fit over versions;
+//!   `standings.rs`: them ranked, as text or JSON.
+//! - `audit.rs`: `referee verify DIR` — the database against the transcripts.
+
+pub mod args;
+pub mod audit;
+mod db;
+mod matchmaking;
+mod ratings;
+pub mod run;
+mod settings;
+mod standings;
+mod submit;
+
+use std::path::Path;
+use std::process::ExitCode;
+
+use anyhow::{bail, Context};
+
+pub use args::SeasonArgs;
+use args::{InitArgs, RunArgs, SeasonCommand, StandingsArgs, SubmitArgs};
+
+pub use crate::layout::season::{is_season, DB};
+
+/// Runs a `referee season` subcommand.
+pub fn main(args: SeasonArgs) -> anyhow::Result<ExitCode> {
+    match args.command {
+        SeasonCommand::Init(a) => init(&a),
+        SeasonCommand::Run(a) => run_command(&a),
+        SeasonCommand::Submit(a) => submit_command(&a),
+        SeasonCommand::Standings(a) => standings_command(&a),
+        SeasonCommand::Close { dir } => close(&dir),
+    }
+}
+
+/// `season init`: the folder, its settings and secret, its first entrants.
+fn init(a: &InitArgs) -> anyhow::Result<ExitCode> {
+    let dir = &a.dir;
+    if crate::layout::holds_anything(dir) {
+        bail!(
+            "{} is not empty; a season starts in a new or empty folder",
+            dir.display()
+        );
+    }
+    if a.min_sets == 0 || a.pair_cap == 0 {
+        bail!("--min-sets and --pair-cap must be at least 1");
+    }
+    let mut first = Vec::new();
+    for e in &a.entrants {
+        let (name, command) = e
+            .split_once('=')
+            .with_context(|| format!("--entrant {e:?}: expected NAME=CMD"))?;
+        first.push((name.to_owned(), command.to_owned()));
+    }
+    let seed = match a.seed {
+        Some(seed) => seed,
+        None => crate::settings::fresh_seed()?,
+    };
+    let policy = matchmaking::Policy {
+        min_sets: a.min_sets,
+        pair_cap: a.pair_cap,
+    };
+    let settings = settings::Settings::new(&a.table, dir, seed, policy)?;
+    std::fs::create_dir_all(dir).with_context(|| format!("failed to create {}", dir.display()))?;
+    let secret = crate::tournament::seed_secret::SeedSecret::draw()?;
+    crate::tournament::seed_secret::store(dir, &secret)?;
+    let db = db::Db::create(&dir.join(DB))?;
+    settings.write(&db)?;
+    drop(db);
+    println!(
+        "season opened in {}: seed {seed}; {}",
+        dir.display(),
+        crate::audit::played_under(
+            Some(&settings.referee),
+            &settings.time_control,
+            &settings.fault_policy,
+            Some(&settings.isolation)
+        )
+    );
+    let mut refused = 0;
+    for (name, command) in first {
+        let s = submit::Submission {
+            name,
+            command,
+            dir: None,
+            unchecked: a.unchecked,
+        };
+        refused += usize::from(!submitted(dir, &s)?);
+    }
+    Ok(if refused > 0 {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// Submits `s` and says what became of it; whether it was admitted.
+fn submitted(dir: &Path, s: &submit::Submission) -> anyhow::Result<bool> {
+    let done = submit::submit(dir, s)?;
+    let name = crate::names::printable(&s.name);
+    if let Some(token) = &done.token {
+        println!("entrant {name} created; its token (keep it, it is shown once): {token}");
+    }
+    if done.admitted {
+        println!("{name} v{}: admitted ({})", done.number, done.checked);
+    } else {
+        print!("{}", crate::names::printable_lines(&done.report));
+        let see = match done.report.is_empty() {
+            true => "",
+            false => " (the checklist above says what went wrong)",
+        };
+        println!(
+            "{name} v{}: not admitted: it {}{see}; the entrant's current version, if any, plays on",
+            done.number,
+            crate::names::printable_lines(&done.checked)
+        );
+    }
+    Ok(done.admitted)
+}
+
+fn submit_command(a: &SubmitArgs) -> anyhow::Result<ExitCode> {
+    let command = match a.command.as_slice() {
+        [one] => one.clone(),
+        many => shlex::try_join(many.iter().map(String::as_str))
+            .context("the command cannot be quoted")?,
+    };
+    let s = submit::Submission {
+        name: a.name.clone(),
+        command,
+        dir: a.bot_dir.clone(),
+        unchecked: a.unchecked,
+    };
+    Ok(match submitted(&a.dir, &s)? {
+        true => ExitCode::SUCCESS,
+        false => ExitCode::FAILURE,
+    })
+}
+
+fn run_command(a: &RunArgs) -> anyhow::Result<ExitCode> {
+    let dir = &a.dir;
+    // One run per season at a time (`lock.rs`); submissions need no lock.
+    let _lock = crate::lock::hold(
+        &dir.display().to_string(),
+        dir,
+        &dir.join(crate::layout::LOCK),
+    )?;
+    let jobs = a
+        .jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    if jobs == 0 {
+        bail!("--jobs must be at least 1");
+    }
+    let opts = run::RunOptions {
+        jobs,
+        sets: a.sets,
+        quiet: a.quiet,
+    };
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    let cancel = tokio_util::sync::CancellationToken::new();
+    let ended = runtime.block_on(async {
+        crate::bot::install_cleanup();
+        crate::shutdown::cancel_on_signals(cancel.clone());
+        run::run(dir, &opts, &cancel).await
+    })?;
+    if !a.quiet {
+        eprintln!(
+            "referee: season: {} set(s) finished in this run, {} in all{}; \
+             `referee season standings {}` ranks them",
+            ended.finished,
+            ended.total,
+            if ended.interrupted { " (stopped)" } else { "" },
+            dir.display()
+        );
+    }
+    Ok(match ended.interrupted {
+        true => ExitCode::from(crate::shutdown::signal_exit_code().unwrap_or(130)),
+        false => ExitCode::SUCCESS,
+    })
+}
+
+fn standings_command(a: &StandingsArgs) -> anyhow::Result<ExitCode> {
+    let db = db::Db::open(&a.dir.join(DB))?;
+    let s = standings::compute(&db)?;
+    match a.json {
+        true => print!("{}", s.json()),
+        false => print!("{}", s.text()),
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `season close`: marks the season closed and reveals its secret.
+fn close(dir: &Path) -> anyhow::Result<ExitCode> {
+    let _lock = crate::lock::hold(
+        &dir.display().to_string(),
+        dir,
+        &dir.join(crate::layout::LOCK),
+    )?;
+    let db = db::Db::open(&dir.join(DB))?;
+    let secret = crate::tournament::seed_secret::stored(dir)?
+        .with_context(|| format!("{} has no seed-secret", dir.display()))?;
+    db.set("closed", &db::now().to_string())?;
+    db.set("seed_secret", &secret.to_string())?;
+    println!(
+        "season in {} closed; its seed secret: {secret}",
+        dir.display()
+    );
+    Ok(ExitCode::SUCCESS)
+}
