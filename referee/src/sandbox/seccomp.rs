@@ -104,7 +104,7 @@ const STATX_MNT_ID_UNIQUE: u64 = 0x4000;
 /// state the kernel keeps for the whole host, so two bots (or a bot of an
 /// earlier run) could pass a value through it, or it rebuilds the sandbox.
 fn shared_state() -> Vec<i64> {
-    let mut calls = vec![
+    let calls = vec![
         // Locks on shared files (/usr): the holder's offset is readable by all.
         libc::SYS_flock,
         // Open/access events on shared files reach every watcher.
@@ -167,15 +167,20 @@ fn shared_state() -> Vec<i64> {
         // store for a later bot) where no mount is read-only (issue 43).
         libc::SYS_utimensat,
     ];
+    // The older calls only x86_64 has (aarch64 was built without them).
     #[cfg(target_arch = "x86_64")]
-    calls.extend([
-        libc::SYS_inotify_init,
-        libc::SYS_ustat,
-        libc::SYS_sysfs,
-        libc::SYS_utime,
-        libc::SYS_utimes,
-        libc::SYS_futimesat,
-    ]);
+    let calls = [
+        calls,
+        vec![
+            libc::SYS_inotify_init,
+            libc::SYS_ustat,
+            libc::SYS_sysfs,
+            libc::SYS_utime,
+            libc::SYS_utimes,
+            libc::SYS_futimesat,
+        ],
+    ]
+    .concat();
     calls
 }
 

@@ -122,8 +122,9 @@ impl Db {
                 path.display()
             );
         }
-        let db = Self::connect(path)?;
-        match db.get("format")?.as_deref() {
+        let unreadable = || format!("{} is not a season's database", path.display());
+        let db = Self::connect(path).with_context(unreadable)?;
+        match db.get("format").with_context(unreadable)?.as_deref() {
             Some(FORMAT) => Ok(db),
             other => anyhow::bail!(
                 "{} is not a season this referee reads (format {other:?}, expected {FORMAT:?})",
