@@ -640,6 +640,11 @@ fn an_interrupted_shard_auto_run_prints_its_explicit_shard_to_resume() {
     );
 }
 
+/// The README's sample bracket, dealt from a fixed seed secret: each run of
+/// the README's command draws a secret of its own, and 24 games do not always
+/// separate the heuristic from the two simple sample bots (this test, without
+/// the secret, once ranked python-simple first), so the README says "usually";
+/// with these deals the order is fixed, and the random bot is last.
 #[test]
 fn the_readme_sample_bracket_ranks_the_heuristic_bot_first() {
     let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
@@ -651,6 +656,8 @@ fn the_readme_sample_bracket_ranks_the_heuristic_bot_first() {
         "tournament",
         "examples/sample-bracket.toml",
         "--quiet",
+        "--seed-secret",
+        &"5c".repeat(32),
         "--out",
     ])
     .arg(&dir);
@@ -658,6 +665,8 @@ fn the_readme_sample_bracket_ranks_the_heuristic_bot_first() {
     let table = String::from_utf8_lossy(&out.stdout).into_owned();
     let first = table.lines().nth(1).expect("a row under the header");
     assert!(first.starts_with("1  rust-heuristic"), "{table}");
+    let last = table.lines().nth(4).expect("four rows");
+    assert!(last.starts_with("4  rust-random"), "{table}");
     let standings: serde_json::Value =
         serde_json::from_slice(&std::fs::read(dir.join("standings.json")).unwrap()).unwrap();
     assert_eq!(standings["entrants"][0]["name"], "rust-heuristic");
