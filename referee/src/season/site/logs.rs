@@ -20,6 +20,7 @@ use serde::Serialize;
 use super::{bearer, pages, with_db, Failure, Shared};
 use crate::season::db::Db;
 use crate::season::tokens::authenticate;
+use crate::show::escape::html as esc;
 
 /// The most recent sets whose logs are shown.
 const SETS: usize = 10;
@@ -63,7 +64,7 @@ pub async fn page(
     token: Option<String>,
 ) -> Result<Html<String>, Failure> {
     let logs = read(site, name.clone(), token).await?;
-    Ok(Html(pages::logs(&name, &logs)))
+    Ok(Html(render(&name, &logs)))
 }
 
 /// `name`'s logs if `token` is its token.
@@ -174,4 +175,27 @@ fn tail(path: &Path) -> anyhow::Result<(String, bool)> {
     let mut bytes = Vec::new();
     f.take(TAIL).read_to_end(&mut bytes)?;
     Ok((String::from_utf8_lossy(&bytes).into_owned(), cut))
+}
+
+/// The logs page.
+fn render(name: &str, logs: &[Log]) -> String {
+    let mut body = format!(
+        "<h1>{}'s logs</h1><p>The stderr of its bots in the last sets they played (the end \
+         of each file).</p>",
+        esc(&crate::names::printable(name))
+    );
+    if logs.is_empty() {
+        body += "<p id=\"logs\">No log yet.</p>";
+    }
+    for l in logs {
+        body += &format!(
+            "<h3>set {}, v{}: {}{}</h3><pre class=\"log\">{}</pre>",
+            l.set,
+            l.version,
+            esc(&l.file),
+            if l.cut { " (its end)" } else { "" },
+            esc(&l.text)
+        );
+    }
+    pages::shell(&format!("{name}'s logs"), &body, "")
 }

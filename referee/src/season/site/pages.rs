@@ -5,7 +5,6 @@ use std::path::Path;
 
 use super::chart;
 use super::entrant::Entrant;
-use super::logs::Log;
 use super::Failure;
 use crate::season::standings::{Row, Standings};
 use crate::show::escape::html as esc;
@@ -24,7 +23,7 @@ const t=document.getElementById('standings');if(String(n)===t.dataset.sets)retur
 const r=await fetch('/standings-table');if(r.ok)t.outerHTML=await r.text();});";
 
 /// A page around `body`.
-fn shell(title: &str, body: &str, script: &str) -> String {
+pub fn shell(title: &str, body: &str, script: &str) -> String {
     let script = match script.is_empty() {
         true => String::new(),
         false => format!("<script>{script}</script>"),
@@ -217,28 +216,6 @@ fn faults(e: &Entrant) -> String {
         .map(|f| format!("<li>{}</li>", esc(f)))
         .collect();
     format!("<h2>Faults</h2><ul id=\"faults\">{items}</ul>")
-}
-
-pub fn logs(name: &str, logs: &[Log]) -> String {
-    let mut body = format!(
-        "<h1>{}'s logs</h1><p>The stderr of its bots in the last sets they played (the end \
-         of each file).</p>",
-        esc(&crate::names::printable(name))
-    );
-    if logs.is_empty() {
-        body += "<p id=\"logs\">No log yet.</p>";
-    }
-    for l in logs {
-        body += &format!(
-            "<h3>set {}, v{}: {}{}</h3><pre class=\"log\">{}</pre>",
-            l.set,
-            l.version,
-            esc(&l.file),
-            if l.cut { " (its end)" } else { "" },
-            esc(&l.text)
-        );
-    }
-    shell(&format!("{name}'s logs"), &body, "")
 }
 
 /// `/final`: the standings `season final`'s bracket wrote (or, while it
