@@ -196,6 +196,31 @@ fn the_api_is_the_cli_and_logs_open_to_their_owner_alone() {
     let (status, body) = with_token(site.1, "/api/entrants/a/logs", &tokens["a"]);
     assert_eq!(status, 200, "{body}");
     assert!(!body.contains(D_SAYS), "{body}");
+
+    // A submission is seen too (the standings are cached until the
+    // database changes), and the API is still what the CLI prints.
+    succeeds(
+        season(&["submit", "--unchecked"])
+            .arg(&dir)
+            .args(["e", "--", "builtin:random"]),
+    );
+    let start = Instant::now();
+    let api = loop {
+        let (_, body) = get(site.1, "/api/standings");
+        let api: Value = serde_json::from_str(&body).unwrap();
+        if api["entrants"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r["entrant"] == "e")
+        {
+            break api;
+        }
+        assert!(start.elapsed() < LIMIT, "the site never showed e: {body}");
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let cli = stdout(&succeeds(season(&["standings", "--json"]).arg(&dir)));
+    assert_eq!(api, serde_json::from_str::<Value>(&cli).unwrap());
 }
 
 #[test]

@@ -26,7 +26,7 @@ mod pages;
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use axum::extract::{DefaultBodyLimit, Path as UrlPath, State};
 use axum::http::{header, HeaderMap, StatusCode};
@@ -43,11 +43,21 @@ use crate::layout::season::DB;
 /// The largest request body the site reads (the logs form's token).
 const BODY_LIMIT: usize = 4096;
 
-/// What every handler shares: the season's folder and the count of
-/// finished sets, as the watcher last saw it.
+/// What every handler shares: the season's folder, what the watcher saw
+/// last, and the standings as of the watcher's last generation.
 struct Site {
     dir: PathBuf,
-    sets: watch::Receiver<i64>,
+    seen: watch::Receiver<events::Seen>,
+    cache: Mutex<Option<Cached>>,
+}
+
+/// The standings computed at one generation of the database: as JSON, and
+/// as the table of `/` and `/standings-table`. Every request but the first
+/// after a change reads them from here (at most a poll, 250 ms, late).
+struct Cached {
+    generation: u64,
+    json: Arc<String>,
+    table: Arc<String>,
 }
 
 type Shared = Arc<Site>;
@@ -95,10 +105,11 @@ pub async fn start(
     cancel: CancellationToken,
 ) -> anyhow::Result<(SocketAddr, tokio::task::JoinHandle<anyhow::Result<()>>)> {
     let db = Db::open_read_only(&dir.join(DB))?;
-    let sets = events::watch(db)?;
+    let seen = events::watch(db)?;
     let site = Arc::new(Site {
         dir: dir.to_path_buf(),
-        sets,
+        seen,
+        cache: Mutex::new(None),
     });
     let listener = tokio::net::TcpListener::bind(addr)
         .await
@@ -149,24 +160,45 @@ async fn with_db<T: Send + 'static>(
     .map_err(|e| Failure::from(anyhow::anyhow!("a request's task failed: {e}")))?
 }
 
-async fn index(State(site): State<Shared>) -> Result<Html<String>, Failure> {
-    with_db(&site, |db, dir| {
+/// The standings as JSON and as a table, from the cache if they are current.
+async fn standings_now(site: &Shared) -> Result<(Arc<String>, Arc<String>), Failure> {
+    let generation = site.seen.borrow().generation;
+    if let Some(c) = site.cache.lock().expect("the cache").as_ref() {
+        if c.generation == generation {
+            return Ok((c.json.clone(), c.table.clone()));
+        }
+    }
+    let (json, table) = with_db(site, |db, _| {
         let s = standings::compute(db)?;
-        Ok(Html(pages::standings(&s, pages::has_final(dir))))
+        Ok((Arc::new(s.json()), Arc::new(pages::standings_table(&s))))
     })
-    .await
+    .await?;
+    // Kept under the generation read before computing: a change meanwhile
+    // makes the next request compute them again.
+    *site.cache.lock().expect("the cache") = Some(Cached {
+        generation,
+        json: json.clone(),
+        table: table.clone(),
+    });
+    Ok((json, table))
+}
+
+async fn index(State(site): State<Shared>) -> Result<Html<String>, Failure> {
+    let (_, table) = standings_now(&site).await?;
+    let dir = site.dir.clone();
+    let with_final = tokio::task::spawn_blocking(move || pages::has_final(&dir))
+        .await
+        .unwrap_or(false);
+    Ok(Html(pages::standings(&table, with_final)))
 }
 
 async fn standings_table(State(site): State<Shared>) -> Result<Html<String>, Failure> {
-    with_db(&site, |db, _| {
-        Ok(Html(pages::standings_table(&standings::compute(db)?)))
-    })
-    .await
+    Ok(Html(standings_now(&site).await?.1.to_string()))
 }
 
 async fn api_standings(State(site): State<Shared>) -> Result<Response, Failure> {
-    let text = with_db(&site, |db, _| Ok(standings::compute(db)?.json())).await?;
-    Ok(([(header::CONTENT_TYPE, "application/json")], text).into_response())
+    let json = standings_now(&site).await?.0.to_string();
+    Ok(([(header::CONTENT_TYPE, "application/json")], json).into_response())
 }
 
 async fn entrant_page(

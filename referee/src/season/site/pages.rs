@@ -67,14 +67,14 @@ pub fn has_final(dir: &Path) -> bool {
 /// The final bracket's folder in the season's (`season final`).
 const FINAL: &str = "final";
 
-pub fn standings(s: &Standings, with_final: bool) -> String {
+/// The standings page around `table` ([`standings_table`]).
+pub fn standings(table: &str, with_final: bool) -> String {
     let fin = match with_final {
         true => "<p><a href=\"/final\">The final bracket</a></p>",
         false => "",
     };
     let body = format!(
-        "<h1>Season standings</h1>{fin}{}<p>Updated as sets land, without a reload.</p>",
-        standings_table(s)
+        "<h1>Season standings</h1>{fin}{table}<p>Updated as sets land, without a reload.</p>"
     );
     shell("Season standings", &body, LIVE)
 }
