@@ -88,7 +88,8 @@ pub enum Command {
     Sprt(Box<crate::sprt::SprtArgs>),
     /// A season: entrants submit and replace bots while duplicate sets are
     /// played continuously and a leaderboard follows (`season init`, `run`,
-    /// `submit`, `standings`, `close`; docs/organisers.md, "Run a season").
+    /// `submit`, `standings`, `serve`, `close`; docs/organisers.md, "Run a
+    /// season").
     Season(crate::season::args::SeasonArgs),
     /// Combine the directories of a sharded tournament (--shard K/N) into one.
     Merge {

@@ -7,6 +7,23 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+/// The browser's path (after [`available`] said there is one).
+pub fn path() -> PathBuf {
+    find().expect("a test checks `available()` first")
+}
+
+/// The flags every headless run of the tests' browser gets.
+pub const FLAGS: [&str; 8] = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+];
+
 /// The browser's path, if there is one.
 fn find() -> Option<PathBuf> {
     let name = std::env::var("CHROMIUM").unwrap_or_else(|_| "chromium".into());
@@ -49,19 +66,10 @@ fn browser(profile: &Path) -> Command {
 }
 
 fn sized(profile: &Path, (width, height): (u32, u32)) -> Command {
-    let mut cmd = Command::new(find().expect("a test checks `available()` first"));
-    cmd.args([
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-    ])
-    .arg(format!("--window-size={width},{height}"))
-    .arg(format!("--user-data-dir={}", profile.display()));
+    let mut cmd = Command::new(path());
+    cmd.args(FLAGS)
+        .arg(format!("--window-size={width},{height}"))
+        .arg(format!("--user-data-dir={}", profile.display()));
     cmd
 }
 

@@ -37,6 +37,12 @@ pub enum SeasonCommand {
     /// Print the standings: each entrant's current version ranked by rating,
     /// with its earlier versions below it.
     Standings(StandingsArgs),
+    /// Serve the season's live site: standings (updated as sets land, without
+    /// a reload), a page per entrant (versions, rating chart, cross-table,
+    /// recent games with replay pages, faults), a JSON API, and each
+    /// entrant's stderr logs to a request with its token. Reads season.db
+    /// only, so it runs beside `season run`. Stops on Ctrl-C or SIGTERM.
+    Serve(ServeArgs),
     /// Close the season: nothing more is played, and its seed secret is
     /// revealed (printed and kept in season.db), so anyone can deal its games
     /// again.
@@ -86,6 +92,20 @@ pub struct RunArgs {
     /// Print nothing but errors.
     #[arg(short, long)]
     pub quiet: bool,
+    /// Also serve the season's live site on ADDR (as `season serve` does),
+    /// in this process, for as long as the run runs.
+    #[arg(long, value_name = "ADDR")]
+    pub serve: Option<std::net::SocketAddr>,
+}
+
+#[derive(Args, Debug)]
+pub struct ServeArgs {
+    /// The season's folder.
+    pub dir: PathBuf,
+    /// Where the site listens, IP:PORT (port 0: any free port, said on
+    /// stderr). Loopback by default; another address serves the network.
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8046")]
+    pub addr: std::net::SocketAddr,
 }
 
 #[derive(Args, Debug)]

@@ -17,6 +17,9 @@ use rusqlite::{params, Connection, OptionalExtension};
 
 use crate::tournament::outcome::GameOutcome;
 
+/// The site's reads (`season/site/`).
+mod read;
+
 /// What `season.db`'s `format` setting says: the schema below.
 pub const FORMAT: &str = "schmier-season/1";
 

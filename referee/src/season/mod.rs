@@ -13,6 +13,8 @@
 //! - `ratings.rs`: the tournament's Plackett–Luce fit over versions;
 //!   `standings.rs`: them ranked, as text or JSON.
 //! - `audit.rs`: `referee verify DIR` — the database against the transcripts.
+//! - `site/`: `season serve` (and `run --serve`) — the live site, reading
+//!   the database only; `tokens.rs`: the one check of an entrant's token.
 
 pub mod args;
 pub mod audit;
@@ -21,8 +23,10 @@ mod matchmaking;
 mod ratings;
 pub mod run;
 mod settings;
+mod site;
 mod standings;
 mod submit;
+mod tokens;
 
 use std::path::Path;
 use std::process::ExitCode;
@@ -30,7 +34,7 @@ use std::process::ExitCode;
 use anyhow::{bail, Context};
 
 pub use args::SeasonArgs;
-use args::{InitArgs, RunArgs, SeasonCommand, StandingsArgs, SubmitArgs};
+use args::{InitArgs, RunArgs, SeasonCommand, ServeArgs, StandingsArgs, SubmitArgs};
 
 pub use crate::layout::season::{is_season, DB};
 
@@ -41,6 +45,7 @@ pub fn main(args: SeasonArgs) -> anyhow::Result<ExitCode> {
         SeasonCommand::Run(a) => run_command(&a),
         SeasonCommand::Submit(a) => submit_command(&a),
         SeasonCommand::Standings(a) => standings_command(&a),
+        SeasonCommand::Serve(a) => serve_command(&a),
         SeasonCommand::Close { dir } => close(&dir),
     }
 }
@@ -174,6 +179,10 @@ fn run_command(a: &RunArgs) -> anyhow::Result<ExitCode> {
     let ended = runtime.block_on(async {
         crate::bot::install_cleanup();
         crate::shutdown::cancel_on_signals(cancel.clone());
+        // The site lives as long as the run: dropped with the runtime.
+        if let Some(addr) = a.serve {
+            site::start(dir, addr, cancel.child_token()).await?;
+        }
         run::run(dir, &opts, &cancel).await
     })?;
     if !a.quiet {
@@ -199,6 +208,21 @@ fn standings_command(a: &StandingsArgs) -> anyhow::Result<ExitCode> {
         true => print!("{}", s.json()),
         false => print!("{}", s.text()),
     }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `season serve`: the live site until Ctrl-C or SIGTERM.
+fn serve_command(a: &ServeArgs) -> anyhow::Result<ExitCode> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    runtime.block_on(async {
+        let cancel = tokio_util::sync::CancellationToken::new();
+        crate::shutdown::cancel_on_signals(cancel.clone());
+        let (_, task) = site::start(&a.dir, a.addr, cancel).await?;
+        task.await?
+    })?;
     Ok(ExitCode::SUCCESS)
 }
 
