@@ -6,7 +6,11 @@
 //!   rebuilt from them.
 //! - `db.rs`: `DIR/season.db` (SQLite): entrants, versions, sets, games,
 //!   ratings. Transcripts are files in `DIR/games/`, named as a tournament's.
-//! - `submit.rs`: a version checked with `check-bot` and recorded.
+//! - `submit.rs`: a version checked with `check-bot` (in the season's
+//!   sandbox, if it has one) and recorded.
+//! - `upload.rs`: a version uploaded by its owner, with its token: an
+//!   archive unpacked safely (`unpack.rs`) into `DIR/uploads/NAME/vN`.
+//! - `tokens.rs`: entrants' tokens, kept hashed.
 //! - `matchmaking.rs`: pure — which three versions play the next set.
 //! - `run.rs`: the coordinator — sets on the tournament's pool, each game
 //!   recorded as it lands, resumed after any kill.
@@ -23,6 +27,9 @@ pub mod run;
 mod settings;
 mod standings;
 mod submit;
+pub mod tokens;
+mod unpack;
+pub mod upload;
 
 use std::path::Path;
 use std::process::ExitCode;
@@ -42,6 +49,7 @@ pub fn main(args: SeasonArgs) -> anyhow::Result<ExitCode> {
         SeasonCommand::Submit(a) => submit_command(&a),
         SeasonCommand::Standings(a) => standings_command(&a),
         SeasonCommand::Close { dir } => close(&dir),
+        SeasonCommand::Token { dir, name } => token_command(&dir, &name),
     }
 }
 
@@ -136,6 +144,9 @@ fn submit_command(a: &SubmitArgs) -> anyhow::Result<ExitCode> {
         many => shlex::try_join(many.iter().map(String::as_str))
             .context("the command cannot be quoted")?,
     };
+    if let (Some(archive), Some(token)) = (&a.archive, &a.token) {
+        return uploaded(a, archive, token, &command);
+    }
     let s = submit::Submission {
         name: a.name.clone(),
         command,
@@ -199,6 +210,64 @@ fn standings_command(a: &StandingsArgs) -> anyhow::Result<ExitCode> {
         true => print!("{}", s.json()),
         false => print!("{}", s.text()),
     }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `season submit --archive`: an upload, said as `submitted` says it.
+fn uploaded(a: &SubmitArgs, archive: &Path, token: &str, command: &str) -> anyhow::Result<ExitCode> {
+    let bytes = read_archive(archive)?;
+    let name = crate::names::printable(&a.name);
+    let done = match upload::submit_archive(&a.dir, &a.name, token, command, &bytes) {
+        Ok(done) => done,
+        Err(upload::UploadError::Internal(e)) => return Err(e),
+        Err(e) => {
+            eprintln!("referee: season submit: {name}: {e}");
+            return Ok(ExitCode::from(2));
+        }
+    };
+    if done.admitted {
+        let dir = done.dir.as_deref().unwrap_or(Path::new("?"));
+        println!(
+            "{name} v{}: admitted ({}); {} file(s), {} bytes, in {}",
+            done.number,
+            done.checked,
+            done.files,
+            done.bytes,
+            dir.display()
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    print!("{}", crate::names::printable_lines(&done.report));
+    println!(
+        "{name} v{}: not admitted: it {}; its files were removed, and the entrant's \
+         current version, if any, plays on",
+        done.number,
+        crate::names::printable_lines(&done.checked)
+    );
+    Ok(ExitCode::FAILURE)
+}
+
+/// The archive's bytes, no more than an upload may hold (and one more, to
+/// say it is too large).
+fn read_archive(path: &Path) -> anyhow::Result<Vec<u8>> {
+    use std::io::Read;
+    let file = std::fs::File::open(path)
+        .with_context(|| format!("--archive {}: cannot open it", path.display()))?;
+    let mut bytes = Vec::new();
+    file.take(unpack::CAPS.archive + 1)
+        .read_to_end(&mut bytes)
+        .with_context(|| format!("--archive {}: cannot read it", path.display()))?;
+    Ok(bytes)
+}
+
+/// `season token`: a new token for an entrant.
+fn token_command(dir: &Path, name: &str) -> anyhow::Result<ExitCode> {
+    let db = db::Db::open(&dir.join(DB))?;
+    let token = tokens::rotate(&db, name)?;
+    println!(
+        "entrant {}: its new token (keep it, it is shown once; the old one no longer works): {token}",
+        crate::names::printable(name)
+    );
     Ok(ExitCode::SUCCESS)
 }
 
