@@ -36,7 +36,9 @@ pub enum SeasonCommand {
     /// run` runs. With --archive and --token, an upload by its owner: a
     /// .tar.gz unpacked safely into DIR/uploads/NAME/vN.
     Submit(SubmitArgs),
-    /// Give an entrant a new token (printed once); the old one stops working.
+    /// Create the entrant NAME with a token and no version yet (its owner
+    /// uploads the first), or give an existing one a new token; printed once,
+    /// and the old one stops working.
     Token {
         /// The season's folder.
         dir: PathBuf,

@@ -214,7 +214,12 @@ fn standings_command(a: &StandingsArgs) -> anyhow::Result<ExitCode> {
 }
 
 /// `season submit --archive`: an upload, said as `submitted` says it.
-fn uploaded(a: &SubmitArgs, archive: &Path, token: &str, command: &str) -> anyhow::Result<ExitCode> {
+fn uploaded(
+    a: &SubmitArgs,
+    archive: &Path,
+    token: &str,
+    command: &str,
+) -> anyhow::Result<ExitCode> {
     let bytes = read_archive(archive)?;
     let name = crate::names::printable(&a.name);
     let done = match upload::submit_archive(&a.dir, &a.name, token, command, &bytes) {
@@ -260,13 +265,25 @@ fn read_archive(path: &Path) -> anyhow::Result<Vec<u8>> {
     Ok(bytes)
 }
 
-/// `season token`: a new token for an entrant.
+/// `season token`: an entrant created with a token, or given a new one.
 fn token_command(dir: &Path, name: &str) -> anyhow::Result<ExitCode> {
     let db = db::Db::open(&dir.join(DB))?;
+    let shown = crate::names::printable(name);
+    if db.entrant(name)?.is_none() {
+        submit::check_name(name)?;
+        let token = tokens::issue()?;
+        db.add_entrant(name, &token.stored)?;
+        println!(
+            "entrant {shown} created, with no version yet; its token (keep it, it is shown \
+             once): {}",
+            token.clear
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
     let token = tokens::rotate(&db, name)?;
     println!(
-        "entrant {}: its new token (keep it, it is shown once; the old one no longer works): {token}",
-        crate::names::printable(name)
+        "entrant {shown}: its new token (keep it, it is shown once; the old one no longer \
+         works): {token}"
     );
     Ok(ExitCode::SUCCESS)
 }

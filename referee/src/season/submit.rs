@@ -156,7 +156,7 @@ pub(super) fn record(
 }
 
 /// An entrant's name: what files and lines will show, so plain.
-fn check_name(name: &str) -> anyhow::Result<()> {
+pub(super) fn check_name(name: &str) -> anyhow::Result<()> {
     let plain = |c: char| c.is_ascii_alphanumeric() || "-_.".contains(c);
     if name.is_empty() || name.len() > 64 || !name.chars().all(plain) {
         bail!(
@@ -197,7 +197,13 @@ fn check(
     let cwd = std::env::current_dir().context("failed to read the working directory")?;
     let launch = match bot.launch(&cwd, Isolation::path_in(&env)) {
         Ok(launch) => launch,
-        Err(e) => return Ok(verdict(false, &format!("cannot be started: {e}"), String::new())),
+        Err(e) => {
+            return Ok(verdict(
+                false,
+                &format!("cannot be started: {e}"),
+                String::new(),
+            ))
+        }
     };
     let tc = &settings.time_control;
     let limits = crate::checkbot::CheckLimits {

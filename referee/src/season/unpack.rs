@@ -96,7 +96,10 @@ pub fn unpack(archive: &[u8], into: &Path, caps: &Caps) -> Result<Unpacked, Refu
         }
         let mut entry = entry.map_err(|e| {
             let e = e.to_string();
-            Refusal::Unreadable(format!("after {i} entries: {}", crate::names::printable(&e)))
+            Refusal::Unreadable(format!(
+                "after {i} entries: {}",
+                crate::names::printable(&e)
+            ))
         })?;
         let raw = entry.path_bytes().into_owned();
         let name = crate::names::printable(&String::from_utf8_lossy(&raw)).into_owned();
@@ -130,12 +133,30 @@ fn take<R: Read>(
     match kind {
         T::Directory => return folder(&into.join(rel)),
         T::Regular | T::Continuous => {}
-        T::Symlink => return Err(format!("a symbolic link (to {:?}); an upload holds no links: ship the file itself", link())),
-        T::Link => return Err(format!("a hard link (to {:?}); an upload holds no links: ship the file itself", link())),
+        T::Symlink => {
+            return Err(format!(
+                "a symbolic link (to {:?}); an upload holds no links: ship the file itself",
+                link()
+            ))
+        }
+        T::Link => {
+            return Err(format!(
+                "a hard link (to {:?}); an upload holds no links: ship the file itself",
+                link()
+            ))
+        }
         T::Char | T::Block => return Err("a device; an upload holds files and folders only".into()),
         T::Fifo => return Err("a FIFO; an upload holds files and folders only".into()),
-        T::GNUSparse => return Err("a sparse file; an upload holds plain files only (make the archive without --sparse)".into()),
-        other => return Err(format!("an entry of type {:?}, not a file or a folder", other.as_byte() as char)),
+        T::GNUSparse => return Err(
+            "a sparse file; an upload holds plain files only (make the archive without --sparse)"
+                .into(),
+        ),
+        other => {
+            return Err(format!(
+                "an entry of type {:?}, not a file or a folder",
+                other.as_byte() as char
+            ))
+        }
     }
     let size = entry.size();
     if size > caps.file {
@@ -168,7 +189,9 @@ fn take<R: Read>(
     let written = std::io::copy(&mut entry.take(size), &mut file)
         .map_err(|e| format!("cannot be read or written: {e}"))?;
     if written != size {
-        return Err(format!("the archive ends inside it ({written} of {size} bytes)"));
+        return Err(format!(
+            "the archive ends inside it ({written} of {size} bytes)"
+        ));
     }
     // The mode as given, whatever the umask left of it.
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(mode))
@@ -188,10 +211,14 @@ fn relative(raw: &[u8]) -> Result<PathBuf, &'static str> {
             Component::Normal(part) => rel.push(part),
             Component::CurDir => {}
             Component::ParentDir => {
-                return Err("climbs out of the bot's folder (`..`); paths in an upload stay inside it")
+                return Err(
+                    "climbs out of the bot's folder (`..`); paths in an upload stay inside it",
+                )
             }
             Component::RootDir | Component::Prefix(_) => {
-                return Err("is an absolute path; paths in an upload are relative to the bot's folder")
+                return Err(
+                    "is an absolute path; paths in an upload are relative to the bot's folder",
+                )
             }
         }
     }

@@ -209,7 +209,11 @@ mod tests {
 
     #[test]
     fn an_uploads_command_names_only_its_own_files_and_the_systems_programs() {
-        for ok in ["python3 bot.py", "./run --fast", "sub/bot --model=weights/a.bin"] {
+        for ok in [
+            "python3 bot.py",
+            "./run --fast",
+            "sub/bot --model=weights/a.bin",
+        ] {
             assert_eq!(confined(&bot(ok)), Ok(()), "{ok}");
         }
         for (bad, says) in [
