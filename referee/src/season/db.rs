@@ -47,6 +47,21 @@ CREATE TABLE IF NOT EXISTS ratings (
     PRIMARY KEY (after_sets, version));
 ";
 
+/// How a stored token starts: its SHA-256 follows (`tokens.rs`); a stored
+/// token without it is a clear one, left by an older referee.
+pub const TOKEN_HASH: &str = "sha256:";
+
+/// What the database keeps of the token `clear`: `sha256:` and 64 hex digits.
+pub fn stored_token(clear: &str) -> String {
+    let digest = ring::digest::digest(&ring::digest::SHA256, clear.as_bytes());
+    format!("{TOKEN_HASH}{}", hex(digest.as_ref()))
+}
+
+/// Bytes as lowercase hex.
+pub fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
 /// The open database of a season.
 pub struct Db {
     conn: Connection,
@@ -117,7 +132,8 @@ impl Db {
     /// older referee left any, replaced by their hashes: `tokens.rs`).
     pub fn open(path: &Path) -> anyhow::Result<Db> {
         let mut db = Self::open_as_is(path)?;
-        super::tokens::migrate(&mut db)?;
+        db.rewrite_tokens(|token| (!token.starts_with(TOKEN_HASH)).then(|| stored_token(token)))
+            .context("failed to replace the clear tokens of season.db by their hashes")?;
         Ok(db)
     }
 

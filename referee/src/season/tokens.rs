@@ -10,16 +10,12 @@
 //! compared against a decoy, so the time taken does not tell which names
 //! exist.
 //!
-//! Seasons opened before tokens were hashed hold them in clear:
-//! [`migrate`] (run by every `Db::open`) replaces each by its hash, in one
+//! Seasons opened before tokens were hashed hold them in clear: every
+//! `Db::open` replaces each by its hash ([`stored_form`]), in one
 //! transaction, so the tokens already handed out keep working.
 
-use anyhow::Context;
-
 use super::db::Db;
-
-/// How a stored hash starts; a stored token without it is a clear one.
-pub const PREFIX: &str = "sha256:";
+pub use super::db::{stored_token as stored_form, TOKEN_HASH as PREFIX};
 
 /// A token, as the entrant is given it, and as the database keeps it.
 pub struct Issued {
@@ -36,12 +32,6 @@ pub fn issue() -> anyhow::Result<Issued> {
     let clear = hex(&bytes);
     let stored = stored_form(&clear);
     Ok(Issued { clear, stored })
-}
-
-/// What the database keeps of the token `clear`.
-pub fn stored_form(clear: &str) -> String {
-    let digest = ring::digest::digest(&ring::digest::SHA256, clear.as_bytes());
-    format!("{PREFIX}{}", hex(digest.as_ref()))
 }
 
 /// Whether `token` is the token of the entrant named `entrant` (false for an
@@ -73,12 +63,6 @@ pub fn rotate(db: &Db, entrant: &str) -> anyhow::Result<String> {
     Ok(issued.clear)
 }
 
-/// Replaces every token held in clear by its hash; how many there were.
-pub fn migrate(db: &mut Db) -> anyhow::Result<usize> {
-    db.rewrite_tokens(|token| (!token.starts_with(PREFIX)).then(|| stored_form(token)))
-        .context("failed to replace the clear tokens of season.db by their hashes")
-}
-
 /// Equal bytes, compared in time that depends on the lengths alone (both
 /// are `sha256:` and 64 hex digits here).
 fn same(a: &[u8], b: &[u8]) -> bool {
@@ -87,7 +71,7 @@ fn same(a: &[u8], b: &[u8]) -> bool {
 }
 
 fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+    super::db::hex(bytes)
 }
 
 /// Fills `bytes` from the kernel's random source.

@@ -124,39 +124,10 @@ fn take<R: Read>(
     caps: &Caps,
     done: &mut Unpacked,
 ) -> Result<(), String> {
-    use tar::EntryType as T;
-    let kind = entry.header().entry_type();
-    let link = || {
-        let to = entry.link_name_bytes().unwrap_or_default();
-        crate::names::printable(&String::from_utf8_lossy(&to)).into_owned()
-    };
-    match kind {
-        T::Directory => return folder(&into.join(rel)),
-        T::Regular | T::Continuous => {}
-        T::Symlink => {
-            return Err(format!(
-                "a symbolic link (to {:?}); an upload holds no links: ship the file itself",
-                link()
-            ))
-        }
-        T::Link => {
-            return Err(format!(
-                "a hard link (to {:?}); an upload holds no links: ship the file itself",
-                link()
-            ))
-        }
-        T::Char | T::Block => return Err("a device; an upload holds files and folders only".into()),
-        T::Fifo => return Err("a FIFO; an upload holds files and folders only".into()),
-        T::GNUSparse => return Err(
-            "a sparse file; an upload holds plain files only (make the archive without --sparse)"
-                .into(),
-        ),
-        other => {
-            return Err(format!(
-                "an entry of type {:?}, not a file or a folder",
-                other.as_byte() as char
-            ))
-        }
+    match entry.header().entry_type() {
+        tar::EntryType::Directory => return folder(&into.join(rel)),
+        tar::EntryType::Regular | tar::EntryType::Continuous => {}
+        _ => return Err(not_taken(entry)),
     }
     let size = entry.size();
     if size > caps.file {
@@ -171,7 +142,7 @@ fn take<R: Read>(
             caps.total
         ));
     }
-    let exec = entry.header().mode().map_or(false, |m| m & 0o100 != 0);
+    let exec = entry.header().mode().is_ok_and(|m| m & 0o100 != 0);
     let path = into.join(rel);
     if let Some(parent) = path.parent() {
         folder(parent)?;
@@ -199,6 +170,32 @@ fn take<R: Read>(
     done.files += 1;
     done.bytes += size;
     Ok(())
+}
+
+/// Why an entry that is neither a file nor a folder is not taken.
+fn not_taken<R: Read>(entry: &tar::Entry<'_, R>) -> String {
+    use tar::EntryType as T;
+    let link = || {
+        let to = entry.link_name_bytes().unwrap_or_default();
+        crate::names::printable(&String::from_utf8_lossy(&to)).into_owned()
+    };
+    let plain = "an upload holds files and folders only";
+    match entry.header().entry_type() {
+        T::Symlink => format!(
+            "a symbolic link (to {:?}); an upload holds no links: ship the file itself",
+            link()
+        ),
+        T::Link => format!(
+            "a hard link (to {:?}); an upload holds no links: ship the file itself",
+            link()
+        ),
+        T::Char | T::Block => format!("a device; {plain}"),
+        T::Fifo => format!("a FIFO; {plain}"),
+        T::GNUSparse => {
+            format!("a sparse file; {plain}, plain ones (make the archive without --sparse)")
+        }
+        other => format!("an entry of type {:?}; {plain}", other.as_byte() as char),
+    }
 }
 
 /// An entry's path as a relative path with no `..`, or why not.
