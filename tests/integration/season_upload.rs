@@ -397,8 +397,8 @@ fn spy(paths: &[PathBuf]) -> Vec<Entry> {
 }
 
 /// The spy, uploaded by `bob` into a season where `alice` uploaded first;
-/// what `season submit` said.
-fn spied(base: &Path, extra: &[&str]) -> String {
+/// the season's folder, and what `season submit` said.
+fn spied(base: &Path, extra: &[&str]) -> (PathBuf, String) {
     let dir = base.join("season");
     init(&dir, &[], extra);
     let (alice, bob) = (new_token(&dir, "alice"), new_token(&dir, "bob"));
@@ -415,13 +415,13 @@ fn spied(base: &Path, extra: &[&str]) -> String {
     assert!(secrets.iter().all(|p| p.exists()));
     let path = archive(&base.join("spy.tar.gz"), spy(&secrets));
     let out = upload(&dir, "bob", &bob, &path, "python3 spy.py");
-    format!("{said}{}", stdout(&out))
+    (dir, format!("{said}{}", stdout(&out)))
 }
 
 #[test]
 fn in_a_sandboxed_season_an_upload_is_checked_in_the_sandbox_and_sees_only_its_own_folder() {
     let base = scratch("season_upload", "sandboxed");
-    let said = spied(&base, &["--sandbox"]);
+    let (dir, said) = spied(&base, &["--sandbox"]);
     assert!(
         said.contains("alice v1: admitted (passed check-bot in the season's sandbox)"),
         "{said}"
@@ -430,10 +430,34 @@ fn in_a_sandboxed_season_an_upload_is_checked_in_the_sandbox_and_sees_only_its_o
         said.contains("bob v1: admitted (passed check-bot in the season's sandbox)"),
         "bob saw neither alice's code nor the season's files: {said}"
     );
+    // A third upload, and a set of the three in the sandbox.
+    let carol = new_token(&dir, "carol");
+    let good = archive(&base.join("carol.tar.gz"), sample_bot());
+    assert!(
+        upload(&dir, "carol", &carol, &good, "python3 bot.py simple")
+            .status
+            .success()
+    );
+    succeeds(season(&["run", "--sets", "1", "--jobs", "1", "-q"]).arg(&dir));
+    let s: serde_json::Value = serde_json::from_str(&stdout(&succeeds(
+        season(&["standings", "--json"]).arg(&dir),
+    )))
+    .unwrap();
+    let played: Vec<(&str, u64)> = (s["entrants"].as_array().unwrap().iter())
+        .map(|r| (r["entrant"].as_str().unwrap(), r["sets"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(played.len(), 3, "{played:?}");
+    assert!(played.iter().all(|(_, sets)| *sets == 1), "{played:?}");
+    // The bots' folders were shown read-only: Python could leave nothing.
+    let uploads = tree(&dir.join("uploads"));
+    assert!(
+        !uploads.iter().any(|p| p.contains("__pycache__")),
+        "{uploads:?}"
+    );
     // The same upload in a season without the sandbox sees them: the check
     // above can fail.
     let base = scratch("season_upload", "unsandboxed");
-    let said = spied(&base, &[]);
+    let (_, said) = spied(&base, &[]);
     assert!(
         said.contains("bob v1: not admitted: it failed check-bot"),
         "{said}"
