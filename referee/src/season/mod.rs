@@ -37,9 +37,9 @@ use std::process::ExitCode;
 use anyhow::{bail, Context};
 
 pub use args::SeasonArgs;
+use args::{InitArgs, RunArgs, SeasonCommand, StandingsArgs, SubmitArgs};
 /// The open `season.db` (what [`tokens::authenticate`] reads).
 pub use db::Db;
-use args::{InitArgs, RunArgs, SeasonCommand, StandingsArgs, SubmitArgs};
 
 pub use crate::layout::season::{is_season, DB};
 

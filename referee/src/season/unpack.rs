@@ -50,6 +50,9 @@ pub const CAPS: Caps = Caps {
 /// headers (its own, a long name's, padding) take a few blocks.
 const PER_ENTRY: u64 = 4 * 512 + 4096;
 
+/// The most of an entry's name a message shows.
+const SHOWN: usize = 200;
+
 /// Why an archive was refused: the owner's to correct, said in words.
 #[derive(Debug, PartialEq, Eq, thiserror::Error)]
 pub enum Refusal {
@@ -102,7 +105,7 @@ pub fn unpack(archive: &[u8], into: &Path, caps: &Caps) -> Result<Unpacked, Refu
             ))
         })?;
         let raw = entry.path_bytes().into_owned();
-        let name = crate::names::printable(&String::from_utf8_lossy(&raw)).into_owned();
+        let name = shown(&raw);
         let refuse = |why: String| Refusal::Entry {
             entry: name.clone(),
             why,
@@ -175,10 +178,7 @@ fn take<R: Read>(
 /// Why an entry that is neither a file nor a folder is not taken.
 fn not_taken<R: Read>(entry: &tar::Entry<'_, R>) -> String {
     use tar::EntryType as T;
-    let link = || {
-        let to = entry.link_name_bytes().unwrap_or_default();
-        crate::names::printable(&String::from_utf8_lossy(&to)).into_owned()
-    };
+    let link = || shown(&entry.link_name_bytes().unwrap_or_default());
     let plain = "an upload holds files and folders only";
     match entry.header().entry_type() {
         T::Symlink => format!(
@@ -195,6 +195,17 @@ fn not_taken<R: Read>(entry: &tar::Entry<'_, R>) -> String {
             format!("a sparse file; {plain}, plain ones (make the archive without --sparse)")
         }
         other => format!("an entry of type {:?}; {plain}", other.as_byte() as char),
+    }
+}
+
+/// A name from the archive as a message shows it: printable, and its first
+/// [`SHOWN`] bytes at most.
+fn shown(raw: &[u8]) -> String {
+    let cut = &raw[..raw.len().min(SHOWN)];
+    let text = crate::names::printable(&String::from_utf8_lossy(cut)).into_owned();
+    match raw.len() > SHOWN {
+        true => format!("{text}… ({} bytes)", raw.len()),
+        false => text,
     }
 }
 
@@ -262,5 +273,134 @@ impl<R: Read> Read for Capped<R> {
         let n = self.inner.read(&mut buf[..max])?;
         self.left -= n as u64;
         Ok(n)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::Write;
+
+    use super::*;
+
+    /// Small caps, so a test reaches them with little data.
+    const SMALL: Caps = Caps {
+        archive: 1 << 20,
+        entries: 8,
+        file: 600 << 10,
+        total: 1 << 20,
+    };
+
+    /// A .tar.gz of (name, type, mode, data) entries, written as given.
+    fn tgz(entries: &[(&str, tar::EntryType, u32, &[u8])]) -> Vec<u8> {
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        for (name, kind, mode, data) in entries {
+            let mut h = tar::Header::new_gnu();
+            h.as_old_mut().name[..name.len()].copy_from_slice(name.as_bytes());
+            h.set_entry_type(*kind);
+            h.set_size(data.len() as u64);
+            h.set_mode(*mode);
+            h.set_cksum();
+            gz.write_all(h.as_bytes()).unwrap();
+            gz.write_all(data).unwrap();
+            gz.write_all(&vec![0; (512 - data.len() % 512) % 512])
+                .unwrap();
+        }
+        gz.write_all(&[0; 1024]).unwrap();
+        gz.finish().unwrap()
+    }
+
+    fn mode(p: &Path) -> u32 {
+        std::fs::metadata(p).unwrap().permissions().mode() & 0o7777
+    }
+
+    #[test]
+    fn files_and_folders_are_written_with_the_referees_modes() {
+        use tar::EntryType as T;
+        let dir = tempfile::tempdir().unwrap();
+        let archive = tgz(&[
+            ("./", T::Directory, 0o700, b""),
+            ("lib/", T::Directory, 0o777, b""),
+            ("lib/kit.py", T::Regular, 0o4777, b"kit"),
+            ("run", T::Regular, 0o700, b"#!/bin/sh\n"),
+            ("deep/er/data.txt", T::Regular, 0o666, b"x"),
+        ]);
+        let done = unpack(&archive, dir.path(), &SMALL).unwrap();
+        assert_eq!(
+            done,
+            Unpacked {
+                files: 3,
+                bytes: 14
+            }
+        );
+        let p = dir.path();
+        assert_eq!(std::fs::read(p.join("lib/kit.py")).unwrap(), b"kit");
+        assert_eq!(mode(&p.join("lib/kit.py")), 0o755, "no set-user-ID bit");
+        assert_eq!(mode(&p.join("run")), 0o755);
+        assert_eq!(mode(&p.join("deep/er/data.txt")), 0o644);
+        assert_eq!(mode(&p.join("lib")), 0o755);
+        assert_eq!(mode(&p.join("deep/er")), 0o755);
+    }
+
+    #[test]
+    fn the_total_a_name_twice_and_an_empty_archive_are_refused() {
+        use tar::EntryType as T;
+        let big = vec![7u8; 550 << 10];
+        let dir = tempfile::tempdir().unwrap();
+        let two = tgz(&[
+            ("a", T::Regular, 0o644, &big),
+            ("b", T::Regular, 0o644, &big),
+        ]);
+        let err = unpack(&two, dir.path(), &SMALL).unwrap_err().to_string();
+        assert!(
+            err.starts_with("entry \"b\": the files come to more than 1048576 bytes"),
+            "{err}"
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let twice = tgz(&[
+            ("a", T::Regular, 0o644, b"1"),
+            ("./a", T::Regular, 0o644, b"2"),
+        ]);
+        let err = unpack(&twice, dir.path(), &SMALL).unwrap_err().to_string();
+        assert_eq!(err, "entry \"./a\": appears twice in the archive");
+        let dir = tempfile::tempdir().unwrap();
+        let empty = tgz(&[("sub/", T::Directory, 0o755, b"")]);
+        assert_eq!(unpack(&empty, dir.path(), &SMALL), Err(Refusal::Empty));
+        let err = unpack(b"not gzip", dir.path(), &SMALL).unwrap_err();
+        assert!(matches!(err, Refusal::Unreadable(_)), "{err}");
+    }
+
+    #[test]
+    fn a_long_name_larger_than_the_stream_cap_stops_at_the_cap() {
+        // A GNU long name is read whole by the tar reader: the stream's cap
+        // is what bounds it.
+        let name = vec![b'a'; 2 << 20];
+        let archive = tgz(&[
+            ("././@LongLink", tar::EntryType::GNULongName, 0o644, &name),
+            ("x", tar::EntryType::Regular, 0o644, b"x"),
+        ]);
+        let dir = tempfile::tempdir().unwrap();
+        let err = unpack(&archive, dir.path(), &SMALL)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("more than an upload may hold"), "{err}");
+        // A long name is shown cut.
+        let long = [b"../".as_slice(), &[b'c'; 300]].concat();
+        let archive = tgz(&[
+            ("././@LongLink", tar::EntryType::GNULongName, 0o644, &long),
+            ("x", tar::EntryType::Regular, 0o644, b"x"),
+        ]);
+        let err = unpack(&archive, dir.path(), &SMALL)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("ccc… (303 bytes)\": climbs out"), "{err}");
+        assert!(err.len() < 400, "{err}");
+        let too_big = vec![0u8; (SMALL.archive + 1) as usize];
+        assert_eq!(
+            unpack(&too_big, dir.path(), &SMALL),
+            Err(Refusal::ArchiveTooLarge {
+                size: SMALL.archive + 1,
+                cap: SMALL.archive
+            })
+        );
     }
 }
