@@ -45,6 +45,7 @@ mod sample_bots;
 mod schema;
 mod season;
 mod season_site;
+mod season_upload;
 mod settings;
 mod show;
 mod slurm;

@@ -68,12 +68,26 @@ pub struct CheckLimits {
     pub max_line: usize,
 }
 
+/// Where and how the bot under check runs (`referee check-bot`: as typed,
+/// from the working directory, unsandboxed; a season's submission: as the
+/// season's tables would run it).
+#[derive(Clone, Debug, Default)]
+pub struct Confinement {
+    /// The bot's command resolved as a table resolves it (its folder, its
+    /// program); `None`: the argv resolved from the working directory.
+    pub launch: Option<crate::os::Launch>,
+    /// The sandbox every start of the bot runs in.
+    pub sandbox: Option<std::sync::Arc<crate::sandbox::Sandbox>>,
+    pub limits: ResourceLimits,
+}
+
 /// The referee's allowance for pipe latency, as in `referee play`.
 const GRACE: Duration = Duration::from_millis(50);
 
 pub struct Conversation {
     argv: Vec<String>,
     limits: CheckLimits,
+    confinement: Confinement,
     bot: Option<Player>,
     next_id: u64,
     games: u32,
@@ -92,10 +106,11 @@ pub struct Conversation {
 }
 
 impl Conversation {
-    pub fn new(argv: Vec<String>, limits: CheckLimits) -> Conversation {
+    pub fn new(argv: Vec<String>, limits: CheckLimits, confinement: Confinement) -> Conversation {
         Conversation {
             argv,
             limits,
+            confinement,
             bot: None,
             next_id: 1,
             games: 0,
@@ -177,22 +192,27 @@ impl Conversation {
             .iter()
             .find(|(k, _)| k == "PATH")
             .map_or(crate::bot::DEFAULT_PATH.to_owned(), |(_, v)| v.clone());
-        let cwd = std::env::current_dir().unwrap_or_default();
-        let launch = crate::bot::Launch::resolve(&self.argv, &cwd, &path).map_err(|e| {
-            Failure::new(
-                e.to_string(),
-                None,
-                "a command that starts (check the path and the execute bit)",
-            )
-        })?;
+        let launch = match &self.confinement.launch {
+            Some(launch) => launch.clone(),
+            None => {
+                let cwd = std::env::current_dir().unwrap_or_default();
+                crate::bot::Launch::resolve(&self.argv, &cwd, &path).map_err(|e| {
+                    Failure::new(
+                        e.to_string(),
+                        None,
+                        "a command that starts (check the path and the execute bit)",
+                    )
+                })?
+            }
+        };
         self.starts += 1;
         self.log = (self.logs.as_ref()).map(|d| d.path().join(format!("bot-{}.log", self.starts)));
         let spawn = Spawn {
             launch,
             env,
-            sandbox: None,
+            sandbox: self.confinement.sandbox.clone(),
             max_line: self.limits.max_line,
-            limits: ResourceLimits::default(),
+            limits: self.confinement.limits,
             stderr_log: self.log.clone(),
             stderr_cap: LOG_CAP,
             hold: false,

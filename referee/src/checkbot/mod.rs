@@ -18,7 +18,7 @@ use schmier_protocol::Seat;
 use schmier_sample_bots::Strategy;
 
 use conversation::Conversation;
-pub use conversation::{CheckLimits, Failure};
+pub use conversation::{CheckLimits, Confinement, Failure};
 
 /// One line of the checklist.
 #[derive(Debug)]
@@ -55,8 +55,18 @@ impl Report {
 const GAMES_SEED: u64 = 9;
 
 pub async fn run(argv: Vec<String>, limits: CheckLimits) -> Report {
+    run_confined(argv, limits, Confinement::default()).await
+}
+
+/// [`run`], the bot started as `confinement` says (a season's submission:
+/// in its folder and, if the season's tables are sandboxed, their sandbox).
+pub async fn run_confined(
+    argv: Vec<String>,
+    limits: CheckLimits,
+    confinement: Confinement,
+) -> Report {
     let command = shlex::try_join(argv.iter().map(String::as_str)).unwrap_or_default();
-    let mut conv = Conversation::new(argv, limits);
+    let mut conv = Conversation::new(argv, limits, confinement);
     let mut items = Vec::new();
     let mut item = |name: &str, outcome: Outcome| {
         items.push(Item {

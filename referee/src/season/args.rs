@@ -30,10 +30,21 @@ pub enum SeasonCommand {
     /// again.
     Run(RunArgs),
     /// Submit a new version of an entrant (a new entrant if NAME is new): it
-    /// is checked with check-bot under the season's time limits and, if it
-    /// passes, replaces the entrant's current version from the next set on,
-    /// also while `season run` runs.
+    /// is checked with check-bot under the season's time limits (in the
+    /// season's sandbox if it has one) and, if it passes, replaces the
+    /// entrant's current version from the next set on, also while `season
+    /// run` runs. With --archive and --token, an upload by its owner: a
+    /// .tar.gz unpacked safely into DIR/uploads/NAME/vN.
     Submit(SubmitArgs),
+    /// Create the entrant NAME with a token and no version yet (its owner
+    /// uploads the first), or give an existing one a new token; printed once,
+    /// and the old one stops working.
+    Token {
+        /// The season's folder.
+        dir: PathBuf,
+        /// The entrant.
+        name: String,
+    },
     /// Print the standings: each entrant's current version ranked by rating,
     /// with its earlier versions below it.
     Standings(StandingsArgs),
@@ -116,10 +127,21 @@ pub struct SubmitArgs {
     pub name: String,
     /// The version's folder: its command is read and run there, recorded
     /// with it. [default: the working directory]
-    #[arg(long = "bot-dir", value_name = "DIR")]
+    #[arg(long = "bot-dir", value_name = "DIR", conflicts_with = "archive")]
     pub bot_dir: Option<PathBuf>,
-    /// Admit it without running check-bot (recorded as such).
-    #[arg(long)]
+    /// An upload: the bot's files as a .tar.gz (regular files and folders
+    /// only; no links, no `..`; at most 32 MiB compressed, 4096 entries,
+    /// 64 MiB a file, 256 MiB in all), unpacked into DIR/uploads/NAME/vN;
+    /// its command runs there. Needs the entrant's --token.
+    #[arg(long, value_name = "FILE", requires = "token")]
+    pub archive: Option<PathBuf>,
+    /// The entrant's token (printed when it was created, or by `season
+    /// token`), for an --archive.
+    #[arg(long, value_name = "TOKEN", requires = "archive")]
+    pub token: Option<String>,
+    /// Admit it without running check-bot (recorded as such; not for an
+    /// --archive).
+    #[arg(long, conflicts_with = "archive")]
     pub unchecked: bool,
     /// The bot's command, after `--` (one word with spaces is split like a
     /// shell would), or `builtin:NAME`.

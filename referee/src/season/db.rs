@@ -50,6 +50,21 @@ CREATE TABLE IF NOT EXISTS ratings (
     PRIMARY KEY (after_sets, version));
 ";
 
+/// How a stored token starts: its SHA-256 follows (`tokens.rs`); a stored
+/// token without it is a clear one, left by an older referee.
+pub const TOKEN_HASH: &str = "sha256:";
+
+/// What the database keeps of the token `clear`: `sha256:` and 64 hex digits.
+pub fn stored_token(clear: &str) -> String {
+    let digest = ring::digest::digest(&ring::digest::SHA256, clear.as_bytes());
+    format!("{TOKEN_HASH}{}", hex(digest.as_ref()))
+}
+
+/// Bytes as lowercase hex.
+pub fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
 /// The open database of a season.
 pub struct Db {
     conn: Connection,
@@ -116,8 +131,16 @@ impl Db {
         Ok(db)
     }
 
-    /// Opens the database of an existing season.
+    /// Opens the database of an existing season (its clear tokens, if an
+    /// older referee left any, replaced by their hashes: `tokens.rs`).
     pub fn open(path: &Path) -> anyhow::Result<Db> {
+        let mut db = Self::open_as_is(path)?;
+        db.rewrite_tokens(|token| (!token.starts_with(TOKEN_HASH)).then(|| stored_token(token)))
+            .context("failed to replace the clear tokens of season.db by their hashes")?;
+        Ok(db)
+    }
+
+    fn open_as_is(path: &Path) -> anyhow::Result<Db> {
         if !path.is_file() {
             anyhow::bail!(
                 "{} holds no season ({} is missing); `referee season init DIR` makes one",
@@ -192,6 +215,65 @@ impl Db {
             params![name, token, now()],
         )?;
         Ok(self.conn.last_insert_rowid())
+    }
+
+    /// The stored token of the entrant named `name` (`tokens.rs`).
+    pub fn entrant_token(&self, name: &str) -> anyhow::Result<Option<String>> {
+        Ok(self
+            .conn
+            .query_row(
+                "SELECT token FROM entrants WHERE name = ?1",
+                params![name],
+                |r| r.get(0),
+            )
+            .optional()?)
+    }
+
+    /// Replaces the stored token of the entrant named `name`; whether there
+    /// is one.
+    pub fn set_entrant_token(&self, name: &str, token: &str) -> anyhow::Result<bool> {
+        let n = self.conn.execute(
+            "UPDATE entrants SET token = ?2 WHERE name = ?1",
+            params![name, token],
+        )?;
+        Ok(n == 1)
+    }
+
+    /// Replaces each stored token `new` maps to something, in one
+    /// transaction; how many were replaced.
+    pub fn rewrite_tokens(
+        &mut self,
+        new: impl Fn(&str) -> Option<String>,
+    ) -> anyhow::Result<usize> {
+        let tx = self.conn.transaction()?;
+        let all: Vec<(i64, String)> = {
+            let mut st = tx.prepare("SELECT id, token FROM entrants ORDER BY id")?;
+            let rows = st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
+            rows.collect::<Result<_, _>>()?
+        };
+        let mut replaced = 0;
+        for (id, token) in all {
+            if let Some(t) = new(&token) {
+                tx.execute(
+                    "UPDATE entrants SET token = ?2 WHERE id = ?1",
+                    params![id, t],
+                )?;
+                replaced += 1;
+            }
+        }
+        if replaced > 0 {
+            tx.commit()?;
+        }
+        Ok(replaced)
+    }
+
+    /// The number the next version of `entrant` will be given.
+    pub fn next_number(&self, entrant: i64) -> anyhow::Result<i64> {
+        Ok(self.conn.query_row(
+            "SELECT COALESCE(MAX(number), 0) + 1 FROM versions WHERE entrant = ?1",
+            params![entrant],
+            |r| r.get(0),
+        )?)
     }
 
     /// The id of the entrant named `name`.

@@ -6,7 +6,11 @@
 //!   rebuilt from them.
 //! - `db.rs`: `DIR/season.db` (SQLite): entrants, versions, sets, games,
 //!   ratings. Transcripts are files in `DIR/games/`, named as a tournament's.
-//! - `submit.rs`: a version checked with `check-bot` and recorded.
+//! - `submit.rs`: a version checked with `check-bot` (in the season's
+//!   sandbox, if it has one) and recorded.
+//! - `upload.rs`: a version uploaded by its owner, with its token: an
+//!   archive unpacked safely (`unpack.rs`) into `DIR/uploads/NAME/vN`.
+//! - `tokens.rs`: entrants' tokens, kept hashed.
 //! - `matchmaking.rs`: pure — which three versions play the next set.
 //! - `run.rs`: the coordinator — sets on the tournament's pool, each game
 //!   recorded as it lands, resumed after any kill.
@@ -26,7 +30,9 @@ mod settings;
 mod site;
 mod standings;
 mod submit;
-mod tokens;
+pub mod tokens;
+mod unpack;
+pub mod upload;
 
 use std::path::Path;
 use std::process::ExitCode;
@@ -35,6 +41,8 @@ use anyhow::{bail, Context};
 
 pub use args::SeasonArgs;
 use args::{InitArgs, RunArgs, SeasonCommand, ServeArgs, StandingsArgs, SubmitArgs};
+/// The open `season.db` (what [`tokens::authenticate`] reads).
+pub use db::Db;
 
 pub use crate::layout::season::{is_season, DB};
 
@@ -47,6 +55,7 @@ pub fn main(args: SeasonArgs) -> anyhow::Result<ExitCode> {
         SeasonCommand::Standings(a) => standings_command(&a),
         SeasonCommand::Serve(a) => serve_command(&a),
         SeasonCommand::Close { dir } => close(&dir),
+        SeasonCommand::Token { dir, name } => token_command(&dir, &name),
     }
 }
 
@@ -141,6 +150,9 @@ fn submit_command(a: &SubmitArgs) -> anyhow::Result<ExitCode> {
         many => shlex::try_join(many.iter().map(String::as_str))
             .context("the command cannot be quoted")?,
     };
+    if let (Some(archive), Some(token)) = (&a.archive, &a.token) {
+        return uploaded(a, archive, token, &command);
+    }
     let s = submit::Submission {
         name: a.name.clone(),
         command,
@@ -223,6 +235,81 @@ fn serve_command(a: &ServeArgs) -> anyhow::Result<ExitCode> {
         let (_, task) = site::start(&a.dir, a.addr, cancel).await?;
         task.await?
     })?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `season submit --archive`: an upload, said as `submitted` says it.
+fn uploaded(
+    a: &SubmitArgs,
+    archive: &Path,
+    token: &str,
+    command: &str,
+) -> anyhow::Result<ExitCode> {
+    let bytes = read_archive(archive)?;
+    let name = crate::names::printable(&a.name);
+    let done = match upload::submit_archive(&a.dir, &a.name, token, command, &bytes) {
+        Ok(done) => done,
+        Err(upload::UploadError::Internal(e)) => return Err(e),
+        Err(e) => {
+            eprintln!("referee: season submit: {name}: {e}");
+            return Ok(ExitCode::from(2));
+        }
+    };
+    if done.admitted {
+        let dir = done.dir.as_deref().unwrap_or(Path::new("?"));
+        println!(
+            "{name} v{}: admitted ({}); {} file(s), {} bytes, in {}",
+            done.number,
+            done.checked,
+            done.files,
+            done.bytes,
+            dir.display()
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    print!("{}", crate::names::printable_lines(&done.report));
+    println!(
+        "{name} v{}: not admitted: it {}; its files were removed, and the entrant's \
+         current version, if any, plays on",
+        done.number,
+        crate::names::printable_lines(&done.checked)
+    );
+    Ok(ExitCode::FAILURE)
+}
+
+/// The archive's bytes, no more than an upload may hold (and one more, to
+/// say it is too large).
+fn read_archive(path: &Path) -> anyhow::Result<Vec<u8>> {
+    use std::io::Read;
+    let file = std::fs::File::open(path)
+        .with_context(|| format!("--archive {}: cannot open it", path.display()))?;
+    let mut bytes = Vec::new();
+    file.take(unpack::CAPS.archive + 1)
+        .read_to_end(&mut bytes)
+        .with_context(|| format!("--archive {}: cannot read it", path.display()))?;
+    Ok(bytes)
+}
+
+/// `season token`: an entrant created with a token, or given a new one.
+fn token_command(dir: &Path, name: &str) -> anyhow::Result<ExitCode> {
+    let db = db::Db::open(&dir.join(DB))?;
+    let shown = crate::names::printable(name);
+    if db.entrant(name)?.is_none() {
+        submit::check_name(name)?;
+        let token = tokens::issue()?;
+        db.add_entrant(name, &token.stored)?;
+        println!(
+            "entrant {shown} created, with no version yet; its token (keep it, it is shown \
+             once): {}",
+            token.clear
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    let token = tokens::rotate(&db, name)?;
+    println!(
+        "entrant {shown}: its new token (keep it, it is shown once; the old one no longer \
+         works): {token}"
+    );
     Ok(ExitCode::SUCCESS)
 }
 

@@ -1,7 +1,9 @@
 //! A version joins a season: `season submit DIR NAME [--dir D] -- CMD` (and
 //! each `--entrant` of `season init`). An entrant new to the season is
 //! created with a token (printed once; what a later upload will present).
-//! The bot is run through `check-bot` under the season's time limits first;
+//! The bot is run through `check-bot` under the season's time limits first,
+//! as the season's tables would run it (in its folder, and in their sandbox
+//! when the season has one);
 //! a version that fails is recorded, not admitted, and the checklist says in
 //! words what went wrong. A version admitted replaces its entrant's current
 //! one from the next set on (`season run` reads the database between sets),
@@ -14,7 +16,7 @@ use anyhow::{bail, Context};
 
 use super::db::{Db, NewVersion};
 use super::settings::Settings;
-use crate::config::BotSpec;
+use crate::config::{BotSpec, Isolation, TableSpec};
 
 /// What is submitted.
 pub struct Submission {
@@ -43,14 +45,7 @@ pub fn submit(dir: &Path, s: &Submission) -> anyhow::Result<Submitted> {
     check_name(&s.name)?;
     let mut db = Db::open(&dir.join(crate::layout::season::DB))?;
     let settings = Settings::read(&db)?;
-    let what = format!("the command of {:?}", s.name);
-    let bot = crate::settings::parse_bot(&s.command, &what)?;
-    if matches!(bot, BotSpec::Human | BotSpec::Remote(_)) {
-        bail!(
-            "{what}: {:?} cannot play a season yet (a person or a remote seat); give a bot's command",
-            s.command
-        );
-    }
+    let bot = parse_command(&s.name, &s.command)?;
     // A command is kept with the folder it is read in, given or the one it
     // was submitted from: a run started elsewhere seats the same bot.
     let version_dir = match (&s.dir, &bot) {
@@ -64,70 +59,104 @@ pub fn submit(dir: &Path, s: &Submission) -> anyhow::Result<Submitted> {
         ),
         (None, _) => None,
     };
-    let dir_text = version_dir
-        .as_ref()
-        .map(|d| d.to_string_lossy().into_owned());
-    let (admitted, checked, report) = match seatable(dir, &settings, s, dir_text.as_deref()) {
-        Err(why) => (false, why, String::new()),
-        Ok(()) => check(&settings, &bot, version_dir.as_deref(), s.unchecked)?,
-    };
+    let verdict = examine(dir, &settings, s, version_dir.as_deref())?;
     let (entrant, token) = match db.entrant(&s.name)? {
         Some(id) => (id, None),
         None => {
-            let token = token()?;
-            (db.add_entrant(&s.name, &token)?, Some(token))
+            let token = super::tokens::issue()?;
+            (db.add_entrant(&s.name, &token.stored)?, Some(token.clear))
         }
     };
-    let id = db.add_version(&NewVersion {
-        entrant,
-        command: &s.command,
-        dir: dir_text.as_deref(),
-        admitted,
-        checked: &checked,
-        report: &report,
-    })?;
-    let number = (db.versions()?.into_iter())
-        .find(|v| v.id == id)
-        .map_or(0, |v| v.number);
+    let dir_text = version_dir.map(|d| d.to_string_lossy().into_owned());
+    let number = record(&mut db, entrant, &s.command, dir_text.as_deref(), &verdict)?;
     Ok(Submitted {
         token,
         number,
-        admitted,
-        checked,
-        report,
+        admitted: verdict.admitted,
+        checked: verdict.checked,
+        report: verdict.report,
     })
 }
 
-/// Whether the season's tables can seat the version: its command found
-/// and, in a sandboxed season, the sandbox built for it (a version that
-/// cannot be seated would stop `season run` when it is picked up). If not,
-/// why, in words.
-fn seatable(
+/// The bot a season's version may be: a command or a built-in bot.
+pub(super) fn parse_command(name: &str, command: &str) -> anyhow::Result<BotSpec> {
+    let what = format!("the command of {name:?}");
+    let bot = crate::settings::parse_bot(command, &what)?;
+    if matches!(bot, BotSpec::Human | BotSpec::Remote(_)) {
+        bail!(
+            "{what}: {command:?} cannot play a season yet (a person or a remote seat); give a bot's command"
+        );
+    }
+    Ok(bot)
+}
+
+/// How a version was judged.
+pub(super) struct Verdict {
+    pub admitted: bool,
+    /// How it was checked, in words.
+    pub checked: String,
+    /// check-bot's checklist, when it ran.
+    pub report: String,
+}
+
+/// Whether the season's tables can seat the version with its command read
+/// in `dir`, and whether it passes `check-bot` as they would run it.
+pub(super) fn examine(
     season: &Path,
     settings: &Settings,
     s: &Submission,
-    dir: Option<&str>,
-) -> Result<(), String> {
+    dir: Option<&Path>,
+) -> anyhow::Result<Verdict> {
     let candidate = super::db::Version {
         id: 0,
         entrant: 0,
         name: s.name.clone(),
         number: 0,
         command: s.command.clone(),
-        dir: dir.map(str::to_owned),
+        dir: dir.map(|d| d.to_string_lossy().into_owned()),
         parent: None,
         submitted: 0,
         admitted: true,
         checked: String::new(),
     };
-    match settings.table(season, &[candidate]) {
-        Ok(_) => Ok(()),
-        Err(e) => Err(format!("cannot be seated: {e:#}")),
-    }
+    // A version that cannot be seated (its command not found; in a
+    // sandboxed season, no sandbox built for it) would stop `season run`.
+    let spec = match settings.table(season, std::slice::from_ref(&candidate)) {
+        Ok(spec) => spec,
+        Err(e) => {
+            return Ok(Verdict {
+                admitted: false,
+                checked: format!("cannot be seated: {e:#}"),
+                report: String::new(),
+            })
+        }
+    };
+    check(settings, &spec, &candidate, s.unchecked)
+}
+
+/// Records a judged version of `entrant`; its number.
+pub(super) fn record(
+    db: &mut Db,
+    entrant: i64,
+    command: &str,
+    dir: Option<&str>,
+    v: &Verdict,
+) -> anyhow::Result<i64> {
+    let id = db.add_version(&NewVersion {
+        entrant,
+        command,
+        dir,
+        admitted: v.admitted,
+        checked: &v.checked,
+        report: &v.report,
+    })?;
+    Ok((db.versions()?.into_iter())
+        .find(|v| v.id == id)
+        .map_or(0, |v| v.number))
 }
 
 /// An entrant's name: what files and lines will show, so plain.
-fn check_name(name: &str) -> anyhow::Result<()> {
+pub(super) fn check_name(name: &str) -> anyhow::Result<()> {
     let plain = |c: char| c.is_ascii_alphanumeric() || "-_.".contains(c);
     if name.is_empty() || name.len() > 64 || !name.chars().all(plain) {
         bail!(
@@ -138,70 +167,68 @@ fn check_name(name: &str) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Runs `check-bot` on the version unless the season's sandbox forbids it
-/// or the organiser waived it: (admitted, how it was checked, checklist).
+/// Runs `check-bot` on the version as the season's tables `spec` would run
+/// it (in its folder, in their sandbox if they have one, under their
+/// limits), unless the organiser waived it or the bot is played in process.
 fn check(
     settings: &Settings,
-    bot: &BotSpec,
-    dir: Option<&Path>,
+    spec: &TableSpec,
+    version: &super::db::Version,
     unchecked: bool,
-) -> anyhow::Result<(bool, String, String)> {
+) -> anyhow::Result<Verdict> {
+    let verdict = |admitted, checked: &str, report| Verdict {
+        admitted,
+        checked: checked.to_owned(),
+        report,
+    };
     if unchecked {
         let why = "not checked: admitted by the organiser without check-bot (--unchecked)";
-        return Ok((true, why.into(), String::new()));
+        return Ok(verdict(true, why, String::new()));
     }
-    if settings.sandboxed() {
-        // check-bot runs a bot outside any sandbox; a season that sandboxes
-        // its bots does not run an untrusted one so.
-        let why = "not checked: check-bot cannot run a bot in the season's sandbox yet; \
-                   its first game is its check";
-        return Ok((true, why.into(), String::new()));
-    }
-    if let BotSpec::InProcess(name) = bot {
-        return Ok((
-            true,
-            format!("not checked: the referee's own bot {name}, played in process"),
-            String::new(),
-        ));
+    let bot = super::settings::bot(version)?;
+    if let BotSpec::InProcess(name) = &bot {
+        let why = format!("not checked: the referee's own bot {name}, played in process");
+        return Ok(verdict(true, &why, String::new()));
     }
     let argv = bot
         .argv()
         .map_err(|e| anyhow::anyhow!("failed to check the bot: {e}"))?;
+    let env = bot.env(&spec.isolation.env);
+    let cwd = std::env::current_dir().context("failed to read the working directory")?;
+    let launch = match bot.launch(&cwd, Isolation::path_in(&env)) {
+        Ok(launch) => launch,
+        Err(e) => {
+            return Ok(verdict(
+                false,
+                &format!("cannot be started: {e}"),
+                String::new(),
+            ))
+        }
+    };
     let tc = &settings.time_control;
     let limits = crate::checkbot::CheckLimits {
         startup: Duration::from_millis(tc.startup_ms.unwrap_or(crate::settings::STARTUP_MS)),
         decision: Duration::from_millis(tc.decision_ms.unwrap_or(crate::settings::DECISION_MS)),
         max_line: tc.max_line_bytes,
     };
-    // check-bot reads the command from the working directory, as `play`
-    // would from the version's folder.
-    let back = std::env::current_dir().context("failed to read the working directory")?;
-    if let Some(d) = dir {
-        std::env::set_current_dir(d).with_context(|| format!("failed to enter {}", d.display()))?;
-    }
+    let confinement = crate::checkbot::Confinement {
+        launch: Some(launch),
+        sandbox: spec.isolation.sandbox.clone(),
+        limits: spec.limits,
+    };
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
     let report = runtime.block_on(async {
         crate::bot::install_cleanup();
-        crate::checkbot::run(argv, limits).await
+        crate::checkbot::run_confined(argv, limits, confinement).await
     });
-    std::env::set_current_dir(&back)
-        .with_context(|| format!("failed to return to {}", back.display()))?;
     let text = crate::checkbot::render(&report);
-    let checked = match report.passed() {
-        true => "passed check-bot".to_owned(),
-        false => "failed check-bot".to_owned(),
+    let checked = match (report.passed(), settings.sandboxed()) {
+        (true, true) => "passed check-bot in the season's sandbox",
+        (true, false) => "passed check-bot",
+        (false, true) => "failed check-bot in the season's sandbox",
+        (false, false) => "failed check-bot",
     };
-    Ok((report.passed(), checked, text))
-}
-
-/// 128 fresh bits, as hex: an entrant's token.
-fn token() -> anyhow::Result<String> {
-    use std::io::Read;
-    let mut bytes = [0u8; 16];
-    std::fs::File::open("/dev/urandom")
-        .and_then(|mut f| f.read_exact(&mut bytes))
-        .context("failed to draw a token from /dev/urandom")?;
-    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+    Ok(verdict(report.passed(), checked, text))
 }
