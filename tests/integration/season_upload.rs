@@ -464,3 +464,120 @@ fn in_a_sandboxed_season_an_upload_is_checked_in_the_sandbox_and_sees_only_its_o
     );
     assert!(said.contains("I can see"), "{said}");
 }
+
+/// `season serve DIR` on a free loopback port: the process (killed when
+/// dropped) and the address it says it serves on.
+struct Site(std::process::Child, std::net::SocketAddr);
+
+impl Drop for Site {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn serve(dir: &Path) -> Site {
+    use std::io::BufRead;
+    let mut child = season(&["serve", "--addr", "127.0.0.1:0"])
+        .arg(dir)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut err = std::io::BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    err.read_line(&mut line).unwrap();
+    let addr = (line.trim().strip_prefix("referee: season site at http://"))
+        .and_then(|a| a.strip_suffix('/'))
+        .unwrap_or_else(|| panic!("no address in {line:?}"))
+        .parse()
+        .unwrap();
+    std::thread::spawn(move || std::io::copy(&mut err, &mut std::io::sink()));
+    Site(child, addr)
+}
+
+/// `POST /api/entrants/NAME/versions?command=CMD` with the archive's bytes
+/// and, if any, the token; the status and the body.
+fn post(site: &Site, name: &str, token: Option<&str>, command: &str, body: &[u8]) -> (u16, String) {
+    use std::io::{Read, Write};
+    let mut s = std::net::TcpStream::connect(site.1).unwrap();
+    let auth = token.map_or(String::new(), |t| format!("Authorization: Bearer {t}\r\n"));
+    let command = command.replace(' ', "%20");
+    write!(
+        s,
+        "POST /api/entrants/{name}/versions?command={command} HTTP/1.1\r\nHost: site\r\n\
+         Connection: close\r\n{auth}Content-Type: application/gzip\r\n\
+         Content-Length: {}\r\n\r\n",
+        body.len()
+    )
+    .unwrap();
+    s.write_all(body).unwrap();
+    let mut text = String::new();
+    s.read_to_string(&mut text).unwrap();
+    let status = text[9..12].parse().unwrap();
+    let body = text.split_once("\r\n\r\n").map_or("", |p| p.1).to_owned();
+    (status, body)
+}
+
+#[test]
+fn an_owner_uploads_over_http_with_its_token_and_no_other_token_writes_anything() {
+    let base = scratch("season_upload", "http");
+    let dir = base.join("season");
+    let t = init(&dir, &["a=builtin:random", "b=builtin:heuristic"], &[]);
+    let up = new_token(&dir, "up");
+    let good = std::fs::read(archive(&base.join("good.tar.gz"), sample_bot())).unwrap();
+    let site = serve(&dir);
+    let cmd = "python3 bot.py simple";
+    // No token, another entrant's, a made-up one: refused, nothing written.
+    let (status, said) = post(&site, "up", None, cmd, &good);
+    assert_eq!(status, 401, "{said}");
+    let (status, said) = post(&site, "up", Some(&t[0].1), cmd, &good);
+    assert_eq!(status, 403, "{said}");
+    assert!(said.contains("do not match an entrant"), "{said}");
+    let (status, _) = post(
+        &site,
+        "up",
+        Some("0123456789abcdef0123456789abcdef"),
+        cmd,
+        &good,
+    );
+    assert_eq!(status, 403);
+    assert_eq!(versions(&dir), 2);
+    assert!(
+        !dir.join("uploads").exists(),
+        "nothing written for a wrong token"
+    );
+    // An archive that climbs out: 400, naming the entry; nothing kept.
+    let bad = std::fs::read(archive(
+        &base.join("bad.tar.gz"),
+        vec![file("../escape.py", b"print(1)\n")],
+    ))
+    .unwrap();
+    let (status, said) = post(&site, "up", Some(&up), cmd, &bad);
+    assert_eq!(status, 400, "{said}");
+    assert!(said.contains("../escape.py"), "{said}");
+    assert!(!base.join("escape.py").exists());
+    assert_eq!(versions(&dir), 2);
+    // One byte over the archive cap (32 MiB): 413, and nothing kept.
+    let (status, said) = post(&site, "up", Some(&up), cmd, &vec![0; (32 << 20) + 1]);
+    assert_eq!(status, 413, "{said}");
+    assert!(said.contains("at most 33554432 bytes"), "{said}");
+    assert_eq!(versions(&dir), 2);
+    // The owner's good upload: checked, admitted, and it plays.
+    let (status, said) = post(&site, "up", Some(&up), cmd, &good);
+    assert_eq!(status, 201, "{said}");
+    let answer: serde_json::Value = serde_json::from_str(&said).unwrap();
+    assert_eq!(answer["admitted"], true, "{answer}");
+    assert_eq!(answer["version"], 1, "{answer}");
+    assert!(dir.join("uploads/up/v1/bot.py").is_file());
+    assert_eq!(versions(&dir), 3);
+    succeeds(season(&["run", "--sets", "1", "--jobs", "1", "-q"]).arg(&dir));
+    let s: serde_json::Value = serde_json::from_str(&stdout(&succeeds(
+        season(&["standings", "--json"]).arg(&dir),
+    )))
+    .unwrap();
+    let row = (s["entrants"].as_array().unwrap().iter())
+        .find(|r| r["entrant"] == "up")
+        .expect("up in the standings");
+    assert_eq!(row["sets"], 1, "{row}");
+}

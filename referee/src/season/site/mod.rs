@@ -14,6 +14,8 @@
 //! - `/api/standings` (what `season standings --json` prints),
 //!   `/api/entrants/NAME`, `/api/entrants/NAME/logs` (with
 //!   `Authorization: Bearer TOKEN`);
+//! - `POST /api/entrants/NAME/versions?command=CMD`: the entrant's upload,
+//!   a `.tar.gz` body with its token (`upload.rs`);
 //! - `/events`: server-sent events, one `sets` event as each set lands.
 //!
 //! Every page is whole in itself: no external asset, no network.
@@ -23,6 +25,7 @@ mod entrant;
 mod events;
 mod logs;
 mod pages;
+mod upload;
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -31,7 +34,7 @@ use std::sync::{Arc, Mutex};
 use axum::extract::{DefaultBodyLimit, Path as UrlPath, State};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{Html, IntoResponse, Response};
-use axum::routing::get;
+use axum::routing::{get, post};
 use axum::{Form, Router};
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
@@ -40,7 +43,8 @@ use super::db::Db;
 use super::standings;
 use crate::layout::season::DB;
 
-/// The largest request body the site reads (the logs form's token).
+/// The largest request body the site reads (the logs form's token), but
+/// for an upload's (`upload::BODY_LIMIT`).
 const BODY_LIMIT: usize = 4096;
 
 /// What every handler shares: the season's folder, what the watcher saw
@@ -140,6 +144,10 @@ fn router(site: Shared) -> Router {
         .route("/api/standings", get(api_standings))
         .route("/api/entrants/{name}", get(api_entrant))
         .route("/api/entrants/{name}/logs", get(logs::api))
+        .route(
+            "/api/entrants/{name}/versions",
+            post(upload::post).layer(DefaultBodyLimit::max(upload::BODY_LIMIT)),
+        )
         .route("/events", get(events::stream))
         .fallback(|| async { Failure::not_found("no such page on this season's site".into()) })
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
