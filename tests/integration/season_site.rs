@@ -267,6 +267,26 @@ fn no_url_reaches_a_file_the_database_does_not_name() {
             "{path}: no message: {text}"
         );
     }
+    // A final bracket (an ordinary tournament folder in DIR/final, as
+    // `season final` makes one) is published at /final once it exists.
+    let mut t = referee();
+    t.args(["tournament", "--jobs", "1", "--seed", "3", "-q"])
+        .args([
+            "--entrant",
+            "x=inproc:random",
+            "--entrant",
+            "y=inproc:random",
+        ])
+        .args(["--entrant", "champion=inproc:heuristic", "--out"])
+        .arg(dir.join("final"));
+    succeeds(&mut t);
+    let (status, body) = get(site.1, "/final");
+    assert_eq!(status, 200, "{body}");
+    assert!(
+        body.contains("<td>champion</td>") && body.contains("ranked by rating"),
+        "{body}"
+    );
+    assert!(get(site.1, "/").1.contains("href=\"/final\""));
 }
 
 /// Reads server-sent events from `s` until one says `sets` is `n`.
