@@ -336,7 +336,32 @@ fn a_set_that_lands_reaches_the_events_and_the_open_page() {
     }
     play_to(&dir, 2);
     sse_until(&mut events, 2);
-    let Some(mut p) = page else { return };
+    if let Some(p) = page {
+        entrant_page_and_replay(p);
+    }
+    // SIGTERM stops the server, even with an event stream open.
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(site.0.id() as i32),
+        nix::sys::signal::Signal::SIGTERM,
+    )
+    .unwrap();
+    let mut site = site;
+    let start = Instant::now();
+    let status = loop {
+        if let Some(status) = site.0.try_wait().unwrap() {
+            break status;
+        }
+        assert!(
+            start.elapsed() < LIMIT,
+            "season serve did not stop on SIGTERM"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert!(status.success(), "{status:?}");
+}
+
+/// After the standings updated: the entrant page's chart, and a replay.
+fn entrant_page_and_replay(mut p: crate::cdp::Page) {
     p.wait_for(
         "document.getElementById('sets').textContent === '2' && window.notReloaded === 46",
         LIMIT,

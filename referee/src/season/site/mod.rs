@@ -49,6 +49,9 @@ struct Site {
     dir: PathBuf,
     seen: watch::Receiver<events::Seen>,
     cache: Mutex<Option<Cached>>,
+    /// Cancelled when the site stops: the event streams end then, so the
+    /// graceful shutdown has no endless response to wait for.
+    stop: CancellationToken,
 }
 
 /// The standings computed at one generation of the database: as JSON, and
@@ -110,6 +113,7 @@ pub async fn start(
         dir: dir.to_path_buf(),
         seen,
         cache: Mutex::new(None),
+        stop: cancel.clone(),
     });
     let listener = tokio::net::TcpListener::bind(addr)
         .await
