@@ -334,8 +334,17 @@ fn a_set_that_lands_reaches_the_events_and_the_open_page() {
             "the page's event source",
         );
     }
+    let points = |addr| {
+        let (status, body) = get(addr, "/api/entrants/a");
+        assert_eq!(status, 200, "{body}");
+        let e: Value = serde_json::from_str(&body).unwrap();
+        e["versions"][0]["history"].as_array().unwrap().len()
+    };
+    assert_eq!(points(site.1), 1);
     play_to(&dir, 2);
     sse_until(&mut events, 2);
+    // The entrant's data is read again once the set is announced.
+    assert_eq!(points(site.1), 2);
     if let Some(p) = page {
         entrant_page_and_replay(p);
     }
@@ -374,7 +383,10 @@ fn entrant_page_and_replay(mut p: crate::cdp::Page) {
         "a's page with its rating chart",
     );
     let points = p.eval("document.querySelector('#rating-chart polyline.rating').getAttribute('points').split(' ').length");
-    assert_eq!(points, 2, "one point per finished set a played");
+    assert_eq!(
+        points, 2,
+        "a rating after each finished set since a first played"
+    );
     p.eval("document.querySelector('a.replay').click(); true");
     p.wait_for(
         "location.pathname.startsWith('/games/') && document.getElementById('title').textContent.startsWith('set ') && document.querySelectorAll('#deal option').length > 0",
