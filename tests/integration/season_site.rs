@@ -267,6 +267,26 @@ fn no_url_reaches_a_file_the_database_does_not_name() {
             "{path}: no message: {text}"
         );
     }
+    // A final bracket (an ordinary tournament folder in DIR/final, as
+    // `season final` makes one) is published at /final once it exists.
+    let mut t = referee();
+    t.args(["tournament", "--jobs", "1", "--seed", "3", "-q"])
+        .args([
+            "--entrant",
+            "x=inproc:random",
+            "--entrant",
+            "y=inproc:random",
+        ])
+        .args(["--entrant", "champion=inproc:heuristic", "--out"])
+        .arg(dir.join("final"));
+    succeeds(&mut t);
+    let (status, body) = get(site.1, "/final");
+    assert_eq!(status, 200, "{body}");
+    assert!(
+        body.contains("<td>champion</td>") && body.contains("ranked by rating"),
+        "{body}"
+    );
+    assert!(get(site.1, "/").1.contains("href=\"/final\""));
 }
 
 /// Reads server-sent events from `s` until one says `sets` is `n`.
@@ -314,9 +334,43 @@ fn a_set_that_lands_reaches_the_events_and_the_open_page() {
             "the page's event source",
         );
     }
+    let points = |addr| {
+        let (status, body) = get(addr, "/api/entrants/a");
+        assert_eq!(status, 200, "{body}");
+        let e: Value = serde_json::from_str(&body).unwrap();
+        e["versions"][0]["history"].as_array().unwrap().len()
+    };
+    assert_eq!(points(site.1), 1);
     play_to(&dir, 2);
     sse_until(&mut events, 2);
-    let Some(mut p) = page else { return };
+    // The entrant's data is read again once the set is announced.
+    assert_eq!(points(site.1), 2);
+    if let Some(p) = page {
+        entrant_page_and_replay(p);
+    }
+    // SIGTERM stops the server, even with an event stream open.
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(site.0.id() as i32),
+        nix::sys::signal::Signal::SIGTERM,
+    )
+    .unwrap();
+    let mut site = site;
+    let start = Instant::now();
+    let status = loop {
+        if let Some(status) = site.0.try_wait().unwrap() {
+            break status;
+        }
+        assert!(
+            start.elapsed() < LIMIT,
+            "season serve did not stop on SIGTERM"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert!(status.success(), "{status:?}");
+}
+
+/// After the standings updated: the entrant page's chart, and a replay.
+fn entrant_page_and_replay(mut p: crate::cdp::Page) {
     p.wait_for(
         "document.getElementById('sets').textContent === '2' && window.notReloaded === 46",
         LIMIT,
@@ -329,7 +383,10 @@ fn a_set_that_lands_reaches_the_events_and_the_open_page() {
         "a's page with its rating chart",
     );
     let points = p.eval("document.querySelector('#rating-chart polyline.rating').getAttribute('points').split(' ').length");
-    assert_eq!(points, 2, "one point per finished set a played");
+    assert_eq!(
+        points, 2,
+        "a rating after each finished set since a first played"
+    );
     p.eval("document.querySelector('a.replay').click(); true");
     p.wait_for(
         "location.pathname.startsWith('/games/') && document.getElementById('title').textContent.startsWith('set ') && document.querySelectorAll('#deal option').length > 0",

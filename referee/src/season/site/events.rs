@@ -69,15 +69,22 @@ pub async fn stream(
 ) -> Sse<impl Stream<Item = Result<Event, Infallible>>> {
     let mut rx = site.seen.clone();
     rx.mark_changed();
-    let events = stream::unfold((rx, None), |(mut rx, sent)| async move {
-        loop {
-            rx.changed().await.ok()?;
-            let n = rx.borrow_and_update().sets;
-            if sent != Some(n) {
-                let event = Event::default()
-                    .event("sets")
-                    .data(format!("{{\"sets\":{n}}}"));
-                return Some((Ok(event), (rx, Some(n))));
+    let stop = site.stop.clone();
+    let events = stream::unfold((rx, None), move |(mut rx, sent)| {
+        let stop = stop.clone();
+        async move {
+            loop {
+                tokio::select! {
+                    changed = rx.changed() => changed.ok()?,
+                    _ = stop.cancelled() => return None,
+                }
+                let n = rx.borrow_and_update().sets;
+                if sent != Some(n) {
+                    let event = Event::default()
+                        .event("sets")
+                        .data(format!("{{\"sets\":{n}}}"));
+                    return Some((Ok(event), (rx, Some(n))));
+                }
             }
         }
     });

@@ -96,7 +96,9 @@ fn collect(db: &Db, dir: &Path, name: &str) -> anyhow::Result<Vec<Log>> {
     let mine: Vec<_> = versions.iter().filter(|v| v.name == name).collect();
     let stderr = dir.join(crate::layout::tournament::STDERR);
     let folders: Vec<String> = match std::fs::read_dir(&stderr) {
+        // Folders only, not links (`file_type` does not follow them).
         Ok(entries) => (entries.flatten())
+            .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
             .map(|e| e.file_name().to_string_lossy().into_owned())
             .collect(),
         Err(_) => Vec::new(),

@@ -27,6 +27,7 @@ mod logs;
 mod pages;
 mod upload;
 
+use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -53,6 +54,11 @@ struct Site {
     dir: PathBuf,
     seen: watch::Receiver<events::Seen>,
     cache: Mutex<Option<Cached>>,
+    /// Each entrant's page data, with the generation it was read at.
+    entrants: Mutex<HashMap<String, (u64, Arc<entrant::Entrant>)>>,
+    /// Cancelled when the site stops: the event streams end then, so the
+    /// graceful shutdown has no endless response to wait for.
+    stop: CancellationToken,
 }
 
 /// The standings computed at one generation of the database: as JSON, and
@@ -114,6 +120,8 @@ pub async fn start(
         dir: dir.to_path_buf(),
         seen,
         cache: Mutex::new(None),
+        entrants: Mutex::new(HashMap::new()),
+        stop: cancel.clone(),
     });
     let listener = tokio::net::TcpListener::bind(addr)
         .await
@@ -209,22 +217,36 @@ async fn api_standings(State(site): State<Shared>) -> Result<Response, Failure> 
     Ok(([(header::CONTENT_TYPE, "application/json")], json).into_response())
 }
 
+/// Entrant `name`'s page data, from the cache if it is current (only
+/// entrants that exist are kept: at most one entry per entrant).
+async fn entrant_now(site: &Shared, name: String) -> Result<Arc<entrant::Entrant>, Failure> {
+    let generation = site.seen.borrow().generation;
+    if let Some((g, e)) = site.entrants.lock().expect("the cache").get(&name) {
+        if *g == generation {
+            return Ok(e.clone());
+        }
+    }
+    let key = name.clone();
+    let e = Arc::new(with_db(site, move |db, _| entrant::of(db, &name)).await?);
+    let mut cache = site.entrants.lock().expect("the cache");
+    cache.retain(|_, (g, _)| *g == generation);
+    cache.insert(key, (generation, e.clone()));
+    Ok(e)
+}
+
 async fn entrant_page(
     State(site): State<Shared>,
     UrlPath(name): UrlPath<String>,
 ) -> Result<Html<String>, Failure> {
-    with_db(&site, move |db, _| {
-        Ok(Html(pages::entrant(&entrant::of(db, &name)?)))
-    })
-    .await
+    Ok(Html(pages::entrant(&*entrant_now(&site, name).await?)))
 }
 
 async fn api_entrant(
     State(site): State<Shared>,
     UrlPath(name): UrlPath<String>,
 ) -> Result<Response, Failure> {
-    let e = with_db(&site, move |db, _| entrant::of(db, &name)).await?;
-    Ok(axum::Json(e).into_response())
+    let e = entrant_now(&site, name).await?;
+    Ok(axum::Json(&*e).into_response())
 }
 
 async fn replay(

@@ -252,7 +252,7 @@ pub fn final_bracket(dir: &Path) -> Result<String, Failure> {
         })
         .collect();
     let body = format!(
-        "<h1>The final bracket{}</h1><p class=\"order\">{} game(s); {}.</p><table id=\"final\">\
+        "<h1>The final bracket{}</h1><p class=\"order\">{} game(s); ranked by {}.</p><table id=\"final\">\
          <thead><tr><th>rank</th><th>entrant</th><th>games</th><th>wins</th><th>rating</th>\
          <th>95% interval</th></tr></thead><tbody>{rows}</tbody></table>",
         if done { "" } else { " (under way)" },
