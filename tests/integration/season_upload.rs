@@ -366,8 +366,19 @@ fn tokens_are_kept_hashed_and_clear_ones_of_an_older_season_are_migrated() {
         .execute("UPDATE entrants SET token = ?1 WHERE name = 'a'", [clear])
         .unwrap();
     let good = archive(&base.join("good.tar.gz"), sample_bot());
-    let out = upload(&dir, "a", clear, &good, "python3 bot.py");
+    // (The flags' form of the same command.)
+    let out = season(&["submit"])
+        .arg(&dir)
+        .args(["--name", "a", "--archive"])
+        .arg(&good)
+        .args(["--token", clear, "--command", "python3 bot.py"])
+        .output()
+        .unwrap();
     assert!(out.status.success(), "the clear token still works: {out:?}");
+    assert!(
+        stdout(&out).contains("a v2: admitted (passed check-bot)"),
+        "{out:?}"
+    );
     let stored: String = db(&dir)
         .query_row("SELECT token FROM entrants WHERE name = 'a'", [], |r| {
             r.get(0)

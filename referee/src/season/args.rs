@@ -123,8 +123,17 @@ pub struct ServeArgs {
 pub struct SubmitArgs {
     /// The season's folder.
     pub dir: PathBuf,
-    /// The entrant.
-    pub name: String,
+    /// The entrant (or --name).
+    #[arg(required_unless_present = "name_flag")]
+    pub name: Option<String>,
+    /// The entrant, instead of NAME.
+    #[arg(
+        long = "name",
+        id = "name_flag",
+        value_name = "NAME",
+        conflicts_with = "name"
+    )]
+    pub name_flag: Option<String>,
     /// The version's folder: its command is read and run there, recorded
     /// with it. [default: the working directory]
     #[arg(long = "bot-dir", value_name = "DIR", conflicts_with = "archive")]
@@ -145,8 +154,30 @@ pub struct SubmitArgs {
     pub unchecked: bool,
     /// The bot's command, after `--` (one word with spaces is split like a
     /// shell would), or `builtin:NAME`.
-    #[arg(last = true, required = true, value_name = "CMD")]
+    #[arg(
+        last = true,
+        required_unless_present = "command_flag",
+        value_name = "CMD"
+    )]
     pub command: Vec<String>,
+    /// The bot's command as one word, instead of `-- CMD` (split like a
+    /// shell would).
+    #[arg(
+        long = "command",
+        id = "command_flag",
+        value_name = "CMD",
+        conflicts_with = "command"
+    )]
+    pub command_flag: Option<String>,
+}
+
+impl SubmitArgs {
+    /// The entrant, given as NAME or --name.
+    pub fn entrant(&self) -> &str {
+        (self.name.as_deref())
+            .or(self.name_flag.as_deref())
+            .unwrap_or_default()
+    }
 }
 
 #[derive(Args, Debug)]

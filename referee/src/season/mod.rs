@@ -145,16 +145,17 @@ fn submitted(dir: &Path, s: &submit::Submission) -> anyhow::Result<bool> {
 }
 
 fn submit_command(a: &SubmitArgs) -> anyhow::Result<ExitCode> {
-    let command = match a.command.as_slice() {
-        [one] => one.clone(),
-        many => shlex::try_join(many.iter().map(String::as_str))
+    let command = match (a.command.as_slice(), &a.command_flag) {
+        (_, Some(one)) => one.clone(),
+        ([one], None) => one.clone(),
+        (many, None) => shlex::try_join(many.iter().map(String::as_str))
             .context("the command cannot be quoted")?,
     };
     if let (Some(archive), Some(token)) = (&a.archive, &a.token) {
         return uploaded(a, archive, token, &command);
     }
     let s = submit::Submission {
-        name: a.name.clone(),
+        name: a.entrant().to_owned(),
         command,
         dir: a.bot_dir.clone(),
         unchecked: a.unchecked,
@@ -246,8 +247,8 @@ fn uploaded(
     command: &str,
 ) -> anyhow::Result<ExitCode> {
     let bytes = read_archive(archive)?;
-    let name = crate::names::printable(&a.name);
-    let done = match upload::submit_archive(&a.dir, &a.name, token, command, &bytes) {
+    let name = crate::names::printable(a.entrant());
+    let done = match upload::submit_archive(&a.dir, a.entrant(), token, command, &bytes) {
         Ok(done) => done,
         Err(upload::UploadError::Internal(e)) => return Err(e),
         Err(e) => {

@@ -11,7 +11,9 @@
 //!    built-in bot;
 //! 3. the archive is unpacked (`unpack.rs`) into a fresh folder
 //!    `DIR/uploads/.incoming-…`, inside the season's folder, judged entry
-//!    by entry; refused, that folder is removed: nothing else was written;
+//!    by entry; refused, that folder is removed: nothing else was written
+//!    (one left by a referee killed meanwhile is removed by a later upload,
+//!    once an hour old);
 //! 4. `check-bot` runs on it as the season's tables would (in the sandbox,
 //!    when the season has one: `submit.rs`);
 //! 5. admitted, the folder is renamed `DIR/uploads/NAME/vN` (N: the
@@ -163,6 +165,7 @@ pub fn confined(bot: &BotSpec) -> Result<(), String> {
 fn incoming(dir: &Path) -> anyhow::Result<tempfile::TempDir> {
     let uploads = dir.join(UPLOADS);
     open_folder(&uploads)?;
+    remove_stale(&uploads, STALE);
     let t = tempfile::Builder::new()
         .prefix(".incoming-")
         .tempdir_in(&uploads)
@@ -170,6 +173,24 @@ fn incoming(dir: &Path) -> anyhow::Result<tempfile::TempDir> {
     // Searchable by the unprivileged user a sandboxed bot runs as.
     std::fs::set_permissions(t.path(), std::fs::Permissions::from_mode(0o755))?;
     Ok(t)
+}
+
+/// How old an unfinished upload's folder is when it is taken for one left
+/// by a referee killed while taking it: far longer than any check takes.
+const STALE: std::time::Duration = std::time::Duration::from_secs(3600);
+
+/// Removes the `.incoming-…` folders in `uploads` older than `age` (what a
+/// killed upload leaves); one that cannot be removed is left.
+fn remove_stale(uploads: &Path, age: std::time::Duration) {
+    let entries = std::fs::read_dir(uploads).into_iter().flatten().flatten();
+    for e in entries.filter(|e| e.file_name().to_string_lossy().starts_with(".incoming-")) {
+        let old = (e.metadata().and_then(|m| m.modified()).ok())
+            .and_then(|t| t.elapsed().ok())
+            .is_some_and(|elapsed| elapsed > age);
+        if old {
+            let _ = std::fs::remove_dir_all(e.path());
+        }
+    }
 }
 
 /// `folder` made (mode 0755) if missing.
@@ -205,6 +226,25 @@ mod tests {
 
     fn bot(command: &str) -> BotSpec {
         crate::settings::parse_bot(command, "test").unwrap()
+    }
+
+    #[test]
+    fn a_killed_uploads_folder_is_removed_once_stale_and_not_before() {
+        let uploads = tempfile::tempdir().unwrap();
+        let stale = uploads.path().join(".incoming-old");
+        let fresh = uploads.path().join(".incoming-new");
+        let kept = uploads.path().join("alice");
+        for d in [&stale, &fresh, &kept] {
+            std::fs::create_dir_all(d.join("sub")).unwrap();
+        }
+        let hours_ago = std::time::SystemTime::now() - 2 * STALE;
+        for d in [&stale, &kept] {
+            let f = std::fs::File::open(d).unwrap();
+            f.set_modified(hours_ago).unwrap();
+        }
+        remove_stale(uploads.path(), STALE);
+        assert!(!stale.exists());
+        assert!(fresh.exists() && kept.exists());
     }
 
     #[test]
