@@ -30,10 +30,6 @@
 use std::ffi::OsString;
 use std::path::{Component, Path, PathBuf};
 
-/// The `PATH` bots get unless `--bot-env PATH=...` says otherwise. A constant, so
-/// nothing of the referee's environment reaches a bot.
-pub const DEFAULT_PATH: &str = "/usr/local/bin:/usr/bin:/bin";
-
 /// A resolved bot command.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Launch {
@@ -386,24 +382,19 @@ fn parent(p: &Path) -> PathBuf {
         .map_or_else(|| PathBuf::from("/"), Path::to_path_buf)
 }
 
-pub(crate) fn find_on_path(name: &str, path: &str) -> Option<PathBuf> {
+/// `name` looked up in `path`'s folders, made canonical.
+pub fn find_on_path(name: &str, path: &str) -> Option<PathBuf> {
     on_path(name, path).and_then(|p| std::fs::canonicalize(p).ok())
 }
 
-/// The first executable file `name` in `path`'s folders, as found there
-/// (a link not followed).
+/// The first program `name` in `path`'s folders, as found there (a link
+/// not followed): this OS's rules (`files::on_path`).
 fn on_path(name: &str, path: &str) -> Option<PathBuf> {
-    use std::os::unix::fs::PermissionsExt;
-    path.split(':')
-        .filter(|d| !d.is_empty())
-        .map(|d| Path::new(d).join(name))
-        .find(|p| {
-            p.metadata()
-                .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-        })
+    super::imp::files::on_path(name, path)
 }
 
-#[cfg(test)]
+// Unix paths, modes and symlinks.
+#[cfg(all(test, unix))]
 mod tests {
     use super::*;
 

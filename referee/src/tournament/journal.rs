@@ -10,7 +10,6 @@
 use std::collections::BTreeMap;
 use std::fs::{File, OpenOptions};
 use std::io::Write;
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context};
@@ -61,10 +60,9 @@ impl Journal {
         };
         let created = !path.exists();
         // Never through a symlink planted in place of the journal.
-        let file = OpenOptions::new()
-            .create(true)
-            .append(true)
-            .custom_flags(nix::libc::O_NOFOLLOW)
+        let mut options = OpenOptions::new();
+        options.create(true).append(true);
+        let file = crate::os::files::no_follow(&mut options)
             .open(&path)
             .with_context(|| format!("failed to open {}", path.display()))?;
         if created {
