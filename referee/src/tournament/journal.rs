@@ -21,7 +21,8 @@ use crate::layout::tournament::{JOURNAL, MANIFEST};
 
 pub struct Journal {
     path: PathBuf,
-    file: File,
+    /// `None` once closed ([`Journal::close`]).
+    file: Option<File>,
 }
 
 /// What an existing journal held.
@@ -69,6 +70,7 @@ impl Journal {
             // The new file's name is on disk before any line in it counts.
             crate::safe_create::sync_dir(&path)?;
         }
+        let file = Some(file);
         Ok((Journal { path, file }, loaded))
     }
 
@@ -76,9 +78,11 @@ impl Journal {
     pub fn record(&mut self, outcome: &GameOutcome) -> anyhow::Result<()> {
         let mut line = serde_json::to_vec(outcome).expect("outcomes serialize");
         line.push(b'\n');
-        self.file
-            .write_all(&line)
-            .and_then(|()| self.file.sync_data())
+        let Some(file) = self.file.as_mut() else {
+            bail!("failed to append to {}: it was closed", self.path.display());
+        };
+        file.write_all(&line)
+            .and_then(|()| file.sync_data())
             .with_context(|| format!("failed to append to {}", self.path.display()))?;
         #[cfg(test)]
         if let Some(dir) = self.path.parent() {
@@ -86,6 +90,13 @@ impl Journal {
             faults::note(faults::Step::Journaled, &dir.join(&outcome.transcript));
         }
         Ok(())
+    }
+
+    /// Closes the file, before the complete journal is rewritten in its
+    /// place ([`rewrite_sorted`]): Windows refuses to rename a file over
+    /// one that is open.
+    pub fn close(&mut self) {
+        self.file = None;
     }
 }
 

@@ -289,6 +289,7 @@ impl Coordinator<'_> {
         }
         // A shard's end is not the tournament's: the others still deal.
         self.revealed = over && cfg.shard.is_none();
+        self.journal.close();
         let (dir, outcomes) = (&cfg.out, &self.outcomes);
         complete(dir, manifest, &known, outcomes, self.revealed).map(Ended::Complete)
     }
