@@ -188,7 +188,7 @@ impl Launch {
         let dir = match (dir, paths.iter().find(|(_, abs)| abs.is_some())) {
             (Some(dir), _) => dir,
             (None, Some((first, _))) => named_folder(&base.join(first))?,
-            (None, None) if written_program.contains('/') => {
+            (None, None) if has_folder(written_program) => {
                 named_folder(&base.join(written_program))?
             }
             (None, None) => parent(&program),
@@ -219,7 +219,7 @@ fn program(
     base: &Path,
     path: &str,
 ) -> Result<(PathBuf, Option<PathBuf>), LaunchError> {
-    let named = if written.contains('/') {
+    let named = if has_folder(written) {
         base.join(written)
     } else {
         on_path(written, path).ok_or_else(|| LaunchError::NotOnPath {
@@ -324,10 +324,16 @@ fn check_links(argument: &str, written: &Path, base: &Path, dir: &Path) -> Resul
     Ok(())
 }
 
+/// Whether `written` names a folder, not a bare program name: it holds a
+/// path separator of this OS (`/`; on Windows `\` too).
+fn has_folder(written: &str) -> bool {
+    written.chars().any(std::path::is_separator)
+}
+
 /// `arg` made absolute if it names an existing file or directory and looks like a
 /// path rather than a word (`hang` stays a word even if a file of that name exists).
 fn file_argument(base: &Path, arg: &str) -> Option<PathBuf> {
-    if arg.starts_with('-') || !(arg.contains('/') || arg.contains('.')) {
+    if arg.starts_with('-') || !(has_folder(arg) || arg.contains('.')) {
         return None;
     }
     std::fs::canonicalize(base.join(arg)).ok()
