@@ -316,6 +316,23 @@ mod tests {
         assert_eq!(order, [(0, 1), (0, 3), (1, 1), (1, 2)]);
     }
 
+    /// Closed before the rewrite (which Windows refuses over an open file),
+    /// a journal records nothing more, and says so.
+    #[test]
+    fn a_closed_journal_refuses_a_record_and_lets_the_rewrite_replace_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let (mut j, _) = Journal::open(dir.path()).unwrap();
+        j.record(&outcome(0, 2)).unwrap();
+        j.record(&outcome(0, 1)).unwrap();
+        j.close();
+        let e = j.record(&outcome(0, 3)).unwrap_err().to_string();
+        assert!(e.contains("it was closed"), "{e}");
+        let loaded = read(dir.path()).unwrap();
+        assert_eq!(loaded.outcomes.len(), 2);
+        rewrite_sorted(dir.path(), &loaded.outcomes).unwrap();
+        assert_eq!(read(dir.path()).unwrap().outcomes, loaded.outcomes);
+    }
+
     /// A small tournament of in-process bots (six games, one table).
     fn small_tournament(out: &Path) -> crate::tournament::TournamentConfig {
         use clap::Parser;
