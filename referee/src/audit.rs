@@ -230,10 +230,7 @@ fn tournament(dir: &Path, tally: &mut Tally) -> anyhow::Result<()> {
     let games: Vec<String> = match games_dir.is_dir() {
         true => crate::load::transcripts_in(&games_dir)?
             .into_iter()
-            .map(|rel| {
-                let rel = Path::new(crate::layout::tournament::GAMES).join(rel);
-                rel.to_string_lossy().into_owned()
-            })
+            .map(|rel| journal_name(&rel))
             .collect(),
         false => Vec::new(),
     };
@@ -285,6 +282,17 @@ fn tournament(dir: &Path, tally: &mut Tally) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// A transcript's name as a journal records it, relative to its folder:
+/// `games/NAME`, with `/` on every operating system.
+fn journal_name(rel: &Path) -> String {
+    let mut name = crate::layout::tournament::GAMES.to_owned();
+    for part in rel.components() {
+        name.push('/');
+        name.push_str(&part.as_os_str().to_string_lossy());
+    }
+    name
+}
+
 /// The transcripts in a tournament's or a season's `games/`, relative to
 /// its folder.
 fn games_of(dir: &Path) -> anyhow::Result<Vec<String>> {
@@ -292,10 +300,7 @@ fn games_of(dir: &Path) -> anyhow::Result<Vec<String>> {
     Ok(match games_dir.is_dir() {
         true => crate::load::transcripts_in(&games_dir)?
             .into_iter()
-            .map(|rel| {
-                let rel = Path::new(crate::layout::tournament::GAMES).join(rel);
-                rel.to_string_lossy().into_owned()
-            })
+            .map(|rel| journal_name(&rel))
             .collect(),
         false => Vec::new(),
     })

@@ -440,11 +440,7 @@ fn bot_side(bot: &str, sample: &Sample) -> anyhow::Result<BotSide> {
     let mut out = Vec::with_capacity(256);
     let rounds = 200;
     // On this thread's CPU clock: the figure is the work, not the host's load.
-    let cpu = || {
-        nix::time::clock_gettime(nix::time::ClockId::CLOCK_THREAD_CPUTIME_ID)
-            .map(Duration::from)
-            .context("failed to read this thread's CPU time")
-    };
+    let cpu = || crate::os::sys::thread_cpu_time().context("failed to read this thread's CPU time");
     let mut time = |lines: &[Vec<u8>]| -> anyhow::Result<f64> {
         let start = cpu()?;
         for _ in 0..rounds {

@@ -135,7 +135,8 @@ impl BotSpec {
 #[derive(Clone, Debug)]
 pub struct Isolation {
     /// Every bot's environment, and nothing of the referee's: `PATH` (a fixed
-    /// default unless given) plus each `--bot-env KEY=VALUE`, sorted by key.
+    /// default unless given) plus each `--bot-env KEY=VALUE`, sorted by key
+    /// (on Windows also what a program needs to run: `crate::os::PASSED_ENV`).
     pub env: Vec<(String, String)>,
     /// `--sandbox`: checked to work on this host before any bot starts.
     pub sandbox: Option<Arc<Sandbox>>,
@@ -153,6 +154,12 @@ impl Isolation {
     pub fn env(pairs: &[(String, String)]) -> Vec<(String, String)> {
         let mut env: std::collections::BTreeMap<String, String> =
             [("PATH".to_owned(), crate::bot::DEFAULT_PATH.to_owned())].into();
+        // What a program needs of the referee's environment to run at all on
+        // this OS (none on Linux: `crate::os::PASSED_ENV`).
+        env.extend(
+            (crate::os::PASSED_ENV.iter())
+                .filter_map(|&k| Some((k.to_owned(), std::env::var(k).ok()?))),
+        );
         env.extend(pairs.iter().cloned());
         env.into_iter().collect()
     }

@@ -20,17 +20,17 @@
 
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, Write};
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context};
-use nix::fcntl::{Flock, FlockArg};
+
+use crate::os::files::{self, FileLock, LockError};
 
 /// A held lock: the folder is this run's until it is dropped. Dropped, it
 /// removes its file (still holding it) and the folder, if the lock made it and
 /// nothing else is in it, so a refused run leaves nothing behind.
 pub struct FolderLock {
-    lock: Option<Flock<File>>,
+    lock: Option<FileLock>,
     path: PathBuf,
     /// The folder did not exist before the lock made it.
     created: Option<PathBuf>,
@@ -68,16 +68,16 @@ pub fn hold(what: &str, folder: &Path, lock: &Path) -> anyhow::Result<FolderLock
     // the name leads to now, else it is taken again on the new one.
     for _ in 0..100 {
         let file = open(lock)?;
-        let mut file = match Flock::lock(file, FlockArg::LockExclusiveNonblock) {
+        let mut locked = match FileLock::try_lock(file) {
             Ok(l) => l,
-            Err((file, nix::errno::Errno::EWOULDBLOCK)) => {
+            Err(LockError::Held(file)) => {
                 // Not ours to remove: a refused run leaves the holder's file.
                 held.path = PathBuf::new();
                 bail!("{what} is in use by another referee run ({})", holder(file));
             }
-            Err((_, e)) => bail!("failed to lock {}: {e}", lock.display()),
+            Err(LockError::Failed(e)) => bail!("failed to lock {}: {e}", lock.display()),
         };
-        if !same_file(&file, lock) {
+        if !files::same_file(locked.file(), lock) {
             continue;
         }
         let line = format!(
@@ -90,31 +90,19 @@ pub fn hold(what: &str, folder: &Path, lock: &Path) -> anyhow::Result<FolderLock
             f.rewind()?;
             f.write_all(line.as_bytes())
         };
-        write(&mut file).with_context(|| format!("failed to write {}", lock.display()))?;
-        held.lock = Some(file);
+        write(locked.file()).with_context(|| format!("failed to write {}", lock.display()))?;
+        held.lock = Some(locked);
         return Ok(held);
     }
     bail!("failed to lock {}: it keeps being replaced", lock.display())
 }
 
 fn open(lock: &Path) -> anyhow::Result<File> {
-    OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .custom_flags(nix::libc::O_NOFOLLOW)
+    let mut options = OpenOptions::new();
+    options.read(true).write(true).create(true).truncate(false);
+    files::no_follow(&mut options)
         .open(lock)
         .with_context(|| format!("failed to open the lock file {}", lock.display()))
-}
-
-/// Whether `path` still names the open `file`.
-fn same_file(file: &File, path: &Path) -> bool {
-    use std::os::unix::fs::MetadataExt;
-    match (file.metadata(), std::fs::symlink_metadata(path)) {
-        (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
-        _ => false,
-    }
 }
 
 /// What the holder wrote in its lock file: "pid N, since …".

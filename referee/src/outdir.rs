@@ -115,11 +115,8 @@ pub(crate) fn refuse_tournament(output: &Output) -> anyhow::Result<()> {
 /// Refuses to start when the filesystem holding `dir` has less than
 /// [`MIN_FREE_BYTES`] available to the referee.
 pub fn check_free_space(dir: &Path) -> anyhow::Result<()> {
-    let stat = nix::sys::statvfs::statvfs(dir)
+    let free = crate::os::files::free_bytes(dir)
         .with_context(|| format!("failed to check the free space of {}", dir.display()))?;
-    // The field types are the platform's (32 bits on some); widened for all.
-    #[allow(clippy::useless_conversion)]
-    let free = u64::from(stat.blocks_available()) * u64::from(stat.fragment_size());
     if free < MIN_FREE_BYTES {
         bail!(
             "failed to start: only {} KiB free on the filesystem holding {}; the referee \

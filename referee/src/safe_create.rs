@@ -19,8 +19,9 @@
 
 use std::fs::{File, OpenOptions};
 use std::io::{BufWriter, Write};
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
+
+use crate::os::files;
 
 /// Creates `path` as a new, empty regular file, replacing a leftover file or
 /// symlink of that name without following it.
@@ -35,12 +36,9 @@ fn create_new_with_mode(path: &Path, mode: u32) -> std::io::Result<File> {
         Ok(meta) if !meta.is_dir() => std::fs::remove_file(path)?,
         _ => {}
     }
-    OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(mode)
-        .custom_flags(nix::libc::O_NOFOLLOW)
-        .open(path)
+    let mut options = OpenOptions::new();
+    options.write(true).create_new(true);
+    files::no_follow(files::with_mode(&mut options, mode)).open(path)
 }
 
 /// An output file that could not be written: which file, what was being done,
@@ -101,7 +99,7 @@ impl AtomicFile {
         #[cfg(test)]
         if let Some(room) = self.room.as_mut() {
             if *room < bytes.len() {
-                let source = std::io::Error::from_raw_os_error(nix::libc::ENOSPC);
+                let source = files::disk_full();
                 return Err(self.fail("write", source));
             }
             *room -= bytes.len();
@@ -170,13 +168,11 @@ pub fn sync_dir(path: &Path) -> Result<(), WriteError> {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
     };
-    File::open(dir)
-        .and_then(|d| d.sync_all())
-        .map_err(|source| WriteError {
-            path: dir.to_owned(),
-            action: "sync the folder",
-            error: source,
-        })
+    files::sync_dir(dir).map_err(|source| WriteError {
+        path: dir.to_owned(),
+        action: "sync the folder",
+        error: source,
+    })
 }
 
 /// Writes a whole file through [`AtomicFile`].
@@ -245,6 +241,7 @@ pub(crate) mod faults {
 mod tests {
     use super::*;
 
+    #[cfg(unix)] // a symlink made by a user with no privilege
     #[test]
     fn a_planted_symlink_is_replaced_not_followed() {
         let dir = tempfile::tempdir().unwrap();
@@ -261,6 +258,7 @@ mod tests {
         assert!(!std::fs::symlink_metadata(&partial).unwrap().is_symlink());
     }
 
+    #[cfg(unix)] // a symlink made by a user with no privilege
     #[test]
     fn the_atomic_writer_does_not_follow_a_planted_partial_symlink() {
         let dir = tempfile::tempdir().unwrap();

@@ -15,23 +15,13 @@ static SIGNALLED: AtomicI32 = AtomicI32::new(0);
 /// Spawns the signal watcher that cancels `token`. Call once, inside the runtime.
 pub fn cancel_on_signals(token: CancellationToken) {
     tokio::spawn(async move {
-        use tokio::signal::unix::{signal, SignalKind};
-        let (Ok(mut term), Ok(mut int)) = (
-            signal(SignalKind::terminate()),
-            signal(SignalKind::interrupt()),
-        ) else {
+        let Some(mut signals) = crate::os::sys::StopSignals::new() else {
             return;
         };
-        let code = tokio::select! {
-            _ = term.recv() => 143,
-            _ = int.recv() => 130,
-        };
+        let code = signals.next().await;
         SIGNALLED.store(code, Ordering::SeqCst);
         token.cancel();
-        let code = tokio::select! {
-            _ = term.recv() => 143,
-            _ = int.recv() => 130,
-        };
+        let code = signals.next().await;
         crate::bot::kill_all_groups();
         eprintln!("referee: interrupted twice; every bot process was killed");
         std::process::exit(code);

@@ -1,5 +1,11 @@
 //! End-to-end tests of the `referee` binary with real bot processes. One test
 //! binary, a module per feature; `support.rs` has the small builder they share.
+//!
+//! A Linux suite: its bots are shell scripts and Unix programs, and it tests
+//! the sandbox, cgroups and `/proc`. On macOS and Windows it builds to
+//! nothing; the Windows build is run end to end under wine instead
+//! (`scripts/test`).
+#![cfg(target_os = "linux")]
 
 mod ahead;
 mod architecture;

@@ -8,13 +8,11 @@
 //! is read at a bounded rate, a flood as fast as it comes (see
 //! `stderr.rs`), so neither costs the referee much nor slows the bot.
 
-use std::os::fd::OwnedFd;
 use std::path::PathBuf;
 use std::process::{ExitStatus, Stdio};
 use std::sync::Arc;
 use std::time::Duration;
 
-use nix::sys::signal::Signal;
 use tokio::process::{Child, Command};
 use tokio::time::{timeout, Instant};
 
@@ -24,8 +22,8 @@ use super::pipe::Pipe;
 use super::stderr::{drain_stderr, Drained};
 use crate::cgroup::{self, Cgroup};
 use crate::os::reaper::{self, Remains};
-use crate::os::{group, process, spawner, Launch, ResourceLimits};
-use crate::sandbox::{BotStart, Kept, Launcher, Sandbox, Start};
+use crate::os::{group, process, spawner, Fd, Launch, ResourceLimits, Signal};
+use crate::sandbox::{BotStart, Kept, Launcher, Report, Sandbox, Start};
 
 /// How a bot process is started.
 #[derive(Clone, Debug)]
@@ -67,6 +65,9 @@ pub struct BotProcess {
 }
 
 /// What the referee waits on for a bot's exit.
+// Where the OS has no sandbox, `Kept` holds only empty stand-ins
+// (`sandbox/absent.rs`) and is never made: its size there means nothing.
+#[allow(clippy::large_enum_variant)]
 enum Proc {
     /// A process of its own (the bot, or its bubblewrap).
     Child(Child),
@@ -74,9 +75,9 @@ enum Proc {
     /// the report socket, and the launcher goes back to the pool once the
     /// bot's tree is dead.
     Kept {
-        report: tokio::net::UnixStream,
+        report: Report,
         /// The init's pidfd, opened while it waited for its word.
-        init: Option<OwnedFd>,
+        init: Option<Fd>,
         launcher: Option<Launcher>,
         sandbox: Arc<Sandbox>,
     },
@@ -84,18 +85,9 @@ enum Proc {
 
 impl Proc {
     async fn wait(&mut self) -> std::io::Result<ExitStatus> {
-        use std::os::unix::process::ExitStatusExt;
-        use tokio::io::AsyncReadExt;
         match self {
             Proc::Child(child) => child.wait().await,
-            Proc::Kept { report, .. } => {
-                let mut code = [0u8; 4];
-                Ok(match report.read_exact(&mut code).await {
-                    Ok(_) => ExitStatus::from_raw(i32::from_ne_bytes(code) << 8),
-                    // The init was killed before it could tell.
-                    Err(_) => ExitStatus::from_raw(Signal::SIGKILL as i32),
-                })
-            }
+            Proc::Kept { report, .. } => Ok(report.exit_status().await),
         }
     }
 }
@@ -300,10 +292,7 @@ impl BotProcess {
                 // A PID namespace's init ignores what it has no handler for:
                 // the bot and its children get it.
                 for &pid in &group::tree(self.pid)[1..] {
-                    let _ = nix::sys::signal::kill(
-                        nix::unistd::Pid::from_raw(pid as i32),
-                        Signal::SIGTERM,
-                    );
+                    group::signal(pid, Signal::SIGTERM);
                 }
             }
             status = self
@@ -322,7 +311,7 @@ impl BotProcess {
         let remains = Remains::watch(self.pid, &tree, cgroup);
         group::signal_group(self.pid, Signal::SIGKILL);
         for &pid in &tree[1..] {
-            let _ = nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid as i32), Signal::SIGKILL);
+            group::signal(pid, Signal::SIGKILL);
         }
         // Whatever of the bot's tree escaped its process group (an unsandboxed
         // daemon), so that it lets go of stderr too.
@@ -365,18 +354,15 @@ fn from_kept(
         stderr,
         cgroup,
     } = kept;
-    super::pipe::set_nonblocking(&stdin)?;
-    let stdin = tokio::net::unix::pipe::Sender::from_owned_fd(stdin)?;
+    let stdin = crate::os::pipe::sender(stdin)?;
     let channel = Channel::new(Pipe::new(stdout)?, stdin, spec.max_line);
-    super::pipe::set_nonblocking(&stderr)?;
+    crate::os::pipe::set_nonblocking(&stderr)?;
     let stderr_task = tokio::spawn(drain_stderr(
         stderr,
         spec.stderr_log.clone(),
         spec.stderr_cap,
     ));
-    let report = std::os::unix::net::UnixStream::from(report);
-    report.set_nonblocking(true)?;
-    let report = tokio::net::UnixStream::from_std(report)?;
+    let report = Report::new(report)?;
     let process = BotProcess {
         pid,
         child: Proc::Kept {
@@ -416,7 +402,7 @@ fn command(spec: &Spawn) -> std::io::Result<(Command, Option<Cgroup>)> {
 /// sandboxed bot's own stdout (read end, write end), `cgroup` its cgroup.
 fn finish(
     child: std::io::Result<Child>,
-    stdout_pipe: Option<(OwnedFd, OwnedFd)>,
+    stdout_pipe: Option<(Fd, Fd)>,
     cgroup: Option<Cgroup>,
     spec: &Spawn,
 ) -> std::io::Result<(BotProcess, Channel)> {
@@ -425,19 +411,19 @@ fn finish(
     let mut child = child?;
     let pid = child.id().expect("a just-spawned child has a pid");
     group::register(pid);
+    if let Err(e) = process::adopt(pid, &spec.limits) {
+        let _ = child.start_kill();
+        return Err(e);
+    }
     let stdin = child.stdin.take().expect("stdin is piped");
     let stdout = match stdout_read {
         Some(fd) => fd,
-        None => child
-            .stdout
-            .take()
-            .expect("stdout is piped")
-            .into_owned_fd()?,
+        None => crate::os::pipe::child_stdout(child.stdout.take().expect("stdout is piped"))?,
     };
     let stderr = child.stderr.take().expect("stderr is piped");
     let channel = Channel::new(Pipe::new(stdout)?, stdin, spec.max_line);
-    let stderr = stderr.into_owned_fd()?;
-    super::pipe::set_nonblocking(&stderr)?;
+    let stderr = crate::os::pipe::child_stderr(stderr)?;
+    crate::os::pipe::set_nonblocking(&stderr)?;
     let stderr_task = tokio::spawn(drain_stderr(
         stderr,
         spec.stderr_log.clone(),
@@ -468,7 +454,8 @@ impl Spawn {
     }
 }
 
-#[cfg(test)]
+// A Linux bot: `/bin/cat`, forked with the parent-death signal.
+#[cfg(all(test, target_os = "linux"))]
 mod tests {
     use super::*;
     use crate::bot::Incoming;

@@ -5,12 +5,13 @@
 //! neither costs the referee much nor slows the bot. `process.rs` starts the
 //! task and waits for its [`Drained`] at shutdown.
 
-use std::os::fd::OwnedFd;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use tokio::io::unix::AsyncFd;
-use tokio::io::{AsyncWriteExt, Interest};
+use tokio::io::AsyncWriteExt;
+
+use crate::os::pipe::ReadEnd;
+use crate::os::Fd;
 
 /// The pause after a read of a bot's stderr that found the pipe less than half
 /// full. A bot that writes one byte at a time as fast as it can would otherwise
@@ -50,7 +51,7 @@ pub struct Drained {
 /// epoll, edge-triggered as tokio uses it, reports every single write to a
 /// registered pipe, so a registration kept through the pause would still wake
 /// the referee once per write of the bot.
-pub(super) async fn drain_stderr(src: OwnedFd, log: Option<PathBuf>, cap: u64) -> Drained {
+pub(super) async fn drain_stderr(src: Fd, log: Option<PathBuf>, cap: u64) -> Drained {
     let mut file = match &log {
         Some(path) => match crate::safe_create::create_new(path) {
             Ok(f) => Some(tokio::fs::File::from_std(f)),
@@ -63,29 +64,13 @@ pub(super) async fn drain_stderr(src: OwnedFd, log: Option<PathBuf>, cap: u64) -
     };
     let capacity = grow_pipe(&src);
     let mut sink = StderrSink::new(cap, capacity);
-    let mut src = Some(std::fs::File::from(src));
-    while let Some(pipe) = src.take() {
-        // SAFETY: the `File` owns its descriptor, which stays open and the same
-        // for as long as the `AsyncFd` holds it.
-        let Ok(pipe) = (unsafe { AsyncFd::register_with_interest(pipe, Interest::READABLE) })
-        else {
-            break;
-        };
-        let (n, full) = loop {
-            let Ok(mut ready) = pipe.readable().await else {
-                break (0, false);
-            };
-            match ready.try_io(|p| sink.take(p.get_ref())) {
-                Ok(Ok(got)) => break got,
-                Ok(Err(_)) => break (0, false),
-                Err(_would_block) => continue,
-            }
-        };
+    let mut src = ReadEnd::new(src);
+    loop {
+        // Registered with the poller only while this waits (`crate::os::pipe`).
+        let (n, full) = src.take(|p| sink.take(p)).await.unwrap_or((0, false));
         if n == 0 {
             break;
         }
-        // Deregistered until the pause is over.
-        src = Some(pipe.into_inner());
         sink.done.reads += 1;
         if let Some(bytes) = sink.count(n) {
             if let Some(f) = file.as_mut() {
@@ -113,12 +98,8 @@ pub(super) async fn drain_stderr(src: OwnedFd, log: Option<PathBuf>, cap: u64) -
 }
 
 /// Asks for a [`STDERR_PIPE_BYTES`] pipe; returns the capacity it has.
-fn grow_pipe(pipe: &OwnedFd) -> usize {
-    use nix::fcntl::{fcntl, FcntlArg};
-    use std::os::fd::AsRawFd;
-    let fd = pipe.as_raw_fd();
-    let _ = fcntl(fd, FcntlArg::F_SETPIPE_SZ(STDERR_PIPE_BYTES as i32));
-    fcntl(fd, FcntlArg::F_GETPIPE_SZ).map_or(64 * 1024, |n| n.max(4096) as usize)
+fn grow_pipe(pipe: &Fd) -> usize {
+    crate::os::pipe::grow(pipe, STDERR_PIPE_BYTES)
 }
 
 /// Where a drained stderr's bytes go: into a buffer for the log below the cap,
@@ -151,15 +132,10 @@ impl StderrSink {
         use std::io::Read;
         if self.done.kept >= self.cap {
             if self.null.is_none() {
-                self.null = std::fs::OpenOptions::new()
-                    .write(true)
-                    .open("/dev/null")
-                    .ok();
+                self.null = crate::os::pipe::null();
             }
             if let Some(null) = &self.null {
-                use nix::fcntl::{splice, SpliceFFlags};
-                let flags = SpliceFFlags::SPLICE_F_NONBLOCK | SpliceFFlags::SPLICE_F_MOVE;
-                let n = splice(pipe, None, null, None, self.capacity, flags)?;
+                let n = crate::os::pipe::discard(pipe, null, self.capacity)?;
                 return Ok((n, n >= self.capacity / 2));
             }
         }
@@ -188,7 +164,8 @@ impl StderrSink {
     }
 }
 
-#[cfg(test)]
+// Linux's pipes: grown to STDERR_PIPE_BYTES, made by `nix`.
+#[cfg(all(test, target_os = "linux"))]
 mod tests {
     use tokio::time::Instant;
 
@@ -264,7 +241,7 @@ mod tests {
         );
     }
 
-    fn nonblocking_pipe() -> (OwnedFd, OwnedFd) {
+    fn nonblocking_pipe() -> (Fd, Fd) {
         let (referee, bot) = nix::unistd::pipe().unwrap();
         nix::fcntl::fcntl(
             std::os::fd::AsRawFd::as_raw_fd(&referee),

@@ -30,10 +30,6 @@
 use std::ffi::OsString;
 use std::path::{Component, Path, PathBuf};
 
-/// The `PATH` bots get unless `--bot-env PATH=...` says otherwise. A constant, so
-/// nothing of the referee's environment reaches a bot.
-pub const DEFAULT_PATH: &str = "/usr/local/bin:/usr/bin:/bin";
-
 /// A resolved bot command.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Launch {
@@ -192,7 +188,7 @@ impl Launch {
         let dir = match (dir, paths.iter().find(|(_, abs)| abs.is_some())) {
             (Some(dir), _) => dir,
             (None, Some((first, _))) => named_folder(&base.join(first))?,
-            (None, None) if written_program.contains('/') => {
+            (None, None) if has_folder(written_program) => {
                 named_folder(&base.join(written_program))?
             }
             (None, None) => parent(&program),
@@ -223,7 +219,7 @@ fn program(
     base: &Path,
     path: &str,
 ) -> Result<(PathBuf, Option<PathBuf>), LaunchError> {
-    let named = if written.contains('/') {
+    let named = if has_folder(written) {
         base.join(written)
     } else {
         on_path(written, path).ok_or_else(|| LaunchError::NotOnPath {
@@ -328,10 +324,16 @@ fn check_links(argument: &str, written: &Path, base: &Path, dir: &Path) -> Resul
     Ok(())
 }
 
+/// Whether `written` names a folder, not a bare program name: it holds a
+/// path separator of this OS (`/`; on Windows `\` too).
+fn has_folder(written: &str) -> bool {
+    written.chars().any(std::path::is_separator)
+}
+
 /// `arg` made absolute if it names an existing file or directory and looks like a
 /// path rather than a word (`hang` stays a word even if a file of that name exists).
 fn file_argument(base: &Path, arg: &str) -> Option<PathBuf> {
-    if arg.starts_with('-') || !(arg.contains('/') || arg.contains('.')) {
+    if arg.starts_with('-') || !(has_folder(arg) || arg.contains('.')) {
         return None;
     }
     std::fs::canonicalize(base.join(arg)).ok()
@@ -386,24 +388,19 @@ fn parent(p: &Path) -> PathBuf {
         .map_or_else(|| PathBuf::from("/"), Path::to_path_buf)
 }
 
-pub(crate) fn find_on_path(name: &str, path: &str) -> Option<PathBuf> {
+/// `name` looked up in `path`'s folders, made canonical.
+pub fn find_on_path(name: &str, path: &str) -> Option<PathBuf> {
     on_path(name, path).and_then(|p| std::fs::canonicalize(p).ok())
 }
 
-/// The first executable file `name` in `path`'s folders, as found there
-/// (a link not followed).
+/// The first program `name` in `path`'s folders, as found there (a link
+/// not followed): this OS's rules (`files::on_path`).
 fn on_path(name: &str, path: &str) -> Option<PathBuf> {
-    use std::os::unix::fs::PermissionsExt;
-    path.split(':')
-        .filter(|d| !d.is_empty())
-        .map(|d| Path::new(d).join(name))
-        .find(|p| {
-            p.metadata()
-                .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-        })
+    super::imp::files::on_path(name, path)
 }
 
-#[cfg(test)]
+// Unix paths, modes and symlinks.
+#[cfg(all(test, unix))]
 mod tests {
     use super::*;
 

@@ -4,8 +4,12 @@
 //! parent-death signal, rlimits, a nice value and CPUs, a reaper that sees
 //! its tree gone, the referee's own executable — is implemented once per
 //! operating system and chosen here, in the one place the referee names an
-//! operating system (`#[cfg]`): `linux/` today (its tour in
-//! `linux/mod.rs`). Every OS shares:
+//! operating system (`#[cfg]`): `linux/`, `macos/` and `windows/` (each
+//! with its tour in its `mod.rs`); Linux and macOS share `unix/` (files,
+//! pipes, the spawner thread, signals). Each implementation offers the
+//! same names: `cpu`, `files`, `group`, `own_exe`, `pipe`, `process`,
+//! `reaper`, `spawner`, `sys`, a pipe's end (`Fd`), the calls a bot's tree
+//! takes (`Signal`), `DEFAULT_PATH`, `PASSED_ENV`. Every OS shares:
 //!
 //! - `command.rs`: a bot's command made absolute, its directory and
 //!   environment;
@@ -28,9 +32,20 @@ mod limits;
 mod linux;
 #[cfg(target_os = "linux")]
 use linux as imp;
+#[cfg(target_os = "macos")]
+mod macos;
+#[cfg(target_os = "macos")]
+use macos as imp;
+#[cfg(unix)]
+mod unix;
+#[cfg(windows)]
+mod windows;
+#[cfg(windows)]
+use windows as imp;
 
 pub use abilities::{Feature, Host, HOST};
-pub(crate) use command::find_on_path;
-pub use command::{Launch, LaunchError, DEFAULT_PATH};
-pub use imp::{cpu, group, own_exe, process, reaper, spawner};
+pub use command::find_on_path;
+pub use command::{Launch, LaunchError};
+pub use imp::{cpu, files, group, own_exe, pipe, process, reaper, spawner, sys};
+pub use imp::{may_raise_priority, Fd, Signal, DEFAULT_PATH, PASSED_ENV};
 pub use limits::ResourceLimits;

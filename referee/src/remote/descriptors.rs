@@ -7,8 +7,6 @@
 //! starts a round, and refuses to start one that does not fit. A bot started
 //! afterwards inherits the raised limit unless `--limit-files` sets its own.
 
-use nix::sys::resource::{getrlimit, setrlimit, Resource};
-
 use super::RemoteSpec;
 
 /// The descriptors the hub may hold beyond its seats' (two a remote seat,
@@ -20,8 +18,8 @@ pub fn reserve(spec: &RemoteSpec) -> u64 {
 
 /// Raises the soft open-file limit to the hard one; the limit in force.
 pub fn raise() -> Option<u64> {
-    let (soft, hard) = getrlimit(Resource::RLIMIT_NOFILE).ok()?;
-    if soft < hard && setrlimit(Resource::RLIMIT_NOFILE, hard, hard).is_ok() {
+    let (soft, hard) = crate::os::sys::open_files()?;
+    if soft < hard && crate::os::sys::set_open_files(hard, hard) {
         return Some(hard);
     }
     Some(soft)

@@ -119,7 +119,7 @@ pub use error::{Refusal, SandboxError, Unreachable};
 pub use kept::launcher::{run as launcher_run, LauncherArgs};
 pub use kept::pool::Launcher;
 pub use landlock::{exec as landlock_exec, LandlockArgs};
-pub use start::{BotStart, Kept, Start};
+pub use start::{BotStart, Kept, Report, Start};
 pub use view::holder::{run as hold_view, HoldArgs};
 pub use view::image::CACHE_ENV as VIEW_CACHE_ENV;
 pub use view::stage::{stage as stage_view, StageArgs};

@@ -69,6 +69,32 @@ pub struct Kept {
     pub cgroup: Option<Cgroup>,
 }
 
+/// Where a kept sandbox's init reports its bot's exit: the report socket,
+/// read by the runtime.
+#[derive(Debug)]
+pub struct Report(tokio::net::UnixStream);
+
+impl Report {
+    /// Reads `socket` (the [`Kept`]'s `report`) without blocking.
+    pub fn new(socket: OwnedFd) -> std::io::Result<Report> {
+        let socket = std::os::unix::net::UnixStream::from(socket);
+        socket.set_nonblocking(true)?;
+        Ok(Report(tokio::net::UnixStream::from_std(socket)?))
+    }
+
+    /// The bot's exit status, once the init tells it; killed (SIGKILL) if
+    /// the init was killed before it could.
+    pub async fn exit_status(&mut self) -> std::process::ExitStatus {
+        use std::os::unix::process::ExitStatusExt;
+        use tokio::io::AsyncReadExt;
+        let mut code = [0u8; 4];
+        match self.0.read_exact(&mut code).await {
+            Ok(_) => std::process::ExitStatus::from_raw(i32::from_ne_bytes(code) << 8),
+            Err(_) => std::process::ExitStatus::from_raw(nix::sys::signal::Signal::SIGKILL as i32),
+        }
+    }
+}
+
 impl Sandbox {
     /// Starts `bot` sandboxed, or makes its sandbox's command ready. A bot
     /// that runs at once waits for the view to be held first.

@@ -11,6 +11,7 @@ use serde::{Deserialize, Deserializer};
 use super::{switch, with_default, Merge};
 use crate::bot::ResourceLimits;
 use crate::config::{BotSpec, Clock, Isolation};
+use crate::os::may_raise_priority;
 use crate::sandbox::Sandbox;
 
 pub const MAX_LINE_BYTES: usize = 64 * 1024;
@@ -112,21 +113,6 @@ impl IsolationArgs {
 /// quarters of a CPU it shares with one process at nice 0 (the kernel's
 /// weights: 3121 against 1024), not half.
 pub const FROZEN_NICE: i32 = -5;
-
-/// Whether this referee may give a process a priority above the usual one
-/// (CAP_SYS_NICE): tried on a thread of its own, which then ends (on Linux
-/// a thread's nice value is its own), so the referee's is unchanged.
-fn may_raise_priority() -> bool {
-    static MAY: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *MAY.get_or_init(|| {
-        std::thread::spawn(|| {
-            // SAFETY: setpriority(2) on the calling thread.
-            unsafe { nix::libc::setpriority(nix::libc::PRIO_PROCESS, 0, -1) == 0 }
-        })
-        .join()
-        .unwrap_or(false)
-    })
-}
 
 /// The file's `env = { KEY = "value" }` as `KEY=value` words, as `--bot-env`.
 fn env_table<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
@@ -454,23 +440,16 @@ fn scratch_folder(dir: &Path, outputs: &[&Path]) -> anyhow::Result<PathBuf> {
 /// so rather than imply one: louder when a bot filling it would fill the disk the
 /// transcripts are written to.
 fn warn_unbounded(scratch: &Path, outputs: &[&Path]) {
-    use std::os::unix::fs::MetadataExt;
     let device = |p: &Path| {
         // An output folder may not exist yet: its nearest existing parent is
         // where it will be.
-        p.ancestors()
-            .find_map(|a| std::fs::metadata(a).ok())
-            .map(|m| m.dev())
+        p.ancestors().find_map(crate::os::files::device)
     };
     let shared = outputs
         .iter()
         .find(|out| device(out).is_some() && device(out) == device(scratch));
-    let free = nix::sys::statvfs::statvfs(scratch)
-        .map(|s| {
-            #[allow(clippy::useless_conversion)]
-            let bytes = u64::from(s.blocks_available()) * u64::from(s.fragment_size());
-            format!("{} MiB free now", bytes >> 20)
-        })
+    let free = crate::os::files::free_bytes(scratch)
+        .map(|bytes| format!("{} MiB free now", bytes >> 20))
         .unwrap_or_else(|_| "free space unknown".into());
     eprintln!(
         "referee: warning: --scratch {}: the bots' scratch folders have no size limit of \

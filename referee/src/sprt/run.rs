@@ -135,6 +135,9 @@ pub async fn run(cfg: &SprtConfig, cancel: &CancellationToken) -> anyhow::Result
             sets: state.test.sets(),
         });
     }
+    // Closed before the journal is rewritten in its place (Windows refuses
+    // a rename over an open file).
+    journal.close();
     finish(cfg, &manifest, state)
 }
 

@@ -10,7 +10,6 @@
 use std::collections::BTreeMap;
 use std::fs::{File, OpenOptions};
 use std::io::Write;
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context};
@@ -22,7 +21,8 @@ use crate::layout::tournament::{JOURNAL, MANIFEST};
 
 pub struct Journal {
     path: PathBuf,
-    file: File,
+    /// `None` once closed ([`Journal::close`]).
+    file: Option<File>,
 }
 
 /// What an existing journal held.
@@ -61,16 +61,16 @@ impl Journal {
         };
         let created = !path.exists();
         // Never through a symlink planted in place of the journal.
-        let file = OpenOptions::new()
-            .create(true)
-            .append(true)
-            .custom_flags(nix::libc::O_NOFOLLOW)
+        let mut options = OpenOptions::new();
+        options.create(true).append(true);
+        let file = crate::os::files::no_follow(&mut options)
             .open(&path)
             .with_context(|| format!("failed to open {}", path.display()))?;
         if created {
             // The new file's name is on disk before any line in it counts.
             crate::safe_create::sync_dir(&path)?;
         }
+        let file = Some(file);
         Ok((Journal { path, file }, loaded))
     }
 
@@ -78,9 +78,11 @@ impl Journal {
     pub fn record(&mut self, outcome: &GameOutcome) -> anyhow::Result<()> {
         let mut line = serde_json::to_vec(outcome).expect("outcomes serialize");
         line.push(b'\n');
-        self.file
-            .write_all(&line)
-            .and_then(|()| self.file.sync_data())
+        let Some(file) = self.file.as_mut() else {
+            bail!("failed to append to {}: it was closed", self.path.display());
+        };
+        file.write_all(&line)
+            .and_then(|()| file.sync_data())
             .with_context(|| format!("failed to append to {}", self.path.display()))?;
         #[cfg(test)]
         if let Some(dir) = self.path.parent() {
@@ -88,6 +90,13 @@ impl Journal {
             faults::note(faults::Step::Journaled, &dir.join(&outcome.transcript));
         }
         Ok(())
+    }
+
+    /// Closes the file, before the complete journal is rewritten in its
+    /// place ([`rewrite_sorted`]): Windows refuses to rename a file over
+    /// one that is open.
+    pub fn close(&mut self) {
+        self.file = None;
     }
 }
 
@@ -305,6 +314,23 @@ mod tests {
             })
             .collect();
         assert_eq!(order, [(0, 1), (0, 3), (1, 1), (1, 2)]);
+    }
+
+    /// Closed before the rewrite (which Windows refuses over an open file),
+    /// a journal records nothing more, and says so.
+    #[test]
+    fn a_closed_journal_refuses_a_record_and_lets_the_rewrite_replace_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let (mut j, _) = Journal::open(dir.path()).unwrap();
+        j.record(&outcome(0, 2)).unwrap();
+        j.record(&outcome(0, 1)).unwrap();
+        j.close();
+        let e = j.record(&outcome(0, 3)).unwrap_err().to_string();
+        assert!(e.contains("it was closed"), "{e}");
+        let loaded = read(dir.path()).unwrap();
+        assert_eq!(loaded.outcomes.len(), 2);
+        rewrite_sorted(dir.path(), &loaded.outcomes).unwrap();
+        assert_eq!(read(dir.path()).unwrap().outcomes, loaded.outcomes);
     }
 
     /// A small tournament of in-process bots (six games, one table).

@@ -289,6 +289,7 @@ impl Coordinator<'_> {
         }
         // A shard's end is not the tournament's: the others still deal.
         self.revealed = over && cfg.shard.is_none();
+        self.journal.close();
         let (dir, outcomes) = (&cfg.out, &self.outcomes);
         complete(dir, manifest, &known, outcomes, self.revealed).map(Ended::Complete)
     }
@@ -536,16 +537,15 @@ pub(crate) fn check_open_files(
     tables: u64,
     remote: Option<&crate::remote::RemoteSpec>,
 ) -> anyhow::Result<()> {
-    use nix::sys::resource::{getrlimit, setrlimit, Resource};
     let hub = remote.map_or(0, crate::remote::descriptors::reserve);
     let need = 64 + hub + tables * FILES_PER_TABLE;
-    let Ok((soft, hard)) = getrlimit(Resource::RLIMIT_NOFILE) else {
+    let Some((soft, hard)) = crate::os::sys::open_files() else {
         return Ok(());
     };
     if need <= soft {
         return Ok(());
     }
-    if need <= hard && setrlimit(Resource::RLIMIT_NOFILE, need, hard).is_ok() {
+    if need <= hard && crate::os::sys::set_open_files(need, hard) {
         return Ok(());
     }
     bail!(

@@ -209,6 +209,7 @@ mod tests {
         }
     }
 
+    #[cfg(unix)] // permission bits
     #[test]
     fn a_stored_secret_is_its_owners_alone() {
         use std::os::unix::fs::PermissionsExt;

@@ -13,6 +13,12 @@ pub fn signal_group(pid: u32, signal: Signal) {
     let _ = killpg(Pid::from_raw(pid as i32), signal);
 }
 
+/// Sends `signal` to the one process `pid`. One that is already gone is
+/// not an error.
+pub fn signal(pid: u32, signal: Signal) {
+    let _ = nix::sys::signal::kill(Pid::from_raw(pid as i32), signal);
+}
+
 /// `pid` and its descendants (through `/proc/PID/task/TID/children`), at most
 /// 4096 of them.
 pub fn tree(pid: u32) -> Vec<u32> {

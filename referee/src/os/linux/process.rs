@@ -70,6 +70,12 @@ pub fn configure(
     }
 }
 
+/// Nothing more once the bot `pid` runs: it started with its limits and in
+/// its cgroups (`configure`). The Windows counterpart puts it in its job.
+pub fn adopt(_pid: u32, _limits: &ResourceLimits) -> std::io::Result<()> {
+    Ok(())
+}
+
 /// Makes `cmd` (a helper process of the referee's, not a bot) die with the
 /// referee (`PR_SET_PDEATHSIG`; fork it from the spawner thread) and receive
 /// no descriptor but 0, 1 and 2.
