@@ -366,3 +366,31 @@ fn ctrl_c_stops_a_run_and_leaves_only_counted_games() {
         "{text}"
     );
 }
+
+/// A sandboxed season of the referee's own bots plays from cargo's
+/// `target/debug`, as `tournament --sandbox` does: each built-in bot is shown
+/// the referee's executable and its libraries, not the referee's folder
+/// (which is too large to image). The open database (its WAL index,
+/// `season.db-shm`, is mapped by the run) once made the referee take its
+/// bots for strangers.
+#[test]
+fn a_sandboxed_season_of_built_in_bots_plays() {
+    let dir = scratch("season", "sandboxed");
+    let mut c = season(&["init"]);
+    c.arg(&dir)
+        .args(["--seed", "3", "--sandbox", "--startup-ms", "60000"])
+        .args(["--entrant", "a=builtin:random"])
+        .args(["--entrant", "b=builtin:heuristic"])
+        .args(["--entrant", "c=builtin:random"]);
+    succeeds(&mut c);
+    let out = succeeds(season(&["run", "--jobs", "1", "--sets", "1"]).arg(&dir));
+    let said = crate::support::stderr(&out);
+    assert!(said.contains("1 in all"), "{said}");
+    assert_eq!(standings(&dir)["games"].as_u64(), Some(6));
+    let verified = stdout(&succeeds(
+        Command::new(crate::support::REFEREE)
+            .arg("verify")
+            .arg(&dir),
+    ));
+    assert!(verified.contains("sandboxed by bubblewrap"), "{verified}");
+}
