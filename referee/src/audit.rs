@@ -343,6 +343,28 @@ fn season(dir: &Path, tally: &mut Tally) -> anyhow::Result<()> {
             audit.rated
         ));
     }
+    season_final(dir, tally)
+}
+
+/// A season's final, if played: its folder as a tournament's, then it
+/// against the season (`season/audit.rs`).
+fn season_final(dir: &Path, tally: &mut Tally) -> anyhow::Result<()> {
+    let out = crate::layout::season::final_dir(dir);
+    if crate::layout::tournament::is_tournament(&out) {
+        tournament(&out, tally)?;
+    }
+    let wrong = crate::season::audit::final_check(dir)?;
+    tally.journal_bad += wrong.len();
+    for why in &wrong {
+        say(&format!("INVALID {}: {why}", out.display()));
+    }
+    if wrong.is_empty() && crate::layout::tournament::is_tournament(&out) {
+        say(&format!(
+            "ok {}: the season's final, among the top of its standings, under its settings, \
+             dealt from its secret",
+            out.display()
+        ));
+    }
     Ok(())
 }
 

@@ -43,6 +43,7 @@ mod replay_page;
 mod sample_bots;
 mod schema;
 mod season;
+mod season_final;
 mod settings;
 mod show;
 mod slurm;

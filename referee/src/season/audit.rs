@@ -204,3 +204,98 @@ fn ratings(
     audit.rated = recomputed.len();
     Ok(())
 }
+
+/// The final (`DIR/final`, `season final`) against the season: called, by
+/// the season's standings, with the finalists' versions as its entrants in
+/// standings order, under the season's settings, on the season's seed and
+/// the secret derived from the season's. What differs, in words; nothing
+/// when no final was called and none played. Its games are checked as any
+/// tournament's (`audit.rs`).
+pub fn final_check(dir: &Path) -> anyhow::Result<Vec<String>> {
+    let db = Db::open(&dir.join(crate::layout::season::DB))?;
+    let out = crate::layout::season::final_dir(dir);
+    let played = crate::layout::tournament::is_tournament(&out);
+    let called = match (super::final_bracket::called(&db)?, played) {
+        (None, false) | (Some(_), false) => return Ok(Vec::new()),
+        (None, true) => {
+            return Ok(vec![format!(
+                "{} holds a tournament, but the season's final was never called",
+                out.display()
+            )])
+        }
+        (Some(c), true) => c,
+    };
+    let m = crate::tournament::manifest::Manifest::read(&out)?;
+    let settings = Settings::read(&db)?;
+    let versions = db.versions()?;
+    let mut wrong = Vec::new();
+    let mut want = Vec::new();
+    for id in &called.finalists {
+        let v = (versions.iter().find(|v| v.id == *id))
+            .ok_or_else(|| anyhow::anyhow!("the final names version {id}, not in the season"))?;
+        want.push((v.name.clone(), bot(v)?.display()));
+    }
+    let have: Vec<(String, String)> = (m.entrants.iter())
+        .map(|e| (e.name.clone(), e.command.clone()))
+        .collect();
+    if have != want {
+        wrong.push(format!(
+            "the final's entrants are {have:?}, not the finalists {want:?}"
+        ));
+    }
+    let standings = super::standings::compute(&db)?;
+    let top: Vec<i64> = (standings.entrants.iter())
+        .filter(|r| r.rating.is_some())
+        .take(called.top)
+        .map(|r| r.version)
+        .collect();
+    if top != called.finalists {
+        wrong.push(format!(
+            "the finalists (versions {:?}) are not the top {} of the standings (versions {top:?})",
+            called.finalists, called.top
+        ));
+    }
+    if m.format != called.format || m.sets != called.sets || m.seed != settings.seed {
+        wrong.push("the final's format, sets or seed are not those the season called".into());
+    }
+    let season = (
+        settings.time_control.clone(),
+        settings.fault_policy,
+        settings.rules,
+    );
+    if (m.time_control.clone(), m.fault_policy, m.rules) != season
+        || m.isolation.as_ref() != Some(&settings.isolation)
+    {
+        wrong.push("the final was played under other settings than the season's".into());
+    }
+    wrong.extend(final_secret(dir, &db, &out, &m, settings.seed)?);
+    Ok(wrong)
+}
+
+/// The final's secret is the one derived from the season's, where both are
+/// at hand.
+fn final_secret(
+    dir: &Path,
+    db: &Db,
+    out: &Path,
+    m: &crate::tournament::manifest::Manifest,
+    seed: u64,
+) -> anyhow::Result<Option<String>> {
+    let season = match db.get("seed_secret")? {
+        Some(text) => Some(
+            text.parse()
+                .map_err(|e| anyhow::anyhow!("season.db's seed_secret: {e}"))?,
+        ),
+        None => crate::tournament::seed_secret::stored(dir)?,
+    };
+    let used = match m.seed_secret {
+        Some(s) => Some(s),
+        None => crate::tournament::seed_secret::stored(out)?,
+    };
+    Ok(match (season, used) {
+        (Some(season), Some(used)) if super::final_bracket::secret(&season, seed) != used => {
+            Some("the final is not dealt from the secret derived from the season's".into())
+        }
+        _ => None,
+    })
+}

@@ -12,11 +12,15 @@
 //!   recorded as it lands, resumed after any kill.
 //! - `ratings.rs`: the tournament's Plackett–Luce fit over versions;
 //!   `standings.rs`: them ranked, as text or JSON.
-//! - `audit.rs`: `referee verify DIR` — the database against the transcripts.
+//! - `final_bracket.rs`: `season final` — submissions frozen, the top of
+//!   the standings in a tournament in `DIR/final/`, the season closed.
+//! - `audit.rs`: `referee verify DIR` — the database against the transcripts,
+//!   and the final against the season.
 
 pub mod args;
 pub mod audit;
 mod db;
+mod final_bracket;
 mod matchmaking;
 mod ratings;
 pub mod run;
@@ -41,6 +45,7 @@ pub fn main(args: SeasonArgs) -> anyhow::Result<ExitCode> {
         SeasonCommand::Run(a) => run_command(&a),
         SeasonCommand::Submit(a) => submit_command(&a),
         SeasonCommand::Standings(a) => standings_command(&a),
+        SeasonCommand::Final(a) => final_bracket::main(&a),
         SeasonCommand::Close { dir } => close(&dir),
     }
 }
@@ -131,6 +136,8 @@ fn submitted(dir: &Path, s: &submit::Submission) -> anyhow::Result<bool> {
 }
 
 fn submit_command(a: &SubmitArgs) -> anyhow::Result<ExitCode> {
+    // Before check-bot runs (the database refuses it too, whoever submits).
+    refuse_frozen(&a.dir, &format!("submit a version of {:?}", a.name))?;
     let command = match a.command.as_slice() {
         [one] => one.clone(),
         many => shlex::try_join(many.iter().map(String::as_str))
@@ -212,11 +219,17 @@ fn close(dir: &Path) -> anyhow::Result<ExitCode> {
     let db = db::Db::open(&dir.join(DB))?;
     let secret = crate::tournament::seed_secret::stored(dir)?
         .with_context(|| format!("{} has no seed-secret", dir.display()))?;
-    db.set("closed", &db::now().to_string())?;
-    db.set("seed_secret", &secret.to_string())?;
+    db.close(&secret)?;
     println!(
         "season in {} closed; its seed secret: {secret}",
         dir.display()
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// Refuses what a season whose final was called no longer does; `doing`
+/// completes "failed to …".
+fn refuse_frozen(dir: &Path, doing: &str) -> anyhow::Result<()> {
+    let db = db::Db::open(&dir.join(DB))?;
+    db.refuse_frozen(doing)
 }

@@ -70,6 +70,7 @@ pub async fn run(
             dir.display()
         );
     }
+    db.refuse_frozen("play the season's sets")?;
     let settings = Settings::read(&db)?;
     let secret = crate::tournament::seed_secret::stored(dir)?.with_context(|| {
         format!(
