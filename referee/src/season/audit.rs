@@ -19,6 +19,8 @@ use crate::tournament::schedule::{GameKey, Matchup};
 pub struct SeasonAudit {
     /// Games the database counts.
     pub games: usize,
+    /// Sets it records finished.
+    pub sets: usize,
     /// What does not match, each naming the set and game (or the ratings).
     pub mismatches: Vec<String>,
     /// Transcripts in `games/` the database does not count (a game finished
@@ -33,6 +35,26 @@ pub fn settings(dir: &Path) -> anyhow::Result<Settings> {
     Settings::read(&Db::open(&dir.join(crate::layout::season::DB))?)
 }
 
+/// Each counted game's versions by team position, by its transcript.
+pub type Teams = BTreeMap<String, [usize; 3]>;
+
+/// How `verify` names a season's teams: every version's name ("alice v2"),
+/// by version id, and each counted game's versions by team position, by its
+/// transcript (relative to `dir`).
+pub fn names(dir: &Path) -> anyhow::Result<(Vec<String>, Teams)> {
+    let db = Db::open(&dir.join(crate::layout::season::DB))?;
+    let versions = db.versions()?;
+    let last = versions.iter().map(|v| v.id).max().unwrap_or(0);
+    let mut names = vec![String::new(); usize::try_from(last)? + 1];
+    for v in &versions {
+        names[usize::try_from(v.id)?] = format!("{} v{}", v.name, v.number);
+    }
+    let teams = (db.games()?.into_iter())
+        .map(|(_, _, o)| (o.transcript, o.teams))
+        .collect();
+    Ok((names, teams))
+}
+
 /// Checks the database of the season in `dir` against its transcripts
 /// `files` (relative to `dir`).
 pub fn check(dir: &Path, files: &[String]) -> anyhow::Result<SeasonAudit> {
@@ -41,6 +63,7 @@ pub fn check(dir: &Path, files: &[String]) -> anyhow::Result<SeasonAudit> {
     let versions = db.versions()?;
     let mut audit = SeasonAudit {
         games: 0,
+        sets: sets.values().filter(|s| s.finished).count(),
         mismatches: Vec::new(),
         uncounted: Vec::new(),
         rated: 0,
@@ -192,7 +215,7 @@ fn ratings(
     let stored: Vec<_> = (db.ratings()?.into_iter())
         .filter(|r| r.after_sets == after)
         .collect();
-    let recomputed = super::ratings::refit(after, &games);
+    let recomputed = super::ratings::refit(after, &games, &[]);
     if finished.is_empty() {
         return Ok(());
     }

@@ -343,16 +343,7 @@ impl Db {
 
     /// The latest rating of every version that has played a finished set.
     pub fn latest_ratings(&self) -> anyhow::Result<Vec<RatingRow>> {
-        let after: i64 = self.conn.query_row(
-            "SELECT COALESCE(MAX(after_sets), 0) FROM ratings",
-            [],
-            |r| r.get(0),
-        )?;
-        Ok(self
-            .ratings()?
-            .into_iter()
-            .filter(|r| r.after_sets == after)
-            .collect())
+        latest_ratings_in(&self.conn)
     }
 
     /// Every recorded game: set, game number and outcome.
@@ -461,6 +452,26 @@ fn refuse_frozen_in(conn: &Connection, doing: &str) -> anyhow::Result<()> {
         );
     }
     Ok(())
+}
+
+/// [`Db::latest_ratings`] on a connection or in a transaction: the rows of
+/// the last refit alone (by the table's key, not a read of the history).
+pub fn latest_ratings_in(conn: &Connection) -> anyhow::Result<Vec<RatingRow>> {
+    let mut st = conn.prepare(
+        "SELECT after_sets, version, rating, low, high, games FROM ratings
+         WHERE after_sets = (SELECT MAX(after_sets) FROM ratings) ORDER BY version",
+    )?;
+    let rows = st.query_map([], |r| {
+        Ok(RatingRow {
+            after_sets: r.get(0)?,
+            version: r.get(1)?,
+            rating: r.get(2)?,
+            low: r.get(3)?,
+            high: r.get(4)?,
+            games: r.get(5)?,
+        })
+    })?;
+    Ok(rows.collect::<Result<_, _>>()?)
 }
 
 /// The games of the finished sets a transaction sees (for the refit).
