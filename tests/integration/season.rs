@@ -146,6 +146,7 @@ fn a_season_takes_a_new_version_survives_a_kill_and_verifies() {
         said.contains("rand v2: admitted (passed check-bot)"),
         "{said}"
     );
+    let during = planned(&standings(&dir)).len() - planned_before;
     wait_while_running(
         &mut run.0,
         "the new version's minimum and every pair",
@@ -154,7 +155,7 @@ fn a_season_takes_a_new_version_survives_a_kill_and_verifies() {
             sets_of(&s, "rand", 2) >= Some(MIN_SETS) && every_pair_met(&s)
         },
     );
-    newcomer_first(&standings(&dir), planned_before);
+    newcomer_first(&standings(&dir), planned_before, during);
     // Killed in the middle of its sets: two tables are always busy.
     run.0.kill().unwrap(); // SIGKILL
     run.0.wait().unwrap();
@@ -225,15 +226,23 @@ fn planned(s: &Value) -> Vec<Vec<i64>> {
         .collect()
 }
 
-/// Once the run has taken the new version of `rand`, its next [`MIN_SETS`]
-/// sets all seat it: a newcomer's minimum comes first.
-fn newcomer_first(s: &Value, planned_before: usize) {
+/// The new version of `rand` is seated in one of the first two sets planned
+/// after its submission was recorded (`--jobs 2`: a run filling its tables
+/// as it is recorded plans at most that many without it; `during` sets were
+/// planned while `season submit` ran, before or after that moment), and the
+/// [`MIN_SETS`] sets from that one all seat it as their anchor: a newcomer's
+/// minimum comes first (docs/organisers.md, "How a season chooses its sets").
+fn newcomer_first(s: &Value, planned_before: usize, during: usize) {
     let rows = s["entrants"].as_array().unwrap();
     let rand = rows.iter().find(|r| r["entrant"] == "rand").unwrap();
     assert_eq!(rand["number"], 2);
     let v2 = rand["version"].as_i64().unwrap();
     let after: Vec<Vec<i64>> = planned(s).split_off(planned_before);
     let first = after.iter().position(|t| t.contains(&v2)).unwrap();
+    assert!(
+        first < during + 2,
+        "taken within --jobs sets of its submission: {after:?}"
+    );
     let next = &after[first..first + MIN_SETS as usize];
     assert!(
         next.iter().all(|t| t[0] == v2),

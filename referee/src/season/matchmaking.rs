@@ -240,3 +240,6 @@ mod tests {
         assert_eq!(next(&c, &met, POLICY), None);
     }
 }
+
+#[cfg(test)]
+mod scale;
