@@ -205,6 +205,9 @@ fn a_season_takes_a_new_version_survives_a_kill_and_verifies() {
     );
     let text = stdout(&verified);
     assert!(!text.contains("note "), "every transcript counted: {text}");
+    // Teams are named as the season names them: entrant and version.
+    assert!(text.contains("heur v1 (heuristic)"), "{text}");
+    assert!(text.contains("rand v2 (heuristic)"), "{text}");
     assert!(
         text.contains(&format!(
             "({} games, each as its transcript records it",
@@ -277,6 +280,14 @@ fn tampered_transcript_fails(dir: &Path, name: &str) {
     assert!(
         said.contains("season.db: set"),
         "the record of it too: {said}"
+    );
+    // The summary counts the season's games and sets, not journal lines.
+    let summary = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        summary.contains("problem(s) in the season's record (")
+            && summary.contains("finished set(s) checked against their transcripts")
+            && !summary.contains("journal line"),
+        "{summary}"
     );
 }
 
