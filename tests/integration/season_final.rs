@@ -122,6 +122,9 @@ fn a_final_freezes_the_season_takes_its_top_and_survives_a_kill() {
     );
     let err = refused(season(&["run", "--sets", "99"]).arg(&dir));
     assert!(err.contains("the season's final was called"), "{err}");
+    // Nor is the season closed (its secret revealed) before its final ends.
+    let err = refused(season(&["close"]).arg(&dir));
+    assert!(err.contains("plays it to its end"), "{err}");
     // Run again: it resumes the final as called (no flags needed).
     let said = stdout(&succeeds(season(&["final", "-q"]).arg(&dir)));
     assert!(said.contains("the final is over and the season"), "{said}");

@@ -217,6 +217,14 @@ fn close(dir: &Path) -> anyhow::Result<ExitCode> {
         &dir.join(crate::layout::LOCK),
     )?;
     let db = db::Db::open(&dir.join(DB))?;
+    if db.get(db::FINAL)?.is_some() {
+        // Revealing the secret now would reveal the final's deals too.
+        bail!(
+            "the season's final was called; `referee season final {}` plays it to its end, \
+             which closes the season",
+            dir.display()
+        );
+    }
     let secret = crate::tournament::seed_secret::stored(dir)?
         .with_context(|| format!("{} has no seed-secret", dir.display()))?;
     db.close(&secret)?;
