@@ -40,6 +40,11 @@ struct Tally {
     not_transcripts: usize,
     journal_lines: usize,
     journal_bad: usize,
+    /// A season's record: the games and finished sets its database counts,
+    /// and what does not match (its final against it included).
+    season_games: usize,
+    season_sets: usize,
+    season_bad: usize,
     /// The conditions last printed ([`played_under`]): printed again only
     /// when a transcript's differ.
     conditions: Option<String>,
@@ -127,6 +132,13 @@ pub fn run(paths: &[PathBuf]) -> anyhow::Result<ExitCode> {
         problems.push(format!(
             "{} of {} journal line(s) do not match their transcripts",
             tally.journal_bad, tally.journal_lines
+        ));
+    }
+    if tally.season_bad > 0 {
+        problems.push(format!(
+            "{} problem(s) in the season's record ({} game(s) of {} finished set(s) checked \
+             against their transcripts)",
+            tally.season_bad, tally.season_games, tally.season_sets
         ));
     }
     if tally.not_transcripts > 0 {
@@ -324,13 +336,21 @@ fn season(dir: &Path, tally: &mut Tally) -> anyhow::Result<()> {
     ));
     tally.expected = Some(conditions.clone());
     tally.conditions = Some(conditions);
+    // Teams named by entrant and version ("alice v2"), as the season does.
+    let (names, teams) = crate::season::audit::names(dir)?;
+    tally.entrants = Some(Entrants {
+        names,
+        by_game: (teams.into_iter()).map(|(g, t)| (dir.join(g), t)).collect(),
+    });
     for g in &games {
         file(&dir.join(g), tally);
     }
     tally.expected = None;
+    tally.entrants = None;
     let audit = crate::season::audit::check(dir, &games)?;
-    tally.journal_lines += audit.games;
-    tally.journal_bad += audit.mismatches.len();
+    tally.season_games += audit.games;
+    tally.season_sets += audit.sets;
+    tally.season_bad += audit.mismatches.len();
     for why in &audit.mismatches {
         say(&format!("INVALID {}: {why}", db.display()));
     }
@@ -346,6 +366,28 @@ fn season(dir: &Path, tally: &mut Tally) -> anyhow::Result<()> {
             db.display(),
             audit.games,
             audit.rated
+        ));
+    }
+    season_final(dir, tally)
+}
+
+/// A season's final, if played: its folder as a tournament's, then it
+/// against the season (`season/audit.rs`).
+fn season_final(dir: &Path, tally: &mut Tally) -> anyhow::Result<()> {
+    let out = crate::layout::season::final_dir(dir);
+    if crate::layout::tournament::is_tournament(&out) {
+        tournament(&out, tally)?;
+    }
+    let wrong = crate::season::audit::final_check(dir)?;
+    tally.season_bad += wrong.len();
+    for why in &wrong {
+        say(&format!("INVALID {}: {why}", out.display()));
+    }
+    if wrong.is_empty() && crate::layout::tournament::is_tournament(&out) {
+        say(&format!(
+            "ok {}: the season's final, among the top of its standings, under its settings, \
+             dealt from its secret",
+            out.display()
         ));
     }
     Ok(())

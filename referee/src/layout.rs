@@ -557,8 +557,16 @@ pub mod season {
 
     pub const DB: &str = "season.db";
 
+    /// The folder of a season's final, a tournament's (`season final`).
+    pub const FINAL: &str = "final";
+
     /// Whether `dir` holds a season.
     pub fn is_season(dir: &Path) -> bool {
         dir.join(DB).is_file()
+    }
+
+    /// The final's folder of the season in `dir`.
+    pub fn final_dir(dir: &Path) -> std::path::PathBuf {
+        dir.join(FINAL)
     }
 }

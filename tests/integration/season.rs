@@ -146,6 +146,7 @@ fn a_season_takes_a_new_version_survives_a_kill_and_verifies() {
         said.contains("rand v2: admitted (passed check-bot)"),
         "{said}"
     );
+    let during = planned(&standings(&dir)).len() - planned_before;
     wait_while_running(
         &mut run.0,
         "the new version's minimum and every pair",
@@ -154,7 +155,7 @@ fn a_season_takes_a_new_version_survives_a_kill_and_verifies() {
             sets_of(&s, "rand", 2) >= Some(MIN_SETS) && every_pair_met(&s)
         },
     );
-    newcomer_first(&standings(&dir), planned_before);
+    newcomer_first(&standings(&dir), planned_before, during);
     // Killed in the middle of its sets: two tables are always busy.
     run.0.kill().unwrap(); // SIGKILL
     run.0.wait().unwrap();
@@ -204,6 +205,9 @@ fn a_season_takes_a_new_version_survives_a_kill_and_verifies() {
     );
     let text = stdout(&verified);
     assert!(!text.contains("note "), "every transcript counted: {text}");
+    // Teams are named as the season names them: entrant and version.
+    assert!(text.contains("heur v1 (heuristic)"), "{text}");
+    assert!(text.contains("rand v2 (heuristic)"), "{text}");
     assert!(
         text.contains(&format!(
             "({} games, each as its transcript records it",
@@ -225,15 +229,23 @@ fn planned(s: &Value) -> Vec<Vec<i64>> {
         .collect()
 }
 
-/// Once the run has taken the new version of `rand`, its next [`MIN_SETS`]
-/// sets all seat it: a newcomer's minimum comes first.
-fn newcomer_first(s: &Value, planned_before: usize) {
+/// The new version of `rand` is seated in one of the first two sets planned
+/// after its submission was recorded (`--jobs 2`: a run filling its tables
+/// as it is recorded plans at most that many without it; `during` sets were
+/// planned while `season submit` ran, before or after that moment), and the
+/// [`MIN_SETS`] sets from that one all seat it as their anchor: a newcomer's
+/// minimum comes first (docs/organisers.md, "How a season chooses its sets").
+fn newcomer_first(s: &Value, planned_before: usize, during: usize) {
     let rows = s["entrants"].as_array().unwrap();
     let rand = rows.iter().find(|r| r["entrant"] == "rand").unwrap();
     assert_eq!(rand["number"], 2);
     let v2 = rand["version"].as_i64().unwrap();
     let after: Vec<Vec<i64>> = planned(s).split_off(planned_before);
     let first = after.iter().position(|t| t.contains(&v2)).unwrap();
+    assert!(
+        first < during + 2,
+        "taken within --jobs sets of its submission: {after:?}"
+    );
     let next = &after[first..first + MIN_SETS as usize];
     assert!(
         next.iter().all(|t| t[0] == v2),
@@ -268,6 +280,14 @@ fn tampered_transcript_fails(dir: &Path, name: &str) {
     assert!(
         said.contains("season.db: set"),
         "the record of it too: {said}"
+    );
+    // The summary counts the season's games and sets, not journal lines.
+    let summary = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        summary.contains("problem(s) in the season's record (")
+            && summary.contains("finished set(s) checked against their transcripts")
+            && !summary.contains("journal line"),
+        "{summary}"
     );
 }
 
@@ -365,4 +385,32 @@ fn ctrl_c_stops_a_run_and_leaves_only_counted_games() {
         text.contains(&format!("({n} games, each as its transcript records it")),
         "{text}"
     );
+}
+
+/// A sandboxed season of the referee's own bots plays from cargo's
+/// `target/debug`, as `tournament --sandbox` does: each built-in bot is shown
+/// the referee's executable and its libraries, not the referee's folder
+/// (which is too large to image). The open database (its WAL index,
+/// `season.db-shm`, is mapped by the run) once made the referee take its
+/// bots for strangers.
+#[test]
+fn a_sandboxed_season_of_built_in_bots_plays() {
+    let dir = scratch("season", "sandboxed");
+    let mut c = season(&["init"]);
+    c.arg(&dir)
+        .args(["--seed", "3", "--sandbox", "--startup-ms", "60000"])
+        .args(["--entrant", "a=builtin:random"])
+        .args(["--entrant", "b=builtin:heuristic"])
+        .args(["--entrant", "c=builtin:random"]);
+    succeeds(&mut c);
+    let out = succeeds(season(&["run", "--jobs", "1", "--sets", "1"]).arg(&dir));
+    let said = crate::support::stderr(&out);
+    assert!(said.contains("1 in all"), "{said}");
+    assert_eq!(standings(&dir)["games"].as_u64(), Some(6));
+    let verified = stdout(&succeeds(
+        Command::new(crate::support::REFEREE)
+            .arg("verify")
+            .arg(&dir),
+    ));
+    assert!(verified.contains("sandboxed by bubblewrap"), "{verified}");
 }

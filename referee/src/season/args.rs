@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use clap::{Args, Subcommand};
 
 use crate::settings::TableArgs;
+use crate::tournament::format::FormatName;
 
 /// Sets a new version plays first, by default.
 pub const MIN_SETS: u32 = 3;
@@ -54,6 +55,11 @@ pub enum SeasonCommand {
     /// entrant's stderr logs to a request with its token. Reads season.db
     /// only, so it runs beside `season run`. Stops on Ctrl-C or SIGTERM.
     Serve(ServeArgs),
+    /// The season's end: freeze submissions, take the first --top N entrants
+    /// of the standings and play a tournament among their current versions in
+    /// DIR/final (under the season's settings, dealt from its secret). Run it
+    /// again to resume it; once it is complete the season is closed.
+    Final(FinalArgs),
     /// Close the season: nothing more is played, and its seed secret is
     /// revealed (printed and kept in season.db), so anyone can deal its games
     /// again.
@@ -187,4 +193,31 @@ pub struct StandingsArgs {
     /// JSON instead of the table: every version, with its rating history.
     #[arg(long)]
     pub json: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct FinalArgs {
+    /// The season's folder.
+    pub dir: PathBuf,
+    /// How many entrants play the final: the first N of the standings (at
+    /// least 3), each with its current version. Needed the first time; a
+    /// rerun resumes the final as it was called.
+    #[arg(long, value_name = "N")]
+    pub top: Option<usize>,
+    /// How the finalists are brought together (as `tournament --format`;
+    /// their standings order is a knockout's seeding). [default: round-robin]
+    #[arg(long, value_enum)]
+    pub format: Option<FormatName>,
+    /// Duplicate sets per matchup of the final. [default: 1]
+    #[arg(long, value_name = "N")]
+    pub sets: Option<u32>,
+    /// Rounds of a Swiss final.
+    #[arg(long, value_name = "N")]
+    pub rounds: Option<u32>,
+    /// Tables played at once. [default: the number of cores]
+    #[arg(long, value_name = "N")]
+    pub jobs: Option<usize>,
+    /// Print nothing but errors.
+    #[arg(short, long)]
+    pub quiet: bool,
 }

@@ -19,6 +19,8 @@ use crate::tournament::schedule::{GameKey, Matchup};
 pub struct SeasonAudit {
     /// Games the database counts.
     pub games: usize,
+    /// Sets it records finished.
+    pub sets: usize,
     /// What does not match, each naming the set and game (or the ratings).
     pub mismatches: Vec<String>,
     /// Transcripts in `games/` the database does not count (a game finished
@@ -33,6 +35,26 @@ pub fn settings(dir: &Path) -> anyhow::Result<Settings> {
     Settings::read(&Db::open(&dir.join(crate::layout::season::DB))?)
 }
 
+/// Each counted game's versions by team position, by its transcript.
+pub type Teams = BTreeMap<String, [usize; 3]>;
+
+/// How `verify` names a season's teams: every version's name ("alice v2"),
+/// by version id, and each counted game's versions by team position, by its
+/// transcript (relative to `dir`).
+pub fn names(dir: &Path) -> anyhow::Result<(Vec<String>, Teams)> {
+    let db = Db::open(&dir.join(crate::layout::season::DB))?;
+    let versions = db.versions()?;
+    let last = versions.iter().map(|v| v.id).max().unwrap_or(0);
+    let mut names = vec![String::new(); usize::try_from(last)? + 1];
+    for v in &versions {
+        names[usize::try_from(v.id)?] = format!("{} v{}", v.name, v.number);
+    }
+    let teams = (db.games()?.into_iter())
+        .map(|(_, _, o)| (o.transcript, o.teams))
+        .collect();
+    Ok((names, teams))
+}
+
 /// Checks the database of the season in `dir` against its transcripts
 /// `files` (relative to `dir`).
 pub fn check(dir: &Path, files: &[String]) -> anyhow::Result<SeasonAudit> {
@@ -41,6 +63,7 @@ pub fn check(dir: &Path, files: &[String]) -> anyhow::Result<SeasonAudit> {
     let versions = db.versions()?;
     let mut audit = SeasonAudit {
         games: 0,
+        sets: sets.values().filter(|s| s.finished).count(),
         mismatches: Vec::new(),
         uncounted: Vec::new(),
         rated: 0,
@@ -192,7 +215,7 @@ fn ratings(
     let stored: Vec<_> = (db.ratings()?.into_iter())
         .filter(|r| r.after_sets == after)
         .collect();
-    let recomputed = super::ratings::refit(after, &games);
+    let recomputed = super::ratings::refit(after, &games, &[]);
     if finished.is_empty() {
         return Ok(());
     }
@@ -203,4 +226,99 @@ fn ratings(
     }
     audit.rated = recomputed.len();
     Ok(())
+}
+
+/// The final (`DIR/final`, `season final`) against the season: called, by
+/// the season's standings, with the finalists' versions as its entrants in
+/// standings order, under the season's settings, on the season's seed and
+/// the secret derived from the season's. What differs, in words; nothing
+/// when no final was called and none played. Its games are checked as any
+/// tournament's (`audit.rs`).
+pub fn final_check(dir: &Path) -> anyhow::Result<Vec<String>> {
+    let db = Db::open(&dir.join(crate::layout::season::DB))?;
+    let out = crate::layout::season::final_dir(dir);
+    let played = crate::layout::tournament::is_tournament(&out);
+    let called = match (super::final_bracket::called(&db)?, played) {
+        (None, false) | (Some(_), false) => return Ok(Vec::new()),
+        (None, true) => {
+            return Ok(vec![format!(
+                "{} holds a tournament, but the season's final was never called",
+                out.display()
+            )])
+        }
+        (Some(c), true) => c,
+    };
+    let m = crate::tournament::manifest::Manifest::read(&out)?;
+    let settings = Settings::read(&db)?;
+    let versions = db.versions()?;
+    let mut wrong = Vec::new();
+    let mut want = Vec::new();
+    for id in &called.finalists {
+        let v = (versions.iter().find(|v| v.id == *id))
+            .ok_or_else(|| anyhow::anyhow!("the final names version {id}, not in the season"))?;
+        want.push((v.name.clone(), bot(v)?.display()));
+    }
+    let have: Vec<(String, String)> = (m.entrants.iter())
+        .map(|e| (e.name.clone(), e.command.clone()))
+        .collect();
+    if have != want {
+        wrong.push(format!(
+            "the final's entrants are {have:?}, not the finalists {want:?}"
+        ));
+    }
+    let standings = super::standings::compute(&db)?;
+    let top: Vec<i64> = (standings.entrants.iter())
+        .filter(|r| r.rating.is_some())
+        .take(called.top)
+        .map(|r| r.version)
+        .collect();
+    if top != called.finalists {
+        wrong.push(format!(
+            "the finalists (versions {:?}) are not the top {} of the standings (versions {top:?})",
+            called.finalists, called.top
+        ));
+    }
+    if m.format != called.format || m.sets != called.sets || m.seed != settings.seed {
+        wrong.push("the final's format, sets or seed are not those the season called".into());
+    }
+    let season = (
+        settings.time_control.clone(),
+        settings.fault_policy,
+        settings.rules,
+    );
+    if (m.time_control.clone(), m.fault_policy, m.rules) != season
+        || m.isolation.as_ref() != Some(&settings.isolation)
+    {
+        wrong.push("the final was played under other settings than the season's".into());
+    }
+    wrong.extend(final_secret(dir, &db, &out, &m, settings.seed)?);
+    Ok(wrong)
+}
+
+/// The final's secret is the one derived from the season's, where both are
+/// at hand.
+fn final_secret(
+    dir: &Path,
+    db: &Db,
+    out: &Path,
+    m: &crate::tournament::manifest::Manifest,
+    seed: u64,
+) -> anyhow::Result<Option<String>> {
+    let season = match db.get("seed_secret")? {
+        Some(text) => Some(
+            text.parse()
+                .map_err(|e| anyhow::anyhow!("season.db's seed_secret: {e}"))?,
+        ),
+        None => crate::tournament::seed_secret::stored(dir)?,
+    };
+    let used = match m.seed_secret {
+        Some(s) => Some(s),
+        None => crate::tournament::seed_secret::stored(out)?,
+    };
+    Ok(match (season, used) {
+        (Some(season), Some(used)) if super::final_bracket::secret(&season, seed) != used => {
+            Some("the final is not dealt from the secret derived from the season's".into())
+        }
+        _ => None,
+    })
 }

@@ -23,6 +23,10 @@ mod read;
 /// What `season.db`'s `format` setting says: the schema below.
 pub const FORMAT: &str = "schmier-season/1";
 
+/// The setting that records the season's final (`final_bracket.rs`), whose
+/// presence freezes submissions.
+pub const FINAL: &str = "final";
+
 /// How long a write waits for the other process's (a submission during a run).
 const BUSY: Duration = Duration::from_secs(30);
 
@@ -197,8 +201,22 @@ impl Db {
             .with_context(|| format!("season.db has no setting {key:?}"))
     }
 
+    /// Fails, saying why, once the season's final was called (`season
+    /// final`): that froze submissions and ended the season's sets. `doing`
+    /// completes "failed to …".
+    pub fn refuse_frozen(&self, doing: &str) -> anyhow::Result<()> {
+        refuse_frozen_in(&self.conn, doing)
+    }
+
+    /// Marks the season closed and keeps its secret, revealed.
+    pub fn close(&self, secret: &crate::tournament::seed_secret::SeedSecret) -> anyhow::Result<()> {
+        self.set("closed", &now().to_string())?;
+        self.set("seed_secret", &secret.to_string())
+    }
+
     /// Adds an entrant; its id.
     pub fn add_entrant(&self, name: &str, token: &str) -> anyhow::Result<i64> {
+        refuse_frozen_in(&self.conn, &format!("add the entrant {name:?}"))?;
         let taken: Option<i64> = self
             .conn
             .query_row(
@@ -292,6 +310,9 @@ impl Db {
     /// admitted or not; its id.
     pub fn add_version(&mut self, v: &NewVersion<'_>) -> anyhow::Result<i64> {
         let tx = self.conn.transaction()?;
+        // In the transaction that adds it: no version slips in after the
+        // final is called.
+        refuse_frozen_in(&tx, "submit a version")?;
         let last: Option<(i64, i64)> = tx
             .query_row(
                 "SELECT id, number FROM versions WHERE entrant = ?1 ORDER BY number DESC LIMIT 1",
@@ -407,16 +428,7 @@ impl Db {
 
     /// The latest rating of every version that has played a finished set.
     pub fn latest_ratings(&self) -> anyhow::Result<Vec<RatingRow>> {
-        let after: i64 = self.conn.query_row(
-            "SELECT COALESCE(MAX(after_sets), 0) FROM ratings",
-            [],
-            |r| r.get(0),
-        )?;
-        Ok(self
-            .ratings()?
-            .into_iter()
-            .filter(|r| r.after_sets == after)
-            .collect())
+        latest_ratings_in(&self.conn)
     }
 
     /// Every recorded game: set, game number and outcome.
@@ -507,6 +519,44 @@ pub struct NewVersion<'a> {
     pub admitted: bool,
     pub checked: &'a str,
     pub report: &'a str,
+}
+
+/// [`Db::refuse_frozen`] on a connection or in a transaction.
+fn refuse_frozen_in(conn: &Connection, doing: &str) -> anyhow::Result<()> {
+    let called: Option<String> = conn
+        .query_row(
+            "SELECT value FROM settings WHERE key = ?1",
+            params![FINAL],
+            |r| r.get(0),
+        )
+        .optional()?;
+    if called.is_some() {
+        anyhow::bail!(
+            "failed to {doing}: the season's final was called (`season final`), which froze \
+             submissions and ended the season's sets"
+        );
+    }
+    Ok(())
+}
+
+/// [`Db::latest_ratings`] on a connection or in a transaction: the rows of
+/// the last refit alone (by the table's key, not a read of the history).
+pub fn latest_ratings_in(conn: &Connection) -> anyhow::Result<Vec<RatingRow>> {
+    let mut st = conn.prepare(
+        "SELECT after_sets, version, rating, low, high, games FROM ratings
+         WHERE after_sets = (SELECT MAX(after_sets) FROM ratings) ORDER BY version",
+    )?;
+    let rows = st.query_map([], |r| {
+        Ok(RatingRow {
+            after_sets: r.get(0)?,
+            version: r.get(1)?,
+            rating: r.get(2)?,
+            low: r.get(3)?,
+            high: r.get(4)?,
+            games: r.get(5)?,
+        })
+    })?;
+    Ok(rows.collect::<Result<_, _>>()?)
 }
 
 /// The games of the finished sets a transaction sees (for the refit).

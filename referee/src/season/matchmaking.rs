@@ -82,13 +82,21 @@ fn opponents(anchor: &Candidate, all: &[Candidate], met: &Met, policy: Policy) -
         (times < policy.pair_cap)
             .then(|| f64::from(times) + (x.rating - y.rating).abs() / RATING_PER_MEETING)
     };
+    // The anchor's side of each table, once per opponent.
+    let to_anchor: Vec<Option<f64>> = others.iter().map(|x| cost(anchor, x)).collect();
     let mut best: Option<(f64, [i64; 2])> = None;
     for (i, b) in others.iter().enumerate() {
-        for c in &others[i + 1..] {
-            let total = [cost(anchor, b), cost(anchor, c), cost(b, c)]
-                .into_iter()
-                .sum::<Option<f64>>();
-            let Some(total) = total else { continue };
+        let Some(ab) = to_anchor[i] else { continue };
+        for (j, c) in others.iter().enumerate().skip(i + 1) {
+            let Some(ac) = to_anchor[j] else { continue };
+            // A pair's cost is never negative: a table whose anchor's side
+            // alone costs more than the best is not looked up.
+            if best.is_some_and(|(t, _)| ab + ac > t) {
+                continue;
+            }
+            let Some(total) = cost(b, c).map(|bc| ab + ac + bc) else {
+                continue;
+            };
             // Strictly cheaper only: among equals the first found (lower ids) stays.
             if best.is_none_or(|(t, _)| total < t) {
                 best = Some((total, [b.version, c.version]));
@@ -232,3 +240,6 @@ mod tests {
         assert_eq!(next(&c, &met, POLICY), None);
     }
 }
+
+#[cfg(test)]
+mod scale;

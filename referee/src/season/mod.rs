@@ -19,12 +19,17 @@
 //! - `audit.rs`: `referee verify DIR` — the database against the transcripts.
 //! - `site/`: `season serve` (and `run --serve`) — the live site, reading
 //!   the database only; `tokens.rs`: the one check of an entrant's token.
+//! - `final_bracket.rs`: `season final` — submissions frozen, the top of
+//!   the standings in a tournament in `DIR/final/`, the season closed.
+//! - `audit.rs`: `referee verify DIR` — the database against the transcripts,
+//!   and the final against the season.
 
 pub mod args;
 pub mod audit;
 mod db;
-mod matchmaking;
-mod ratings;
+mod final_bracket;
+pub mod matchmaking;
+pub mod ratings;
 pub mod run;
 mod settings;
 mod site;
@@ -54,6 +59,7 @@ pub fn main(args: SeasonArgs) -> anyhow::Result<ExitCode> {
         SeasonCommand::Submit(a) => submit_command(&a),
         SeasonCommand::Standings(a) => standings_command(&a),
         SeasonCommand::Serve(a) => serve_command(&a),
+        SeasonCommand::Final(a) => final_bracket::main(&a),
         SeasonCommand::Close { dir } => close(&dir),
         SeasonCommand::Token { dir, name } => token_command(&dir, &name),
     }
@@ -145,6 +151,8 @@ fn submitted(dir: &Path, s: &submit::Submission) -> anyhow::Result<bool> {
 }
 
 fn submit_command(a: &SubmitArgs) -> anyhow::Result<ExitCode> {
+    // Before check-bot runs (the database refuses it too, whoever submits).
+    refuse_frozen(&a.dir, &format!("submit a version of {:?}", a.entrant()))?;
     let command = match (a.command.as_slice(), &a.command_flag) {
         (_, Some(one)) => one.clone(),
         ([one], None) => one.clone(),
@@ -322,13 +330,27 @@ fn close(dir: &Path) -> anyhow::Result<ExitCode> {
         &dir.join(crate::layout::LOCK),
     )?;
     let db = db::Db::open(&dir.join(DB))?;
+    if db.get(db::FINAL)?.is_some() {
+        // Revealing the secret now would reveal the final's deals too.
+        bail!(
+            "the season's final was called; `referee season final {}` plays it to its end, \
+             which closes the season",
+            dir.display()
+        );
+    }
     let secret = crate::tournament::seed_secret::stored(dir)?
         .with_context(|| format!("{} has no seed-secret", dir.display()))?;
-    db.set("closed", &db::now().to_string())?;
-    db.set("seed_secret", &secret.to_string())?;
+    db.close(&secret)?;
     println!(
         "season in {} closed; its seed secret: {secret}",
         dir.display()
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// Refuses what a season whose final was called no longer does; `doing`
+/// completes "failed to …".
+fn refuse_frozen(dir: &Path, doing: &str) -> anyhow::Result<()> {
+    let db = db::Db::open(&dir.join(DB))?;
+    db.refuse_frozen(doing)
 }

@@ -2,25 +2,30 @@
 //! (`tournament/rating.rs`) over every game of every finished set, each
 //! version its own entrant. One fit of all games at once, so neither the
 //! order the sets finished in nor how many tables played them changes a
-//! rating; refitted whenever a set finishes, and kept as each version's
+//! rating (beyond the fit's tolerance); refitted whenever a set finishes,
+//! warm-started from the ratings before it, and kept as each version's
 //! history. A new version starts with no games and the prior's wide
 //! interval: it inherits nothing of its predecessor's certainty.
 
-use std::collections::BTreeSet;
+use std::collections::BTreeMap;
 
 use super::db::RatingRow;
 use crate::tournament::outcome::GameOutcome;
-use crate::tournament::rating::{fit, Ranked};
+use crate::tournament::rating::{fit_from, Ranked};
 
 /// The ratings after `after_sets` finished sets whose games are `games`
 /// (outcomes' `teams` are version ids): one row per version that played.
-pub fn refit(after_sets: i64, games: &[GameOutcome]) -> Vec<RatingRow> {
-    let versions: Vec<usize> = games
-        .iter()
-        .flat_map(|o| o.teams)
-        .collect::<BTreeSet<_>>()
-        .into_iter()
-        .collect();
+/// The fit starts from `start` (the ratings before; empty: from nothing),
+/// which changes how fast it ends, not where (`rating::fit_from`).
+pub fn refit(after_sets: i64, games: &[GameOutcome], start: &[RatingRow]) -> Vec<RatingRow> {
+    // Each version's games, counted in one pass: its index is its place.
+    let mut counted: BTreeMap<usize, i64> = BTreeMap::new();
+    for o in games {
+        for &v in &o.teams {
+            *counted.entry(v).or_default() += 1;
+        }
+    }
+    let versions: Vec<usize> = counted.keys().copied().collect();
     let index = |v: usize| {
         versions
             .binary_search(&v)
@@ -30,11 +35,16 @@ pub fn refit(after_sets: i64, games: &[GameOutcome]) -> Vec<RatingRow> {
         let teams = o.teams.map(index);
         Ranked::new(teams, o.ranking, &o.forfeited)
     });
-    let ratings = fit(versions.len(), ranked);
-    versions
-        .iter()
+    let before: BTreeMap<usize, f64> = (start.iter())
+        .map(|r| (r.version as usize, r.rating))
+        .collect();
+    let warm: Vec<f64> = (versions.iter())
+        .map(|v| before.get(v).copied().unwrap_or(f64::NAN))
+        .collect();
+    let ratings = fit_from(versions.len(), ranked, &warm);
+    (versions.iter().zip(counted.values()))
         .enumerate()
-        .map(|(i, &v)| {
+        .map(|(i, (&v, &games))| {
             let [low, high] = ratings.interval(i);
             RatingRow {
                 after_sets,
@@ -42,7 +52,7 @@ pub fn refit(after_sets: i64, games: &[GameOutcome]) -> Vec<RatingRow> {
                 rating: ratings.rating(i),
                 low,
                 high,
-                games: games.iter().filter(|o| o.teams.contains(&v)).count() as i64,
+                games,
             }
         })
         .collect()
@@ -95,10 +105,14 @@ mod tests {
             game([30, 10, 20], [1, 2, 0]),
             game([10, 30, 20], [0, 2, 1]),
         ];
-        let a = refit(4, &games);
+        let a = refit(4, &games, &[]);
         games.reverse();
-        let b = refit(4, &games);
+        let b = refit(4, &games, &[]);
         assert_eq!(a, b);
+        // Warm-started from an earlier fit: the same ratings, within rounding.
+        let earlier = refit(3, &games[..3], &[]);
+        let warm = refit(4, &games, &earlier);
+        assert!(agree(&warm, &b), "{warm:?} {b:?}");
         let rating = |v| a.iter().find(|r| r.version == v).unwrap().rating;
         assert!(rating(10) > rating(20) && rating(20) > rating(30), "{a:?}");
         assert!(a.iter().all(|r| r.low < r.rating && r.rating < r.high));

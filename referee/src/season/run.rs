@@ -70,6 +70,7 @@ pub async fn run(
             dir.display()
         );
     }
+    db.refuse_frozen("play the season's sets")?;
     let settings = Settings::read(&db)?;
     let secret = crate::tournament::seed_secret::stored(dir)?.with_context(|| {
         format!(
@@ -321,7 +322,12 @@ impl Coordinator<'_> {
         let set = i64::from(o.matchup);
         let complete = self.db.record_game(set, &o, |tx| {
             let games = db::finished_games(tx)?;
-            Ok(super::ratings::refit(db::finished_sets(tx)?, &games))
+            let before = db::latest_ratings_in(tx)?;
+            Ok(super::ratings::refit(
+                db::finished_sets(tx)?,
+                &games,
+                &before,
+            ))
         })?;
         if complete {
             self.finished += 1;

@@ -64,7 +64,7 @@ pub enum UploadError {
     #[error("the name and token do not match an entrant of this season")]
     Forbidden,
     /// The season is closed: it takes no versions. HTTP: 409.
-    #[error("the season is closed; it takes no more versions")]
+    #[error("the season is closed, or its final was called; it takes no more versions")]
     Closed,
     /// The command or the archive was refused, and why (naming the entry).
     /// HTTP: 400 (413 for [`Refusal::ArchiveTooLarge`]).
@@ -93,7 +93,7 @@ pub fn submit_archive(
     if !super::tokens::authenticate(&db, entrant, token)? {
         return Err(UploadError::Forbidden);
     }
-    if db.get("closed")?.is_some() {
+    if db.get("closed")?.is_some() || db.refuse_frozen("upload a version").is_err() {
         return Err(UploadError::Closed);
     }
     let id = (db.entrant(entrant)?).ok_or(UploadError::Forbidden)?;

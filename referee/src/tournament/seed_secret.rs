@@ -111,6 +111,21 @@ impl SeedSecret {
         rng.next_u64()
     }
 
+    /// A secret of its own for a competition dealt from this one's (a
+    /// season's final, `season/final_bracket.rs`): ChaCha20 keyed by this
+    /// secret on stream `seed`, the 32 bytes that open its second block.
+    /// [`SeedSecret::mix`] takes the first 8 bytes of the first block, so no
+    /// deal seed of this secret is any part of the derived one, and the
+    /// derived secret, once revealed, gives nothing of this one.
+    pub fn derive(&self, seed: u64) -> SeedSecret {
+        let mut rng = ChaCha20Rng::from_seed(self.0);
+        rng.set_stream(seed);
+        rng.set_word_pos(16);
+        let mut bytes = [0u8; BYTES];
+        rng.fill_bytes(&mut bytes);
+        SeedSecret(bytes)
+    }
+
     /// The secret in `path` (its hex, surrounding blanks ignored).
     pub fn read_file(path: &Path) -> anyhow::Result<SeedSecret> {
         let text = std::fs::read_to_string(path)
@@ -171,6 +186,24 @@ mod tests {
         assert_eq!(mixed, GOLDEN.to_vec());
         assert_eq!(deal_seed(7, None), 7);
         assert_eq!(deal_seed(7, Some(&secret)), GOLDEN[1]);
+    }
+
+    /// Pins the derivation of a final's secret from its season's, computed
+    /// apart from this code by the ChaCha20 of `tests/spy/seed_search.py`
+    /// (its second block, counter 1).
+    #[test]
+    fn the_derivation_is_pinned() {
+        let secret: SeedSecret = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
+            .parse()
+            .unwrap();
+        assert_eq!(
+            secret.derive(0).to_string(),
+            "18b84231ade6a6d113615c61af434e27f8b1f3f5e1ad5b5cecf8fc122a35755c"
+        );
+        assert_eq!(
+            secret.derive(7).to_string(),
+            "f10f844822e87a8962364e33fc88109a329da241f1ed0905aa9a33e7e7e9d71c"
+        );
     }
 
     /// Computed apart from this code, by the ChaCha20 of the seed-search test

@@ -31,11 +31,7 @@ use super::{link_dirs, system_paths};
 /// file that name leads to); `None`: show it the whole system view.
 pub fn files(referee: &Path) -> Option<Vec<PathBuf>> {
     let maps = std::fs::read_to_string("/proc/self/maps").ok()?;
-    let mut mapped: Vec<PathBuf> = maps
-        .lines()
-        .filter_map(|l| l.split_whitespace().nth(5))
-        .filter(|p| p.starts_with('/'))
-        .map(PathBuf::from)
+    let mut mapped: Vec<PathBuf> = (libraries_mapped(&maps).into_iter())
         // Not a memfd's or a deleted file's name.
         .filter(|p| p != referee && p.is_file())
         .collect();
@@ -55,6 +51,21 @@ pub fn files(referee: &Path) -> Option<Vec<PathBuf>> {
     files.sort();
     files.dedup();
     Some(files)
+}
+
+/// The files of `maps` (a `/proc/self/maps`) mapped privately, as the
+/// loader maps a library. A shared mapping is data the referee works on, not
+/// code a built-in bot runs: SQLite's `season.db-shm` during a season (its
+/// WAL index), which lies in the season's folder, outside the system view.
+fn libraries_mapped(maps: &str) -> Vec<PathBuf> {
+    (maps.lines())
+        .filter_map(|l| {
+            let mut fields = l.split_whitespace();
+            let private = fields.nth(1)?.ends_with('p');
+            let path = fields.nth(3)?;
+            (private && path.starts_with('/')).then(|| PathBuf::from(path))
+        })
+        .collect()
 }
 
 /// The first [`HEAD`] bytes of `path`: enough for an executable's ELF header,
@@ -128,6 +139,18 @@ mod tests {
         assert!(!files
             .iter()
             .any(|f| f.starts_with("/etc") || f.starts_with("/usr/bin")));
+    }
+
+    #[test]
+    fn a_shared_mapping_is_not_a_library() {
+        let maps = "7f00-7f01 r-xp 00000000 08:01 12 /usr/lib/x86_64-linux-gnu/libc.so.6\n\
+                    7f02-7f03 rw-s 00000000 08:01 13 /home/o/runs/s1/season.db-shm\n\
+                    7f04-7f05 rw-p 00000000 00:00 0 \n\
+                    7f06-7f07 r--p 00000000 00:00 0 [vdso]\n";
+        assert_eq!(
+            libraries_mapped(maps),
+            [PathBuf::from("/usr/lib/x86_64-linux-gnu/libc.so.6")]
+        );
     }
 
     #[test]
