@@ -21,8 +21,8 @@
 //! purpose: a sandboxed bot of a root referee runs as an unprivileged user of
 //! its own, which must read its files (SECURITY.md, "One user per bot").
 
+use crate::os::files;
 use std::io::Read;
-use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Component, Path, PathBuf};
 
 /// The limits of one upload.
@@ -151,15 +151,15 @@ fn take<R: Read>(
         folder(parent)?;
     }
     let mode = if exec { 0o755 } else { 0o644 };
-    let mut file = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(mode)
-        .open(&path)
-        .map_err(|e| match e.kind() {
-            std::io::ErrorKind::AlreadyExists => "appears twice in the archive".to_owned(),
-            _ => format!("cannot be written: {e}"),
-        })?;
+    let mut file = files::with_mode(
+        std::fs::OpenOptions::new().write(true).create_new(true),
+        mode,
+    )
+    .open(&path)
+    .map_err(|e| match e.kind() {
+        std::io::ErrorKind::AlreadyExists => "appears twice in the archive".to_owned(),
+        _ => format!("cannot be written: {e}"),
+    })?;
     let written = std::io::copy(&mut entry.take(size), &mut file)
         .map_err(|e| format!("cannot be read or written: {e}"))?;
     if written != size {
@@ -168,8 +168,7 @@ fn take<R: Read>(
         ));
     }
     // The mode as given, whatever the umask left of it.
-    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(mode))
-        .map_err(|e| format!("cannot be written: {e}"))?;
+    files::set_mode(&path, mode).map_err(|e| format!("cannot be written: {e}"))?;
     done.files += 1;
     done.bytes += size;
     Ok(())
@@ -211,8 +210,8 @@ fn shown(raw: &[u8]) -> String {
 
 /// An entry's path as a relative path with no `..`, or why not.
 fn relative(raw: &[u8]) -> Result<PathBuf, &'static str> {
-    use std::os::unix::ffi::OsStrExt;
-    let path = Path::new(std::ffi::OsStr::from_bytes(raw));
+    let path =
+        files::path_from_bytes(raw).ok_or("is not a name this system can hold (not UTF-8)")?;
     let mut rel = PathBuf::new();
     for c in path.components() {
         match c {
@@ -238,13 +237,8 @@ fn folder(dir: &Path) -> Result<(), String> {
     if dir.is_dir() {
         return Ok(());
     }
-    std::fs::DirBuilder::new()
-        .recursive(true)
-        .mode(0o755)
-        .create(dir)
-        .map_err(|e| format!("cannot be made a folder: {e}"))?;
-    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o755))
-        .map_err(|e| format!("cannot be made a folder: {e}"))
+    files::make_dirs(dir, 0o755).map_err(|e| format!("cannot be made a folder: {e}"))?;
+    files::set_mode(dir, 0o755).map_err(|e| format!("cannot be made a folder: {e}"))
 }
 
 fn unreadable(e: std::io::Error) -> Refusal {
@@ -309,10 +303,14 @@ mod tests {
         gz.finish().unwrap()
     }
 
+    // Permission bits are Unix's (Windows has none to check).
+    #[cfg(unix)]
     fn mode(p: &Path) -> u32 {
+        use std::os::unix::fs::PermissionsExt;
         std::fs::metadata(p).unwrap().permissions().mode() & 0o7777
     }
 
+    #[cfg(unix)]
     #[test]
     fn files_and_folders_are_written_with_the_referees_modes() {
         use tar::EntryType as T;

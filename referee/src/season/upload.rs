@@ -24,7 +24,6 @@
 //! Blocking (it runs the bot): from async code, call it on a blocking thread
 //! (`tokio::task::spawn_blocking`).
 
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Component, Path, PathBuf};
 
 use super::db::Db;
@@ -171,7 +170,7 @@ fn incoming(dir: &Path) -> anyhow::Result<tempfile::TempDir> {
         .tempdir_in(&uploads)
         .map_err(|e| anyhow::anyhow!("failed to make a folder in {}: {e}", uploads.display()))?;
     // Searchable by the unprivileged user a sandboxed bot runs as.
-    std::fs::set_permissions(t.path(), std::fs::Permissions::from_mode(0o755))?;
+    crate::os::files::set_mode(t.path(), 0o755)?;
     Ok(t)
 }
 
@@ -198,7 +197,7 @@ fn open_folder(folder: &Path) -> anyhow::Result<()> {
     if !folder.is_dir() {
         std::fs::create_dir_all(folder)
             .map_err(|e| anyhow::anyhow!("failed to make {}: {e}", folder.display()))?;
-        std::fs::set_permissions(folder, std::fs::Permissions::from_mode(0o755))?;
+        crate::os::files::set_mode(folder, 0o755)?;
     }
     Ok(())
 }

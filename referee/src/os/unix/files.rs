@@ -19,6 +19,30 @@ pub fn with_mode(options: &mut OpenOptions, mode: u32) -> &mut OpenOptions {
     options.mode(mode)
 }
 
+/// Sets the permission bits of `path` to exactly `mode`, whatever the
+/// umask left of them when it was made.
+pub fn set_mode(path: &Path, mode: u32) -> std::io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode))
+}
+
+/// Makes the folder `dir` and its missing parents with the permission bits
+/// `mode` (less the umask).
+pub fn make_dirs(dir: &Path, mode: u32) -> std::io::Result<()> {
+    use std::os::unix::fs::DirBuilderExt;
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(mode)
+        .create(dir)
+}
+
+/// A path from raw bytes (an archive's entry name): any bytes name a path
+/// on Unix.
+pub fn path_from_bytes(raw: &[u8]) -> Option<std::path::PathBuf> {
+    use std::os::unix::ffi::OsStrExt;
+    Some(Path::new(std::ffi::OsStr::from_bytes(raw)).to_path_buf())
+}
+
 /// Fsyncs the folder `dir`, which makes a rename or a new name in it
 /// durable.
 pub fn sync_dir(dir: &Path) -> std::io::Result<()> {

@@ -32,6 +32,23 @@ pub fn with_mode(options: &mut OpenOptions, _mode: u32) -> &mut OpenOptions {
     options
 }
 
+/// Unix permission bits have no meaning here (see [`with_mode`]).
+pub fn set_mode(_path: &Path, _mode: u32) -> std::io::Result<()> {
+    Ok(())
+}
+
+/// Makes the folder `dir` and its missing parents; `mode` has no meaning
+/// here (see [`with_mode`]).
+pub fn make_dirs(dir: &Path, _mode: u32) -> std::io::Result<()> {
+    std::fs::create_dir_all(dir)
+}
+
+/// A path from raw bytes (an archive's entry name): Windows names are
+/// Unicode, so bytes that are not UTF-8 name no path.
+pub fn path_from_bytes(raw: &[u8]) -> Option<std::path::PathBuf> {
+    std::str::from_utf8(raw).ok().map(std::path::PathBuf::from)
+}
+
 /// Nothing to do on Windows (see the module's note).
 pub fn sync_dir(_dir: &Path) -> std::io::Result<()> {
     Ok(())
