@@ -367,7 +367,7 @@ pub struct CheckBotArgs {
     #[arg(long, default_value_t = crate::settings::STARTUP_MS, value_name = "MS", allow_negative_numbers = true, value_parser = crate::settings::millis::limit_flag)]
     pub startup_ms: u64,
     /// The bot's command and its arguments, after `--` (one word with spaces is
-    /// split like a shell would).
+    /// split like a shell would; `builtin:NAME` checks a built-in bot).
     #[arg(last = true, required = true, value_name = "CMD")]
     pub command: Vec<String>,
 }

@@ -85,6 +85,11 @@ fn the_sample_bots_pass_every_check() {
     passes(&["python3", "sample-bots/python/bot.py", "simple"]);
     passes(&["node", "sample-bots/js/bot.js"]);
     passes(&[REFEREE, "bot", "heuristic"]);
+    // A built-in bot by the name every other command takes.
+    passes(&["builtin:random"]);
+    let (ok, text) = check_bot(NEVER_REACHED_MS, &["builtin:nosuch"]);
+    assert!(!ok, "{text}");
+    assert!(text.contains("unknown built-in bot \"nosuch\""), "{text}");
 }
 
 #[test]

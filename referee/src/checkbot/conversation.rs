@@ -183,6 +183,20 @@ impl Conversation {
     }
 
     /// Starts the bot and runs the handshake; on success says how it went.
+    /// What the bot's command runs, from the working directory: a
+    /// built-in bot (`builtin:NAME`, one word) as a table runs it (this very
+    /// executable), anything else resolved as `referee play` resolves it.
+    fn resolve(&self, path: &str) -> anyhow::Result<crate::bot::Launch> {
+        let cwd = std::env::current_dir().unwrap_or_default();
+        if let [one] = self.argv.as_slice() {
+            if one.starts_with("builtin:") {
+                let spec = crate::settings::parse_bot(one, "check-bot")?;
+                return Ok(spec.launch(&cwd, path)?);
+            }
+        }
+        Ok(crate::bot::Launch::resolve(&self.argv, &cwd, path)?)
+    }
+
     pub async fn start(&mut self) -> Result<String, Failure> {
         self.stop().await;
         // The bot runs as `referee play` would run it: its path resolved the same
@@ -194,16 +208,13 @@ impl Conversation {
             .map_or(crate::bot::DEFAULT_PATH.to_owned(), |(_, v)| v.clone());
         let launch = match &self.confinement.launch {
             Some(launch) => launch.clone(),
-            None => {
-                let cwd = std::env::current_dir().unwrap_or_default();
-                crate::bot::Launch::resolve(&self.argv, &cwd, &path).map_err(|e| {
-                    Failure::new(
-                        e.to_string(),
-                        None,
-                        "a command that starts (check the path and the execute bit)",
-                    )
-                })?
-            }
+            None => self.resolve(&path).map_err(|e| {
+                Failure::new(
+                    e.to_string(),
+                    None,
+                    "a command that starts (check the path and the execute bit)",
+                )
+            })?,
         };
         self.starts += 1;
         self.log = (self.logs.as_ref()).map(|d| d.path().join(format!("bot-{}.log", self.starts)));
