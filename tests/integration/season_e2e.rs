@@ -93,8 +93,9 @@ fn versions(s: &Value) -> BTreeMap<(String, u64), Value> {
     all
 }
 
-/// A `season run` under way, killed if the test ends first.
-struct Running(Child);
+/// A `season run` under way, killed if the test ends first; where its
+/// stderr goes.
+struct Running(Child, std::path::PathBuf);
 
 impl Drop for Running {
     fn drop(&mut self) {
@@ -104,15 +105,16 @@ impl Drop for Running {
 }
 
 fn start_run(dir: &Path, sets: usize) -> Running {
-    Running(
-        season(&["run", "-q"])
-            .arg(dir)
-            .args(["--jobs", &JOBS.to_string(), "--sets", &sets.to_string()])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap(),
-    )
+    let log = dir.with_extension("stderr");
+    let err = std::fs::File::create(&log).unwrap();
+    let child = season(&["run", "-q"])
+        .arg(dir)
+        .args(["--jobs", &JOBS.to_string(), "--sets", &sets.to_string()])
+        .stdout(Stdio::null())
+        .stderr(err)
+        .spawn()
+        .unwrap();
+    Running(child, log)
 }
 
 /// Waits for `run` to end by itself; it must end well.
@@ -120,7 +122,8 @@ fn ends_well(mut run: Running) {
     let start = std::time::Instant::now();
     loop {
         if let Some(status) = run.0.try_wait().unwrap() {
-            assert!(status.success(), "season run: {status}");
+            let said = std::fs::read_to_string(&run.1).unwrap_or_default();
+            assert!(status.success(), "season run: {status}: {said}");
             return;
         }
         assert!(start.elapsed().as_secs() < 600, "the run did not stop");
