@@ -569,4 +569,16 @@ pub mod season {
     pub fn final_dir(dir: &Path) -> std::path::PathBuf {
         dir.join(FINAL)
     }
+
+    /// A version's files as shipped to workers, by the SHA-256 of the
+    /// archive (`season/blob.rs`): `DIR/blobs/HASH`.
+    pub fn blob(dir: &Path, hash: &str) -> std::path::PathBuf {
+        dir.join("blobs").join(hash)
+    }
+
+    /// Where the season's server keeps a worker's transcript while it is
+    /// checked, before it counts (`season/lease.rs`): `DIR/incoming/`.
+    pub fn incoming(dir: &Path) -> std::path::PathBuf {
+        dir.join("incoming")
+    }
 }

@@ -46,6 +46,25 @@ pub enum SeasonCommand {
         /// The entrant.
         name: String,
     },
+    /// Create the worker NAME with a token (for `season worker
+    /// --token-file`), or give an existing one a new token; printed once,
+    /// and the old one stops working. A worker's token leases sets and
+    /// reads the versions' files; it submits nothing and reads no logs.
+    WorkerToken {
+        /// The season's folder.
+        dir: PathBuf,
+        /// The worker (a name for the organiser: the server's console and
+        /// the leases say it).
+        name: String,
+    },
+    /// Play sets of a season served by `season run --serve ADDR --workers`
+    /// on another machine (or this one): lease a set, play its games here
+    /// under the season's recorded settings (in the sandbox if the season
+    /// has one; a worker whose sandbox self-check fails plays no sandboxed
+    /// season's set), heartbeat while playing, and hand back each game's
+    /// transcript, which the server checks before it counts. Runs until
+    /// Ctrl-C or SIGTERM, or until the run says all its sets are planned.
+    Worker(WorkerArgs),
     /// Print the standings: each entrant's current version ranked by rating,
     /// with its earlier versions below it.
     Standings(StandingsArgs),
@@ -113,6 +132,35 @@ pub struct RunArgs {
     /// in this process, for as long as the run runs.
     #[arg(long, value_name = "ADDR")]
     pub serve: Option<std::net::SocketAddr>,
+    /// Also lease sets to workers (`season worker`) over the site at
+    /// --serve; `--jobs 0` then plays nothing here, only leases.
+    #[arg(long, requires = "serve")]
+    pub workers: bool,
+    /// How long a worker's lease lasts from its last heartbeat, in seconds
+    /// (workers heartbeat three times a lease); a lease run out puts its set
+    /// back in the queue. [default: 60]
+    #[arg(long, value_name = "SECS", requires = "workers")]
+    pub lease: Option<f64>,
+}
+
+#[derive(Args, Debug)]
+pub struct WorkerArgs {
+    /// The season's server: `http://HOST:PORT` of `season run --serve
+    /// ADDR --workers`.
+    #[arg(long, value_name = "URL")]
+    pub server: String,
+    /// A file holding the worker's token (from `season worker-token`).
+    #[arg(long, value_name = "FILE")]
+    pub token_file: PathBuf,
+    /// Sets played at once (the capacity declared to the server).
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub tables: usize,
+    /// Where the versions' files are kept, by hash, and the sets are played.
+    #[arg(long, value_name = "DIR", default_value = "referee-worker")]
+    pub cache: PathBuf,
+    /// Print nothing but errors.
+    #[arg(short, long)]
+    pub quiet: bool,
 }
 
 #[derive(Args, Debug)]

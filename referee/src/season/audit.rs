@@ -139,6 +139,43 @@ fn game_matches(
     recorded: &GameOutcome,
     versions: &[Version],
 ) -> Result<GameOutcome, String> {
+    let want = transcript_name(set, game)?;
+    if recorded.transcript != want {
+        return Err(format!("the set names this game's transcript {want}"));
+    }
+    let t = Transcript::read(&dir.join(&want)).map_err(|e| e.to_string())?;
+    let derived = derive(&t, set, game, versions)?;
+    let differs = crate::tournament::audit::fields_differing(recorded, &derived);
+    if !differs.is_empty() {
+        return Err(differs
+            .join("; ")
+            .replace("the journal says", "season.db says"));
+    }
+    Ok(derived)
+}
+
+/// Where game `game` of set `set` is kept, relative to the season's folder.
+pub fn transcript_name(set: &SetRow, game: u32) -> Result<String, String> {
+    let key = GameKey {
+        round: 0,
+        matchup: u32::try_from(set.id).map_err(|e| e.to_string())?,
+        game,
+    };
+    Ok(crate::tournament::pool::transcript_name(key))
+}
+
+/// The outcome of game `game` of set `set` that the transcript `t` gives,
+/// if it checks out (the rules, the bookkeeping) and is that game: dealt
+/// from the set's seed, with the set's versions in the seats the game puts
+/// them in (every game of a set is the same deal: the seats tell them
+/// apart). What is wrong, in words, otherwise (also what a worker's
+/// transcript is judged by: `season/run/workers.rs`).
+pub fn derive(
+    t: &Transcript,
+    set: &SetRow,
+    game: u32,
+    versions: &[Version],
+) -> Result<GameOutcome, String> {
     let m = Matchup {
         index: u32::try_from(set.id).map_err(|e| e.to_string())?,
         round: 0,
@@ -151,23 +188,13 @@ fn game_matches(
         matchup: m.index,
         game,
     };
-    let want = crate::tournament::pool::transcript_name(key);
-    if recorded.transcript != want {
-        return Err(format!("the set names this game's transcript {want}"));
-    }
-    let t = Transcript::read(&dir.join(&want)).map_err(|e| e.to_string())?;
-    let derived = GameOutcome::of(&t, &want, key, m.teams(game)).map_err(|e| {
+    let name = transcript_name(set, game)?;
+    let derived = GameOutcome::of(t, &name, key, m.teams(game)).map_err(|e| {
         format!(
             "its transcript does not check out (line {}: {})",
             e.line, e.message
         )
     })?;
-    let differs = crate::tournament::audit::fields_differing(recorded, &derived);
-    if !differs.is_empty() {
-        return Err(differs
-            .join("; ")
-            .replace("the journal says", "season.db says"));
-    }
     let header = t.header().map_err(|e| e.to_string())?;
     if header.match_seed != set.seed {
         return Err(format!(
@@ -180,10 +207,13 @@ fn game_matches(
             .ok_or_else(|| format!("version {v} is not in the season"))?;
         let command = bot(version).map_err(|e| e.to_string())?.display();
         for seat in [p, p + 3] {
-            if header.seats[seat].command != command {
+            let has = header.seats.get(seat).map(|s| s.command.as_str());
+            if has != Some(command.as_str()) {
                 return Err(format!(
                     "seat {seat} should be {} v{} ({command}); the transcript has {}",
-                    version.name, version.number, header.seats[seat].command
+                    version.name,
+                    version.number,
+                    has.unwrap_or("no such seat")
                 ));
             }
         }

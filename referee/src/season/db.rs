@@ -17,6 +17,8 @@ use rusqlite::{params, Connection, OptionalExtension};
 
 use crate::tournament::outcome::GameOutcome;
 
+/// Workers, leases and shipped files (`season/lease.rs`).
+pub mod lease;
 /// The site's reads (`season/site/`).
 mod read;
 

@@ -26,8 +26,10 @@
 
 pub mod args;
 pub mod audit;
+mod blob;
 mod db;
 mod final_bracket;
+mod lease;
 pub mod matchmaking;
 pub mod ratings;
 pub mod run;
@@ -38,6 +40,7 @@ mod submit;
 pub mod tokens;
 mod unpack;
 pub mod upload;
+mod worker;
 
 use std::path::Path;
 use std::process::ExitCode;
@@ -62,6 +65,8 @@ pub fn main(args: SeasonArgs) -> anyhow::Result<ExitCode> {
         SeasonCommand::Final(a) => final_bracket::main(&a),
         SeasonCommand::Close { dir } => close(&dir),
         SeasonCommand::Token { dir, name } => token_command(&dir, &name),
+        SeasonCommand::WorkerToken { dir, name } => worker::token_command(&dir, &name),
+        SeasonCommand::Worker(a) => worker::main(&a),
     }
 }
 
@@ -185,13 +190,21 @@ fn run_command(a: &RunArgs) -> anyhow::Result<ExitCode> {
     let jobs = a
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    if jobs == 0 {
-        bail!("--jobs must be at least 1");
+    if jobs == 0 && !a.workers {
+        bail!("--jobs must be at least 1 (0 only with --workers: every set leased)");
     }
+    let lease_ms = match a.lease {
+        Some(s) if !(0.5..=86_400.0).contains(&s) => {
+            bail!("--lease {s}: a lease lasts from 0.5 to 86400 seconds")
+        }
+        Some(s) => Some((s * 1000.0) as u64),
+        None => Some(lease::LEASE_MS),
+    };
     let opts = run::RunOptions {
         jobs,
         sets: a.sets,
         quiet: a.quiet,
+        lease_ms: lease_ms.filter(|_| a.workers),
     };
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -201,10 +214,16 @@ fn run_command(a: &RunArgs) -> anyhow::Result<ExitCode> {
         crate::bot::install_cleanup();
         crate::shutdown::cancel_on_signals(cancel.clone());
         // The site lives as long as the run: dropped with the runtime.
+        let mut inbox = None;
         if let Some(addr) = a.serve {
-            site::start(dir, addr, cancel.child_token()).await?;
+            let more = a.workers.then(|| {
+                let (tx, rx) = tokio::sync::mpsc::channel(64);
+                inbox = Some(rx);
+                site::worker::router(tx)
+            });
+            site::start_with(dir, addr, cancel.child_token(), more).await?;
         }
-        run::run(dir, &opts, &cancel).await
+        run::run_with(dir, &opts, &cancel, inbox).await
     })?;
     if !a.quiet {
         eprintln!(

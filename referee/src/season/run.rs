@@ -15,6 +15,14 @@
 //!
 //! Stops at `--sets N` finished sets in all, or on Ctrl-C / SIGTERM (the games
 //! under way are abandoned and played again by the next run).
+//!
+//! With `--workers`, a set is also leased to a worker that asks for one
+//! (`run/workers.rs`, `lease.rs`): the coordinator answers the workers'
+//! requests in the same loop, and a set under a live lease is played by no
+//! table here; a lease run out puts its set back in the queue.
+
+/// The workers' requests, answered by the coordinator.
+mod workers;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -45,6 +53,9 @@ pub struct RunOptions {
     /// Stop once the season has this many finished sets.
     pub sets: Option<u64>,
     pub quiet: bool,
+    /// Sets may be leased to workers, each lease lasting this long (in
+    /// milliseconds) from its last heartbeat; `None`: no workers.
+    pub lease_ms: Option<u64>,
 }
 
 /// How a run ended.
@@ -63,7 +74,23 @@ pub async fn run(
     opts: &RunOptions,
     cancel: &CancellationToken,
 ) -> anyhow::Result<Ended> {
+    run_with(dir, opts, cancel, None).await
+}
+
+/// [`run`], answering the workers' requests from `inbox` (with
+/// `opts.lease_ms`).
+pub async fn run_with(
+    dir: &Path,
+    opts: &RunOptions,
+    cancel: &CancellationToken,
+    inbox: Option<super::lease::Inbox>,
+) -> anyhow::Result<Ended> {
     let db = Db::open(&dir.join(crate::layout::season::DB))?;
+    db.ensure_worker_tables()?;
+    if inbox.is_none() {
+        // No worker can hand a set back to this run: every set is its own.
+        db.drop_all_leases()?;
+    }
     if db.get("closed")?.is_some() {
         anyhow::bail!(
             "the season in {} is closed; nothing more is played",
@@ -101,7 +128,7 @@ pub async fn run(
         finished: 0,
         waiting_said: false,
     };
-    let result = c.play(rx, cancel).await;
+    let result = c.play(rx, inbox, cancel).await;
     c.stop.cancel();
     while c.tables.join_next().await.is_some() {}
     result?;
@@ -139,19 +166,27 @@ impl Coordinator<'_> {
     async fn play(
         &mut self,
         mut rx: mpsc::Receiver<GameOutcome>,
+        mut inbox: Option<super::lease::Inbox>,
         cancel: &CancellationToken,
     ) -> anyhow::Result<()> {
         let mut poll = tokio::time::interval(POLL);
         loop {
             if !cancel.is_cancelled() {
                 self.refresh().await?;
+                self.reap()?;
                 self.fill()?;
             }
-            if self.under_way.is_empty() && (cancel.is_cancelled() || self.target_reached()?) {
+            let idle = self.under_way.is_empty() && self.db.leases()?.is_empty();
+            if (idle && self.target_reached()?)
+                || (self.under_way.is_empty() && cancel.is_cancelled())
+            {
                 return Ok(());
             }
             tokio::select! {
                 Some(o) = rx.recv() => self.record(o)?,
+                Some(r) = async { inbox.as_mut()?.recv().await }, if inbox.is_some() => {
+                    self.answer(r).await?;
+                }
                 Some(joined) = self.tables.join_next(), if !self.tables.is_empty() => {
                     // Its games were sent before its pool returned.
                     while let Ok(o) = rx.try_recv() {
@@ -209,9 +244,10 @@ impl Coordinator<'_> {
     fn fill(&mut self) -> anyhow::Result<()> {
         while self.under_way.len() < self.opts.jobs {
             let sets = self.db.sets()?;
-            let open = sets
-                .iter()
-                .find(|s| !s.finished && !self.under_way.contains(&s.id));
+            let leased = self.leased()?;
+            let open = sets.iter().find(|s| {
+                !s.finished && !self.under_way.contains(&s.id) && !leased.contains(&s.id)
+            });
             let set = match open {
                 Some(s) => s.clone(),
                 None => {
@@ -270,35 +306,8 @@ impl Coordinator<'_> {
     fn start(&mut self, set: &SetRow) -> anyhow::Result<()> {
         let recorded = self.db.recorded(set.id)?;
         let games: Vec<u32> = (1..=SET).filter(|g| !recorded.contains(g)).collect();
-        let matchup = Matchup {
-            index: u32::try_from(set.id).context("set id out of range")?,
-            round: 0,
-            entrants: set.versions.map(|v| v as usize),
-            sets: 1,
-            seed: set.seed,
-        };
-        let mut spec = self.spec.clone().expect("refresh builds the spec first");
-        for (slot, seat) in spec.lineup.iter_mut().enumerate() {
-            let id = set.versions[slot % 3];
-            let v = (self.versions.iter().find(|v| v.id == id)).with_context(|| {
-                format!(
-                    "set {} names version {id}, which is not in the season",
-                    set.id
-                )
-            })?;
-            *seat = bot(v)?;
-        }
-        if !pool::fresh_per_game(&spec) {
-            // Kept processes share a scratch folder per table: one per set.
-            if let Some(base) = &spec.isolation.scratch {
-                spec.isolation.scratch = Some(base.join(format!("set-{:06}", set.id)));
-            }
-        }
-        let job = TableJob {
-            matchup,
-            spec,
-            games,
-        };
+        let spec = self.spec.as_ref().expect("refresh builds the spec first");
+        let job = table_job(set, spec, &self.versions, games)?;
         let (dir, tx, stop, reporter, starting) = (
             self.dir.clone(),
             self.tx.clone(),
@@ -378,8 +387,48 @@ impl Coordinator<'_> {
     }
 }
 
+/// The table that plays `games` of set `set`, its seats given `versions`
+/// (the set's among them) on the tables' settings `spec`: a local table's
+/// and a worker's alike (`worker/`), so both write the same transcripts.
+pub(super) fn table_job(
+    set: &SetRow,
+    spec: &TableSpec,
+    versions: &[Version],
+    games: Vec<u32>,
+) -> anyhow::Result<TableJob> {
+    let matchup = Matchup {
+        index: u32::try_from(set.id).context("set id out of range")?,
+        round: 0,
+        entrants: set.versions.map(|v| v as usize),
+        sets: 1,
+        seed: set.seed,
+    };
+    let mut spec = spec.clone();
+    for (slot, seat) in spec.lineup.iter_mut().enumerate() {
+        let id = set.versions[slot % 3];
+        let v = (versions.iter().find(|v| v.id == id)).with_context(|| {
+            format!(
+                "set {} names version {id}, which is not in the season",
+                set.id
+            )
+        })?;
+        *seat = bot(v)?;
+    }
+    if !pool::fresh_per_game(&spec) {
+        // Kept processes share a scratch folder per table: one per set.
+        if let Some(base) = &spec.isolation.scratch {
+            spec.isolation.scratch = Some(base.join(format!("set-{:06}", set.id)));
+        }
+    }
+    Ok(TableJob {
+        matchup,
+        spec,
+        games,
+    })
+}
+
 /// What the tables report, on stderr: a bot that failed, a game lost.
-struct SeasonConsole;
+pub(super) struct SeasonConsole;
 
 impl Reporter for SeasonConsole {
     fn report(&self, event: &Event<'_>) {

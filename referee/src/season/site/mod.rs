@@ -16,7 +16,9 @@
 //!   `Authorization: Bearer TOKEN`);
 //! - `POST /api/entrants/NAME/versions?command=CMD`: the entrant's upload,
 //!   a `.tar.gz` body with its token (`upload.rs`);
-//! - `/events`: server-sent events, one `sets` event as each set lands.
+//! - `/events`: server-sent events, one `sets` event as each set lands;
+//! - `/api/worker/...`: with `season run --workers`, the workers' routes
+//!   (`worker.rs`), answered by the run's coordinator.
 //!
 //! Every page is whole in itself: no external asset, no network.
 
@@ -26,6 +28,7 @@ mod events;
 mod logs;
 mod pages;
 mod upload;
+pub mod worker;
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
@@ -114,6 +117,16 @@ pub async fn start(
     addr: SocketAddr,
     cancel: CancellationToken,
 ) -> anyhow::Result<(SocketAddr, tokio::task::JoinHandle<anyhow::Result<()>>)> {
+    start_with(dir, addr, cancel, None).await
+}
+
+/// [`start`], with `more` routes served beside the site's (the workers').
+pub async fn start_with(
+    dir: &Path,
+    addr: SocketAddr,
+    cancel: CancellationToken,
+    more: Option<Router>,
+) -> anyhow::Result<(SocketAddr, tokio::task::JoinHandle<anyhow::Result<()>>)> {
     let db = Db::open_read_only(&dir.join(DB))?;
     let seen = events::watch(db)?;
     let site = Arc::new(Site {
@@ -128,7 +141,10 @@ pub async fn start(
         .map_err(|e| anyhow::anyhow!("the site cannot listen on {addr}: {e}"))?;
     let bound = listener.local_addr()?;
     eprintln!("referee: season site at http://{bound}/");
-    let app = router(site);
+    let app = match more {
+        Some(more) => router(site).merge(more),
+        None => router(site),
+    };
     let task = tokio::spawn(async move {
         axum::serve(listener, app)
             .with_graceful_shutdown(async move { cancel.cancelled().await })

@@ -1,0 +1,300 @@
+//! The coordinator's answers to workers (`lease.rs` says what they ask):
+//! a set leased, a lease extended or given back, a transcript judged and
+//! counted, a blob's reader checked. Each answer is one step of the
+//! coordinator's loop, so the leases, the games and the ratings have one
+//! writer, as the local tables' games do.
+
+use std::collections::BTreeSet;
+
+use serde_json::json;
+
+use super::super::blob;
+use super::super::db::lease::{now_ms, LeaseRow};
+use super::super::db::SetRow;
+use super::super::lease::{Answer, Ask, Asked, Granted, Offer, Request, Shipped};
+use super::Coordinator;
+use crate::tournament::schedule::SET;
+
+impl Coordinator<'_> {
+    /// Answers one worker's request (a reply nobody waits for any more is
+    /// dropped).
+    pub(super) async fn answer(&mut self, r: Request) -> anyhow::Result<()> {
+        self.reap()?;
+        let stored = super::super::tokens::stored_form(r.token.trim());
+        let answer = match self.db.worker_with(&stored)? {
+            None => Answer::refused(401, "not a worker token of this season"),
+            Some(worker) => self.asked(&worker, r.asked).await?,
+        };
+        let _ = r.reply.send(answer);
+        Ok(())
+    }
+
+    async fn asked(&mut self, worker: &str, asked: Asked) -> anyhow::Result<Answer> {
+        Ok(match asked {
+            Asked::Lease(ask) => self.lease(worker, &ask).await?,
+            Asked::Heartbeat { set, lease } => match self.holds(worker, set, &lease)? {
+                Err(why) => Answer::refused(409, why),
+                Ok(()) => {
+                    self.db
+                        .extend_lease(set, &lease, now_ms() + self.lease_ms())?;
+                    Answer::ok(json!({ "lease_ms": self.lease_ms() }))
+                }
+            },
+            Asked::Result {
+                set,
+                game,
+                lease,
+                transcript,
+            } => self.result(worker, set, game, &lease, &transcript)?,
+            Asked::Release { set, lease } => match self.holds(worker, set, &lease)? {
+                Err(why) => Answer::refused(409, why),
+                Ok(()) => {
+                    self.db.drop_lease(set)?;
+                    self.say(&format!(
+                        "worker {} gave set {set} back; it goes back to the queue",
+                        crate::names::printable(worker)
+                    ));
+                    Answer::ok(json!({ "released": set }))
+                }
+            },
+            Asked::Blob { hash } => {
+                let path = crate::layout::season::blob(&self.dir, &hash);
+                match blob::is_hash(&hash) && self.db.has_blob(&hash)? && path.is_file() {
+                    true => Answer {
+                        status: 200,
+                        json: json!({}),
+                        file: Some(path),
+                    },
+                    false => Answer::refused(404, format!("the season has no blob {hash:?}")),
+                }
+            }
+        })
+    }
+
+    pub(super) fn lease_ms(&self) -> i64 {
+        self.opts.lease_ms.unwrap_or(super::super::lease::LEASE_MS) as i64
+    }
+
+    /// The sets under a lease.
+    pub(super) fn leased(&self) -> anyhow::Result<BTreeSet<i64>> {
+        Ok(self.db.leases()?.into_iter().map(|l| l.set).collect())
+    }
+
+    /// Ends the leases that ran out: their sets go back to the queue.
+    pub(super) fn reap(&mut self) -> anyhow::Result<()> {
+        let now = now_ms();
+        for l in self.db.leases()? {
+            if l.expires < now {
+                self.db.drop_lease(l.set)?;
+                self.say(&format!(
+                    "set {}'s lease (worker {}) ran out; the set goes back to the queue",
+                    l.set,
+                    crate::names::printable(&l.worker)
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    fn say(&self, what: &str) {
+        if !self.opts.quiet {
+            eprintln!("referee: season: {what}");
+        }
+    }
+
+    /// Whether `worker` holds lease `lease` of set `set`, live; why not.
+    fn holds(&self, worker: &str, set: i64, lease: &str) -> anyhow::Result<Result<(), String>> {
+        let current = self.db.leases()?.into_iter().find(|l| l.set == set);
+        Ok(match current {
+            Some(l) if l.worker == worker && l.lease == lease && l.expires >= now_ms() => Ok(()),
+            Some(l) if l.worker == worker && l.lease == lease => Err(format!(
+                "your lease of set {set} ran out; the set went back to the queue"
+            )),
+            _ => Err(format!(
+                "you hold no lease {lease:?} of set {set} (it ran out and the set went back to \
+                 the queue, or it is finished); drop the set"
+            )),
+        })
+    }
+
+    /// A set for `worker`, leased, or why there is none.
+    async fn lease(&mut self, worker: &str, ask: &Ask) -> anyhow::Result<Answer> {
+        if ask.referee != crate::REFEREE {
+            return Ok(Answer::refused(
+                400,
+                format!(
+                    "this season's server runs {}; a worker must run the same referee \
+                     (transcripts record it), not {}",
+                    crate::REFEREE,
+                    ask.referee
+                ),
+            ));
+        }
+        if self.settings.sandboxed() && !ask.sandbox {
+            return Ok(Answer::refused(
+                400,
+                "this season's bots run in the sandbox, and this worker's sandbox self-check \
+                 failed: it plays none of its sets",
+            ));
+        }
+        let held = (self.db.leases()?.iter())
+            .filter(|l| l.worker == worker)
+            .count();
+        if held >= ask.tables.max(1) {
+            return Ok(Answer::refused(
+                429,
+                format!("this worker holds {held} lease(s), the tables it declared"),
+            ));
+        }
+        self.refresh().await?;
+        let Some(set) = self.next_for_worker()? else {
+            let done = self.opts.sets.is_some_and(|n| {
+                let sets = self.db.sets().unwrap_or_default();
+                sets.len() as u64 >= n
+            });
+            return Ok(Answer::ok(serde_json::to_value(Offer {
+                granted: None,
+                done,
+            })?));
+        };
+        self.grant(worker, &set)
+    }
+
+    /// The first open set no table here plays and no one leases, else a
+    /// new one, as `fill` chooses them.
+    fn next_for_worker(&mut self) -> anyhow::Result<Option<SetRow>> {
+        let sets = self.db.sets()?;
+        let leased = self.leased()?;
+        let open = (sets.iter())
+            .find(|s| !s.finished && !self.under_way.contains(&s.id) && !leased.contains(&s.id));
+        if let Some(s) = open {
+            return Ok(Some(s.clone()));
+        }
+        if self.opts.sets.is_some_and(|n| sets.len() as u64 >= n) {
+            return Ok(None);
+        }
+        self.plan(&sets)
+    }
+
+    /// Leases `set` to `worker`: its versions shipped by hash.
+    fn grant(&mut self, worker: &str, set: &SetRow) -> anyhow::Result<Answer> {
+        let mut shipped = Vec::new();
+        for id in set.versions {
+            let v = (self.versions.iter().find(|v| v.id == id)).cloned();
+            let Some(v) = v else {
+                anyhow::bail!("set {} names version {id}, not in the season", set.id);
+            };
+            let hash = match blob::of_version(&self.dir, &self.db, &v) {
+                Ok(h) => h,
+                Err(e) => {
+                    eprintln!(
+                        "referee: season: set {} cannot go to a worker: {e:#}",
+                        set.id
+                    );
+                    return Ok(Answer::refused(
+                        503,
+                        format!(
+                            "set {}'s bots cannot be shipped (the server's console says why)",
+                            set.id
+                        ),
+                    ));
+                }
+            };
+            shipped.push(Shipped {
+                id: v.id,
+                name: v.name.clone(),
+                number: v.number,
+                command: v.command.clone(),
+                blob: hash,
+            });
+        }
+        let recorded = self.db.recorded(set.id)?;
+        let lease = LeaseRow {
+            set: set.id,
+            worker: worker.to_owned(),
+            lease: super::super::tokens::issue()?.clear,
+            expires: now_ms() + self.lease_ms(),
+        };
+        self.db.grant_lease(&lease)?;
+        self.say(&format!(
+            "set {} leased to worker {}",
+            set.id,
+            crate::names::printable(worker)
+        ));
+        let granted = Granted {
+            set: set.id,
+            lease: lease.lease,
+            lease_ms: self.lease_ms() as u64,
+            seed: set.seed,
+            versions: shipped.try_into().expect("three versions"),
+            games: (1..=SET).filter(|g| !recorded.contains(g)).collect(),
+            settings: self.settings.clone(),
+        };
+        Ok(Answer::ok(serde_json::to_value(Offer {
+            granted: Some(granted),
+            done: false,
+        })?))
+    }
+
+    /// A game handed back: counted if the lease is the worker's and the
+    /// transcript checks out; refused, saying why, otherwise.
+    fn result(
+        &mut self,
+        worker: &str,
+        set: i64,
+        game: u32,
+        lease: &str,
+        bytes: &[u8],
+    ) -> anyhow::Result<Answer> {
+        if let Err(why) = self.holds(worker, set, lease)? {
+            self.say(&format!(
+                "set {set} game {game} from worker {} refused: {why}",
+                crate::names::printable(worker)
+            ));
+            return Ok(Answer::refused(409, why));
+        }
+        let row = (self.db.sets()?.into_iter().find(|s| s.id == set))
+            .ok_or_else(|| anyhow::anyhow!("a leased set {set} is not in the season"))?;
+        if !(1..=SET).contains(&game) || self.db.recorded(set)?.contains(&game) {
+            return Ok(Answer::refused(
+                400,
+                format!("set {set} has no game {game} to play (1 to {SET}, not yet counted)"),
+            ));
+        }
+        let incoming = crate::layout::season::incoming(&self.dir);
+        let judged = super::super::lease::judge(
+            &incoming,
+            bytes,
+            &row,
+            game,
+            &self.versions,
+            &self.settings,
+        )?;
+        let outcome = match judged {
+            Ok(o) => o,
+            Err(why) => {
+                self.db.drop_lease(set)?;
+                self.say(&format!(
+                    "set {set} game {game} from worker {} refused: {why}; the set goes back to \
+                     the queue",
+                    crate::names::printable(worker)
+                ));
+                return Ok(Answer::refused(
+                    422,
+                    format!("set {set} game {game} refused: {why}; drop the set"),
+                ));
+            }
+        };
+        let path = self.dir.join(&outcome.transcript);
+        crate::safe_create::write_atomic(&path, bytes)
+            .map_err(|e| anyhow::anyhow!("failed to write {}: {e}", path.display()))?;
+        self.record(outcome)?;
+        let finished = self.db.recorded(set)?.len() == SET as usize;
+        if finished {
+            self.db.drop_lease(set)?;
+        }
+        Ok(Answer::ok(
+            json!({ "counted": game, "set_finished": finished }),
+        ))
+    }
+}
