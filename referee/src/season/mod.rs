@@ -23,6 +23,14 @@
 //!   the standings in a tournament in `DIR/final/`, the season closed.
 //! - `audit.rs`: `referee verify DIR` — the database against the transcripts,
 //!   and the final against the season.
+//! - `lease.rs`: sets played by workers under leases — what a worker and
+//!   the server say, and how a worker's transcript is judged; the
+//!   coordinator's answers are `run/workers.rs`, the routes
+//!   `site/worker.rs`, the tables `db/lease.rs`.
+//! - `blob.rs`: a version's files packed once and named by their SHA-256,
+//!   for workers.
+//! - `worker/`: `season worker` — leases, plays and hands back sets, over
+//!   HTTP to the server alone.
 
 pub mod args;
 pub mod audit;

@@ -255,6 +255,17 @@ impl Coordinator<'_> {
         }
         let row = (self.db.sets()?.into_iter().find(|s| s.id == set))
             .ok_or_else(|| anyhow::anyhow!("a leased set {set} is not in the season"))?;
+        let name = crate::tournament::pool::transcript_name(crate::tournament::schedule::GameKey {
+            round: 0,
+            matchup: u32::try_from(set)?,
+            game,
+        });
+        if self.db.recorded(set)?.contains(&game)
+            && std::fs::read(self.dir.join(&name)).is_ok_and(|b| b == bytes)
+        {
+            // The same bytes again (its first answer was lost on the way).
+            return Ok(Answer::ok(json!({ "counted": game, "again": true })));
+        }
         if !(1..=SET).contains(&game) || self.db.recorded(set)?.contains(&game) {
             return Ok(Answer::refused(
                 400,
