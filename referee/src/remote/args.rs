@@ -135,6 +135,15 @@ impl RemoteArgs {
     /// most seats of one of them open at once. A remote seat needs a
     /// listener and a listener a remote seat.
     pub fn validate(&self, names: Vec<String>, seats: u32) -> anyhow::Result<Option<RemoteSpec>> {
+        if let (Some(listen), true) = (self.listen, names.is_empty()) {
+            bail!("--listen {listen}: no seat or entrant is remote:NAME");
+        }
+        self.listener(names, seats)
+    }
+
+    /// As [`RemoteArgs::validate`], but a listener may serve no name yet (a
+    /// season's remote versions may be submitted while it runs).
+    pub fn listener(&self, names: Vec<String>, seats: u32) -> anyhow::Result<Option<RemoteSpec>> {
         let Some(listen) = self.listen else {
             if let Some(name) = names.first() {
                 bail!("remote:{name} is served over the network: give --listen ADDR:PORT");
@@ -151,9 +160,6 @@ impl RemoteArgs {
             }
             return Ok(None);
         };
-        if names.is_empty() {
-            bail!("--listen {listen}: no seat or entrant is remote:NAME");
-        }
         let grace = self.reconnect_grace_ms.unwrap_or(RECONNECT_GRACE_MS);
         Ok(Some(RemoteSpec {
             listen,

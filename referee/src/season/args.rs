@@ -113,6 +113,11 @@ pub struct RunArgs {
     /// in this process, for as long as the run runs.
     #[arg(long, value_name = "ADDR")]
     pub serve: Option<std::net::SocketAddr>,
+    // `--listen` serves the seats of the season's remote versions (`season
+    // submit DIR NAME -- remote`), each with its season token
+    // (DIR/tokens/NAME.token); see docs/organisers.md, "Remote versions".
+    #[command(flatten)]
+    pub remote: crate::remote::RemoteArgs,
 }
 
 #[derive(Args, Debug)]

@@ -30,6 +30,7 @@ mod db;
 mod final_bracket;
 pub mod matchmaking;
 pub mod ratings;
+mod remote;
 pub mod run;
 mod settings;
 mod site;
@@ -135,6 +136,16 @@ fn submitted(dir: &Path, s: &submit::Submission) -> anyhow::Result<bool> {
     }
     if done.admitted {
         println!("{name} v{}: admitted ({})", done.number, done.checked);
+        if let Some(file) = &done.seat_token {
+            println!(
+                "{name} v{}: its seat token is {}: hand it to its owner privately; they run \
+                 `referee connect ADDR --token-file {name}.token -- BOT-COMMAND` while `referee \
+                 season run {} --listen ADDR` runs, and the version plays while they are connected",
+                done.number,
+                file.display(),
+                dir.display()
+            );
+        }
     } else {
         print!("{}", crate::names::printable_lines(&done.report));
         let see = match done.report.is_empty() {
@@ -188,10 +199,13 @@ fn run_command(a: &RunArgs) -> anyhow::Result<ExitCode> {
     if jobs == 0 {
         bail!("--jobs must be at least 1");
     }
+    let hub = listen(a, jobs)?;
     let opts = run::RunOptions {
         jobs,
         sets: a.sets,
         quiet: a.quiet,
+        hub: hub.clone(),
+        remote_wait: (a.remote.remote_wait).unwrap_or(crate::remote::args::REMOTE_WAIT),
     };
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -205,7 +219,11 @@ fn run_command(a: &RunArgs) -> anyhow::Result<ExitCode> {
             site::start(dir, addr, cancel.child_token()).await?;
         }
         run::run(dir, &opts, &cancel).await
-    })?;
+    });
+    if let Some(hub) = &hub {
+        hub.close();
+    }
+    let ended = ended?;
     if !a.quiet {
         eprintln!(
             "referee: season: {} set(s) finished in this run, {} in all{}; \
@@ -220,6 +238,25 @@ fn run_command(a: &RunArgs) -> anyhow::Result<ExitCode> {
         true => ExitCode::from(crate::shutdown::signal_exit_code().unwrap_or(130)),
         false => ExitCode::SUCCESS,
     })
+}
+
+/// `season run --listen`: the listener of the season's remote versions,
+/// serving those submitted so far (and, as the run reads them, those
+/// submitted later).
+fn listen(a: &RunArgs, jobs: usize) -> anyhow::Result<Option<std::sync::Arc<crate::remote::Hub>>> {
+    let db = db::Db::open(&a.dir.join(DB))?;
+    let mut names: Vec<String> = (db.versions()?.iter())
+        .filter(|v| v.admitted)
+        .filter_map(|v| remote::name(v).map(str::to_owned))
+        .collect();
+    names.sort();
+    names.dedup();
+    // A version sits in two seats of its set's table.
+    let seats = u32::try_from(jobs.saturating_mul(2)).unwrap_or(u32::MAX);
+    match a.remote.listener(names, seats)? {
+        Some(spec) => Ok(Some(remote::serve(&spec)?)),
+        None => Ok(None),
+    }
 }
 
 fn standings_command(a: &StandingsArgs) -> anyhow::Result<ExitCode> {

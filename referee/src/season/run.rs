@@ -15,6 +15,12 @@
 //!
 //! Stops at `--sets N` finished sets in all, or on Ctrl-C / SIGTERM (the games
 //! under way are abandoned and played again by the next run).
+//!
+//! A remote version (`remote.rs`) is planned only while its connector is
+//! connected to the run's listener; a planned set of one whose connector is
+//! not (a resumed run's) waits up to `--remote-wait` from the run's start
+//! while other sets are played, then is played as its seats come
+//! (docs/organisers.md, "Remote versions").
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -28,6 +34,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::db::{self, Db, SetRow, Version};
 use super::matchmaking;
+use super::remote;
 use super::settings::{bot, Settings};
 use crate::config::TableSpec;
 use crate::tournament::events::{Event, Reporter};
@@ -45,6 +52,10 @@ pub struct RunOptions {
     /// Stop once the season has this many finished sets.
     pub sets: Option<u64>,
     pub quiet: bool,
+    /// The listener of the remote versions' seats (`--listen`).
+    pub hub: Option<Arc<crate::remote::Hub>>,
+    /// How long a planned set waits for a remote version's connector.
+    pub remote_wait: Duration,
 }
 
 /// How a run ended.
@@ -100,6 +111,10 @@ pub async fn run(
         starting: Arc::new(tokio::sync::Semaphore::new(pool::STARTING)),
         finished: 0,
         waiting_said: false,
+        began: tokio::time::Instant::now(),
+        present: BTreeSet::new(),
+        served: BTreeSet::new(),
+        held_said: BTreeSet::new(),
     };
     let result = c.play(rx, cancel).await;
     c.stop.cancel();
@@ -133,6 +148,15 @@ struct Coordinator<'a> {
     starting: Arc<tokio::sync::Semaphore>,
     finished: u64,
     waiting_said: bool,
+    /// When the run started (a planned set's wait for a remote version's
+    /// connector counts from then).
+    began: tokio::time::Instant,
+    /// The remote names whose connector was connected, as last seen.
+    present: BTreeSet<String>,
+    /// The remote names the listener serves.
+    served: BTreeSet<String>,
+    /// The sets said to wait for a connector.
+    held_said: BTreeSet<i64>,
 }
 
 impl Coordinator<'_> {
@@ -145,6 +169,7 @@ impl Coordinator<'_> {
         loop {
             if !cancel.is_cancelled() {
                 self.refresh().await?;
+                self.roll_call();
                 self.fill()?;
             }
             if self.under_way.is_empty() && (cancel.is_cancelled() || self.target_reached()?) {
@@ -196,7 +221,9 @@ impl Coordinator<'_> {
             }
         }
         let admitted: Vec<Version> = versions.iter().filter(|v| v.admitted).cloned().collect();
-        let spec = self.settings.table(&self.dir, &admitted)?;
+        self.serve(&admitted)?;
+        let mut spec = self.settings.table(&self.dir, &admitted)?;
+        spec.isolation.remote.clone_from(&self.opts.hub);
         crate::session::view_held(&spec).await?;
         self.spec = Some(spec);
         self.versions = versions;
@@ -204,14 +231,86 @@ impl Coordinator<'_> {
         Ok(())
     }
 
+    /// Serves each remote name of `admitted` that the listener does not
+    /// serve yet (one submitted while the run runs); without a listener,
+    /// says once that it cannot play.
+    fn serve(&mut self, admitted: &[Version]) -> anyhow::Result<()> {
+        for name in admitted.iter().filter_map(remote::name) {
+            if !self.served.insert(name.to_owned()) {
+                continue;
+            }
+            match &self.opts.hub {
+                Some(hub) => remote::register(hub, &self.dir, name)?,
+                None if !self.opts.quiet => eprintln!(
+                    "referee: season: remote:{name} is a remote seat and this run has no \
+                     --listen: it is not planned, and a set of it planned before waits up to \
+                     {} (--remote-wait), then is played with its seats failing to start",
+                    crate::remote::args::show_wait(self.opts.remote_wait)
+                ),
+                None => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// Notes which remote versions' connectors came or left since last
+    /// time, and says so.
+    fn roll_call(&mut self) {
+        let hub = self.opts.hub.as_deref();
+        let now: BTreeSet<String> = (self.served.iter())
+            .filter(|n| hub.is_some_and(|h| h.connected(n)))
+            .cloned()
+            .collect();
+        if !self.opts.quiet {
+            for n in now.difference(&self.present) {
+                eprintln!("referee: season: remote:{n} connected; it is planned from now on");
+            }
+            for n in self.present.difference(&now) {
+                eprintln!(
+                    "referee: season: remote:{n} left; it is not planned until it connects again"
+                );
+            }
+        }
+        if now != self.present {
+            self.waiting_said = false;
+        }
+        self.present = now;
+    }
+
+    /// Whether set `set` may start now: each of its remote versions'
+    /// connectors is connected, or the run has waited `--remote-wait`.
+    fn ready(&mut self, set: &SetRow) -> bool {
+        let waited = self.began.elapsed() >= self.opts.remote_wait;
+        let away: Vec<&str> = (set.versions.iter())
+            .filter_map(|id| self.versions.iter().find(|v| v.id == *id))
+            .filter_map(remote::name)
+            .filter(|n| !self.present.contains(*n))
+            .collect();
+        if away.is_empty() || waited {
+            return true;
+        }
+        if !self.opts.quiet && self.held_said.insert(set.id) {
+            eprintln!(
+                "referee: season: set {} waits for remote:{} to connect (up to {} from the \
+                 run's start, --remote-wait; then it is played, its seats failing to start)",
+                set.id,
+                away.join(", remote:"),
+                crate::remote::args::show_wait(self.opts.remote_wait)
+            );
+        }
+        false
+    }
+
     /// Starts sets on the free tables: planned ones first (a resumed
-    /// season's), then new ones, while the target allows.
+    /// season's, each once its remote versions are there), then new ones,
+    /// while the target allows.
     fn fill(&mut self) -> anyhow::Result<()> {
         while self.under_way.len() < self.opts.jobs {
             let sets = self.db.sets()?;
-            let open = sets
-                .iter()
-                .find(|s| !s.finished && !self.under_way.contains(&s.id));
+            let waiting: Vec<&SetRow> = (sets.iter())
+                .filter(|s| !s.finished && !self.under_way.contains(&s.id))
+                .collect();
+            let open = waiting.into_iter().find(|s| self.ready(s));
             let set = match open {
                 Some(s) => s.clone(),
                 None => {
@@ -233,11 +332,16 @@ impl Coordinator<'_> {
 
     /// Plans the next set by the matchmaking policy; `None` if none can be.
     fn plan(&mut self, sets: &[SetRow]) -> anyhow::Result<Option<SetRow>> {
-        let mut current: BTreeMap<i64, i64> = BTreeMap::new();
+        let mut current: BTreeMap<i64, &Version> = BTreeMap::new();
         for v in self.versions.iter().filter(|v| v.admitted) {
-            current.insert(v.entrant, v.id);
+            current.insert(v.entrant, v);
         }
-        let active: Vec<i64> = current.into_values().collect();
+        // A remote version whose connector is away is not planned (its
+        // entrant's older versions are not either: they are retired).
+        let active: Vec<i64> = (current.into_values())
+            .filter(|v| remote::name(v).is_none_or(|n| self.present.contains(n)))
+            .map(|v| v.id)
+            .collect();
         let ratings: BTreeMap<i64, f64> = (self.db.latest_ratings()?.into_iter())
             .map(|r| (r.version, r.rating))
             .collect();
@@ -246,8 +350,9 @@ impl Coordinator<'_> {
         let Some(versions) = matchmaking::next(&candidates, &met, self.settings.policy) else {
             if !self.waiting_said && !self.opts.quiet && self.under_way.is_empty() {
                 eprintln!(
-                    "referee: season: nothing to play ({} active entrant(s); a set needs three, \
-                     and no pair may pass the cap of {} sets); waiting for a submission",
+                    "referee: season: nothing to play ({} active entrant(s) there; a set needs \
+                     three, and no pair may pass the cap of {} sets); waiting for a submission \
+                     or a remote version's connector",
                     active.len(),
                     self.settings.policy.pair_cap
                 );
