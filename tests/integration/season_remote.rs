@@ -170,3 +170,105 @@ fn a_remote_version_plays_only_while_its_connector_is_connected_and_rejoins() {
         .unwrap();
     assert!(row["sets"].as_u64().unwrap() >= 3, "{row}");
 }
+
+/// docs/organisers.md, "Remote versions", a resumed run: a set planned by a
+/// run killed (SIGKILL) while the remote version played it waits, in the
+/// next run, for its connector up to `--remote-wait` while the others
+/// play, then is played with the absent version's seats failing to start;
+/// every game of it is recorded once and `verify` is ok.
+#[test]
+fn a_resumed_set_of_an_absent_remote_version_waits_then_is_played_with_its_seats_failing() {
+    let dir = crate::support::scratch("season_remote", "resumed");
+    let mut init = season(&["init"]);
+    init.arg(&dir)
+        .args(["--seed", "4649", "--unchecked", "--pair-cap", "1000"])
+        .args(["--min-sets", "2", "--startup-ms", "4000"])
+        .args(["--entrant", "a=builtin:heuristic"])
+        .args(["--entrant", "b=builtin:random"])
+        .args(["--entrant", "c=builtin:random"])
+        .args(["--entrant", "r=remote"]);
+    succeeds(&mut init);
+    let dir_text = dir.display().to_string();
+    let mut org = organise(
+        &["season", "run", dir_text.as_str(), "--jobs", "1"],
+        "127.0.0.1:0",
+        &dir,
+    );
+    // r thinks 600 ms on every 8th request, the file `mark` there meanwhile:
+    // the run is killed while r plays a set.
+    let mark = dir.with_extension("thinking");
+    let bot: Vec<String> = [
+        "python3",
+        "tests/hostile/bot.py",
+        "ponder",
+        "EVERY=8",
+        "MS=600",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .chain([format!("MARK={}", mark.display())])
+    .collect();
+    let bot: Vec<&str> = bot.iter().map(String::as_str).collect();
+    let token = dir.join("tokens").join("r.token");
+    let mut connector = crate::remote::connect_bot(org.addr, &token, None, &[], &bot);
+    wait(&mut org, "r thinking in a set", || mark.exists());
+    org.child.kill().unwrap(); // SIGKILL
+    org.child.wait().unwrap();
+    connector.kill().unwrap();
+    connector.wait().unwrap();
+    let r = version(&dir, "r");
+    let sets = planned(&dir);
+    let open = (sets.iter().position(|(t, done)| !done && t.contains(&r)))
+        .expect("a set of r left unfinished")
+        + 1;
+    let target = sets.len() + 2;
+
+    // Resumed, r's connector away: the set waits, others are played, then
+    // it is played.
+    let run = [
+        "season",
+        "run",
+        dir_text.as_str(),
+        "--jobs",
+        "1",
+        "--remote-wait",
+        "3s",
+        "--sets",
+        &target.to_string(),
+    ];
+    let org = organise(&run, "127.0.0.1:0", &dir);
+    let (code, text) = org.finish();
+    assert_eq!(code, Some(0), "{text}");
+    assert!(
+        text.contains(&format!("set {open} waits for remote:r to connect")),
+        "{text}"
+    );
+    let sets = planned(&dir);
+    assert_eq!(sets.len(), target, "{sets:?}");
+    assert!(sets.iter().all(|(_, done)| *done), "{sets:?}");
+    let later = &sets[open..];
+    assert!(later.iter().all(|(t, _)| !t.contains(&r)), "{later:?}");
+    let mut seats_failed = 0;
+    for g in 1..=6 {
+        let file = dir
+            .join("games")
+            .join(format!("r00-m{open:04}-g{g:03}.jsonl"));
+        let text = std::fs::read_to_string(&file).unwrap();
+        seats_failed += text
+            .lines()
+            .filter(|l| l.contains(r#""fault":"start""#))
+            .count();
+    }
+    assert!(seats_failed > 0, "r's seats failed to start in set {open}");
+    let verified = Command::new(REFEREE)
+        .arg("verify")
+        .arg(&dir)
+        .output()
+        .unwrap();
+    let out = stdout(&verified);
+    assert!(verified.status.success(), "{out}");
+    assert!(
+        out.contains(&format!("({} games, each", 6 * target)),
+        "{out}"
+    );
+}

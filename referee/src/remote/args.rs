@@ -128,6 +128,10 @@ pub struct RemoteSpec {
     /// The most seats of one name the run opens at once (its tokens say
     /// so, and `referee connect` runs no more bots at once).
     pub seats: u32,
+    /// A seat opened while its name's connector is not connected fails to
+    /// start at once instead of waiting `--startup-ms` for one (a season's:
+    /// a remote version whose connector left is away, not late).
+    pub absent_fails: bool,
 }
 
 impl RemoteArgs {
@@ -173,6 +177,7 @@ impl RemoteArgs {
             ),
             names,
             seats,
+            absent_fails: false,
         }))
     }
 }

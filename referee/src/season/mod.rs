@@ -11,6 +11,8 @@
 //! - `upload.rs`: a version uploaded by its owner, with its token: an
 //!   archive unpacked safely (`unpack.rs`) into `DIR/uploads/NAME/vN`.
 //! - `tokens.rs`: entrants' tokens, kept hashed.
+//! - `remote.rs`: a version that is a remote seat — its season seat token,
+//!   and the listener of `run --listen` serving it.
 //! - `matchmaking.rs`: pure — which three versions play the next set.
 //! - `run.rs`: the coordinator — sets on the tournament's pool, each game
 //!   recorded as it lands, resumed after any kill.
@@ -254,7 +256,12 @@ fn listen(a: &RunArgs, jobs: usize) -> anyhow::Result<Option<std::sync::Arc<crat
     // A version sits in two seats of its set's table.
     let seats = u32::try_from(jobs.saturating_mul(2)).unwrap_or(u32::MAX);
     match a.remote.listener(names, seats)? {
-        Some(spec) => Ok(Some(remote::serve(&spec)?)),
+        Some(mut spec) => {
+            // Away is away: a seat of a version whose connector left fails
+            // to start at once, so its set holds up its table no longer.
+            spec.absent_fails = true;
+            Ok(Some(remote::serve(&spec)?))
+        }
         None => Ok(None),
     }
 }
