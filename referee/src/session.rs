@@ -411,9 +411,10 @@ async fn place(
             continue;
         }
         let placed = match (&slot.spec, &cfg.isolation.remote) {
-            (BotSpec::Remote(name), Some(hub)) => {
-                Ok(crate::remote::seat::open(hub, name, cfg.time.max_line))
-            }
+            (BotSpec::Remote(name), Some(hub)) => match hub.absent(name) {
+                Some(why) => Err(why),
+                None => Ok(crate::remote::seat::open(hub, name, cfg.time.max_line)),
+            },
             (BotSpec::Remote(name), None) => Err(format!("remote:{name} needs --listen")),
             _ => {
                 let (cfg, spec) = (cfg.clone(), slot.spec.clone());

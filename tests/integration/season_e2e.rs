@@ -1,20 +1,23 @@
 //! Issue 46's end-to-end checks of a season, with real processes, a real
-//! `season.db` and real HTTP on loopback (remote seats are not part of a
-//! season yet, so no entrant plays through `referee connect`):
+//! `season.db`, real HTTP on loopback and a real `referee connect`:
 //!
-//! - a season of five entrants — two built-ins, the Python sample bot, a bot
-//!   that forfeits every game, one uploaded over HTTP by its owner — and a
-//!   second version submitted mid-season, played for 150 sets: every version
-//!   had its minimum as docs/organisers.md states it, every pair of current
-//!   entrants met, the forfeiter is last, the ratings are those of an
-//!   independent Plackett–Luce fit of the database's games
-//!   (`tests/season/pl_fit.py`), and `verify` is ok;
+//! - a season of six entrants — two built-ins, the Python sample bot, a bot
+//!   that forfeits every game, one uploaded over HTTP by its owner, and one
+//!   remote seat played through `referee connect`, which connects late
+//!   (after the others' minimums), leaves (its connector killed) and
+//!   rejoins — and a second version submitted mid-season, played for 150
+//!   sets: every version had its minimum as docs/organisers.md states it
+//!   (the remote one's counted from when it connected), the remote version
+//!   was planned in no set while it was away, every pair of current entrants
+//!   met, the forfeiter is last, the ratings are those of an independent
+//!   Plackett–Luce fit of the database's games (`tests/season/pl_fit.py`),
+//!   the site shows the remote version as a remote seat, and `verify` is ok;
 //! - a season whose run is killed with SIGKILL twice while sets are in
 //!   flight: no game lost or counted twice, the database's outcomes are the
 //!   transcripts', and its sets are the bytes of an uninterrupted run's.
 //!
-//! Every wait is for something the run causes (sets or games recorded),
-//! never for a time; each is bounded by ten minutes.
+//! Every wait is for something the run causes (sets or games recorded, a
+//! line the run says), never for a time; each is bounded by ten minutes.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -201,10 +204,11 @@ fn upload(site: &Site, name: &str, token: &str, command: &str, body: &[u8]) -> (
     (status, serde_json::from_str(body).expect("a JSON answer"))
 }
 
-/// Five entrants: four from the command line (admitted without check-bot:
-/// the forfeiter would fail it), `up` uploaded over HTTP by its owner with
-/// the token `season token` gave (checked, as every upload).
-fn five_entrants(dir: &Path) {
+/// Six entrants: five from the command line (admitted without check-bot:
+/// the forfeiter would fail it; `r` is a remote seat, its token in
+/// `DIR/tokens/r.token`), `up` uploaded over HTTP by its owner with the
+/// token `season token` gave (checked, as every upload). The site, kept.
+fn six_entrants(dir: &Path) -> Site {
     let mut c = season(&["init"]);
     c.arg(dir)
         .args(["--seed", "4646", "--unchecked"])
@@ -214,8 +218,10 @@ fn five_entrants(dir: &Path) {
             "--entrant",
             &format!("py={}", python("sample-bots/python/bot.py", "simple")),
         ])
-        .args(["--entrant", &format!("forfeit={}", forfeiter())]);
-    succeeds(&mut c);
+        .args(["--entrant", &format!("forfeit={}", forfeiter())])
+        .args(["--entrant", "r=remote"]);
+    let said = stdout(&succeeds(&mut c));
+    assert!(said.contains("r v1: its seat token is "), "{said}");
     let said = stdout(&succeeds(season(&["token"]).arg(dir).arg("up")));
     let token = (said.lines())
         .find_map(|l| {
@@ -234,16 +240,131 @@ fn five_entrants(dir: &Path) {
     );
     assert_eq!(status, 201, "{answer}");
     assert_eq!(answer["admitted"], true, "{answer}");
+    site
 }
 
-/// Sets a season of five plays in all.
+/// Sets a season of six plays in all.
 const SETS: usize = 150;
 
+/// A `season run --listen` on a free loopback port, saying what it does
+/// (each remote version's coming and going) into its stderr file; the
+/// address it serves.
+fn start_listening_run(dir: &Path, sets: usize) -> (Running, std::net::SocketAddr) {
+    let log = dir.with_extension("stderr");
+    let err = std::fs::File::create(&log).unwrap();
+    let child = season(&["run"])
+        .arg(dir)
+        .args(["--jobs", &JOBS.to_string(), "--sets", &sets.to_string()])
+        .args(["--listen", "127.0.0.1:0", "--reconnect-grace-ms", "1000"])
+        .stdout(Stdio::null())
+        .stderr(err)
+        .spawn()
+        .unwrap();
+    let mut run = Running(child, log);
+    let mut addr = None;
+    wait_while_running(&mut run.0, "the listener's address", || {
+        addr = said(&run.1)
+            .split("serving remote seats on ")
+            .nth(1)
+            .and_then(|rest| rest.split(' ').next()?.parse().ok());
+        addr.is_some()
+    });
+    (run, addr.unwrap())
+}
+
+/// What a run has said so far.
+fn said(log: &Path) -> String {
+    std::fs::read_to_string(log).unwrap_or_default()
+}
+
+/// `referee connect` for remote version `r`, playing the built-in
+/// heuristic bot; killed if the test ends first.
+fn connect_r(dir: &Path, addr: std::net::SocketAddr) -> Running {
+    let log = dir.with_extension("connect.stderr");
+    let err = std::fs::File::create(&log).unwrap();
+    let child = referee()
+        .arg("connect")
+        .arg(addr.to_string())
+        .arg("--token-file")
+        .arg(dir.join("tokens").join("r.token"))
+        .args(["--", REFEREE, "bot", "heuristic"])
+        .stdout(Stdio::null())
+        .stderr(err)
+        .spawn()
+        .unwrap();
+    Running(child, log)
+}
+
+/// Waits until the run has said `what` `n` times.
+fn run_says(run: &mut Running, what: &str, n: usize) {
+    let log = run.1.clone();
+    wait_while_running(&mut run.0, what, || said(&log).matches(what).count() >= n);
+}
+
+/// Sets of version `v` planned, and finished.
+fn sets_of(dir: &Path, v: i64) -> (usize, usize) {
+    let s = standings(dir);
+    let with: Vec<&Value> = (s["set_list"].as_array().unwrap().iter())
+        .filter(|e| e["versions"].as_array().unwrap().contains(&Value::from(v)))
+        .collect();
+    let done = with.iter().filter(|e| e["finished"] == true).count();
+    (with.len(), done)
+}
+
+/// The remote version `r`'s comings and goings: it connects once the five
+/// others have had their minimums, leaves once it has finished its own and
+/// more, and rejoins once the run has played on without it. What was
+/// planned around each, for the checks.
+struct RemoteStory {
+    /// Sets planned before its connector started, and once it was seen.
+    connected: (usize, usize),
+    /// Sets planned after it was seen to leave, up to its return.
+    away: std::ops::Range<usize>,
+    /// Its connector since then (it ends with the run, told `bye`).
+    _connector: Running,
+}
+
+fn remote_comes_goes_and_returns(
+    dir: &Path,
+    run: &mut Running,
+    addr: std::net::SocketAddr,
+) -> RemoteStory {
+    wait_while_running(&mut run.0, "the first minimums planned", || {
+        planned(&standings(dir)).len() >= 5 * MIN_SETS
+    });
+    let r = versions(&standings(dir))[&("r".to_owned(), 1)]["version"]
+        .as_i64()
+        .unwrap();
+    let before = planned(&standings(dir)).len();
+    let mut connector = connect_r(dir, addr);
+    run_says(run, "remote:r connected", 1);
+    let seen = planned(&standings(dir)).len();
+    wait_while_running(&mut run.0, "r's minimum and two more finished", || {
+        sets_of(dir, r).1 >= MIN_SETS + 2
+    });
+    connector.0.kill().unwrap(); // SIGKILL
+    connector.0.wait().unwrap();
+    run_says(run, "remote:r left", 1);
+    let left = planned(&standings(dir)).len();
+    wait_while_running(&mut run.0, "ten sets planned without r", || {
+        planned(&standings(dir)).len() >= left + 10
+    });
+    let back = planned(&standings(dir)).len();
+    let connector = connect_r(dir, addr);
+    run_says(run, "remote:r connected", 2);
+    RemoteStory {
+        connected: (before, seen),
+        away: left..back,
+        _connector: connector,
+    }
+}
+
 #[test]
-fn a_season_of_five_plays_150_sets_as_documented_and_rates_as_plackett_luce() {
-    let dir = scratch("season_e2e", "five");
-    five_entrants(&dir);
-    let mut run = start_run(&dir, SETS);
+fn a_season_of_six_plays_150_sets_as_documented_and_rates_as_plackett_luce() {
+    let dir = scratch("season_e2e", "six");
+    let site = six_entrants(&dir);
+    let (mut run, addr) = start_listening_run(&dir, SETS);
+    let story = remote_comes_goes_and_returns(&dir, &mut run, addr);
     wait_while_running(&mut run.0, "50 sets", || {
         standings(&dir)["sets"].as_u64() >= Some(50)
     });
@@ -264,17 +385,23 @@ fn a_season_of_five_plays_150_sets_as_documented_and_rates_as_plackett_luce() {
     assert_eq!(s["sets"].as_u64(), Some(SETS as u64));
     assert_eq!(s["games"].as_u64(), Some(6 * SETS as u64));
     minimums_as_documented(&s, planned_before, during);
+    remote_as_documented(&s, &story);
     every_pair_of_current_entrants_met(&s);
     let ranked: Vec<&str> = (s["entrants"].as_array().unwrap().iter())
         .map(|r| r["entrant"].as_str().unwrap())
         .collect();
-    assert_eq!(ranked.len(), 5, "{ranked:?}");
+    assert_eq!(ranked.len(), 6, "{ranked:?}");
     assert_eq!(
         ranked.last(),
         Some(&"forfeit"),
         "the forfeiter is last: {ranked:?}"
     );
     ratings_are_an_independent_fit(&dir, &s);
+    let page = get(&site, "/entrants/r");
+    assert!(
+        page.contains("remote seat (<code>remote:r</code>"),
+        "{page}"
+    );
     let text = verified(&dir);
     assert!(
         text.contains(&format!(
@@ -285,9 +412,54 @@ fn a_season_of_five_plays_150_sets_as_documented_and_rates_as_plackett_luce() {
     );
 }
 
+/// docs/organisers.md, "Remote versions": `r`, there from the start but
+/// not connected, is in no set planned before its connector started nor
+/// while it was away; once seen connected it anchors the next sets until
+/// it has its minimum (none else is owed any then), so it has `MIN_SETS`
+/// of those planned from its connector's start to `--jobs` +
+/// `MIN_SETS` sets after it was seen; and it is planned again after it
+/// rejoined.
+fn remote_as_documented(s: &Value, story: &RemoteStory) {
+    let r = versions(s)[&("r".to_owned(), 1)]["version"]
+        .as_i64()
+        .unwrap();
+    let plan = planned(s);
+    let (before, seen) = story.connected;
+    assert!(plan[..before].iter().all(|t| !t.contains(&r)), "{plan:?}");
+    let window = &plan[before..seen + JOBS + MIN_SETS];
+    let n = window.iter().filter(|t| t.contains(&r)).count();
+    assert!(n >= MIN_SETS, "r had {n} sets of {window:?}");
+    let away = &plan[story.away.clone()];
+    assert!(
+        away.iter().all(|t| !t.contains(&r)),
+        "planned while away: {away:?}"
+    );
+    let after = &plan[story.away.end..];
+    assert!(
+        after.iter().any(|t| t.contains(&r)),
+        "never planned again: {after:?}"
+    );
+}
+
+/// The body of `GET path` on the site.
+fn get(site: &Site, path: &str) -> String {
+    use std::io::{Read, Write};
+    let mut s = std::net::TcpStream::connect(site.1).unwrap();
+    write!(
+        s,
+        "GET {path} HTTP/1.1\r\nHost: site\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut text = String::new();
+    s.read_to_string(&mut text).unwrap();
+    assert!(text.starts_with("HTTP/1.1 200"), "{text}");
+    text
+}
+
 /// docs/organisers.md, "How a season chooses its sets": the versions there
-/// from the start are owed `MIN_SETS` each and anchor sets until they have
-/// them, so five have them within the first 5 × `MIN_SETS` sets planned; a
+/// from the start and connected (all but the remote `r`) are owed `MIN_SETS`
+/// each and anchor sets until they have them, so five have them within the
+/// first 5 × `MIN_SETS` sets planned; a
 /// version submitted while the run runs is left out of at most `--jobs` sets
 /// planned after it is recorded (plus `during`, planned while `submit` ran),
 /// then anchors the next `MIN_SETS` (none other is owed sets by then).

@@ -128,6 +128,10 @@ pub struct RemoteSpec {
     /// The most seats of one name the run opens at once (its tokens say
     /// so, and `referee connect` runs no more bots at once).
     pub seats: u32,
+    /// A seat opened while its name's connector is not connected fails to
+    /// start at once instead of waiting `--startup-ms` for one (a season's:
+    /// a remote version whose connector left is away, not late).
+    pub absent_fails: bool,
 }
 
 impl RemoteArgs {
@@ -135,6 +139,15 @@ impl RemoteArgs {
     /// most seats of one of them open at once. A remote seat needs a
     /// listener and a listener a remote seat.
     pub fn validate(&self, names: Vec<String>, seats: u32) -> anyhow::Result<Option<RemoteSpec>> {
+        if let (Some(listen), true) = (self.listen, names.is_empty()) {
+            bail!("--listen {listen}: no seat or entrant is remote:NAME");
+        }
+        self.listener(names, seats)
+    }
+
+    /// As [`RemoteArgs::validate`], but a listener may serve no name yet (a
+    /// season's remote versions may be submitted while it runs).
+    pub fn listener(&self, names: Vec<String>, seats: u32) -> anyhow::Result<Option<RemoteSpec>> {
         let Some(listen) = self.listen else {
             if let Some(name) = names.first() {
                 bail!("remote:{name} is served over the network: give --listen ADDR:PORT");
@@ -151,9 +164,6 @@ impl RemoteArgs {
             }
             return Ok(None);
         };
-        if names.is_empty() {
-            bail!("--listen {listen}: no seat or entrant is remote:NAME");
-        }
         let grace = self.reconnect_grace_ms.unwrap_or(RECONNECT_GRACE_MS);
         Ok(Some(RemoteSpec {
             listen,
@@ -167,6 +177,7 @@ impl RemoteArgs {
             ),
             names,
             seats,
+            absent_fails: false,
         }))
     }
 }

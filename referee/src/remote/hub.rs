@@ -308,6 +308,18 @@ impl Hub {
         (self.state.lock().expect("not poisoned").controls).contains_key(name)
     }
 
+    /// Why a seat of `name` opened now would fail to start at once: the run
+    /// says so ([`RemoteSpec::absent_fails`]) and its connector is not
+    /// connected. `None`: open it.
+    pub fn absent(&self, name: &str) -> Option<String> {
+        (self.spec.absent_fails && !self.connected(name)).then(|| {
+            format!(
+                "remote:{name}: its `referee connect` is not connected (its seats fail to start \
+                 at once until it connects again)"
+            )
+        })
+    }
+
     /// Opens a seat for remote bot `name`: its connector is told to start a
     /// bot for it, and the seat's link runs on the hub's thread.
     pub fn open_seat(self: &Arc<Self>, name: &str, max_line: usize) -> SeatPipes {
@@ -427,6 +439,7 @@ mod tests {
             down_budget: Duration::from_secs(10),
             names: names.iter().map(|s| s.to_string()).collect(),
             seats: 2,
+            absent_fails: false,
         })
         .unwrap()
     }

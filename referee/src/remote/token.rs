@@ -16,6 +16,7 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
+use std::sync::Mutex;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use anyhow::{bail, Context};
@@ -193,6 +194,9 @@ pub struct Tokens {
     /// Checked against when a name has no token, so a wrong name costs the
     /// same work as a wrong secret.
     decoy: Option<Token>,
+    /// Tokens added while the run runs ([`Tokens::add`]: a season's remote
+    /// version submitted meanwhile); they take the place of `by_name`'s.
+    added: Mutex<BTreeMap<String, Token>>,
 }
 
 impl Tokens {
@@ -234,11 +238,26 @@ impl Tokens {
             by_name.insert(name.clone(), token);
         }
         let decoy = Some(Token::fresh("decoy", run, DEFAULT_TTL)?);
-        Ok(Tokens { by_name, decoy })
+        Ok(Tokens {
+            by_name,
+            decoy,
+            added: Mutex::default(),
+        })
     }
 
+    /// The token made (or given) for `name` at the start.
     pub fn get(&self, name: &str) -> Option<&Token> {
         self.by_name.get(name)
+    }
+
+    /// Serves `token`'s name with it from now on, in place of any token the
+    /// name had: a season's remote name that the run did not know at its
+    /// start, or whose owner holds the season's token rather than a fresh
+    /// one. Its `SEATS` become `seats`.
+    pub fn add(&self, mut token: Token, seats: u32) {
+        token.seats = Some(seats.clamp(1, MAX_SEATS));
+        let mut added = self.added.lock().expect("not poisoned");
+        added.insert(token.name.clone(), token);
     }
 
     pub fn iter(&self) -> impl Iterator<Item = &Token> {
@@ -256,7 +275,8 @@ impl Tokens {
         seat: &str,
         mac: &str,
     ) -> bool {
-        let (token, known) = match self.by_name.get(name) {
+        let added = self.added.lock().expect("not poisoned").get(name).cloned();
+        let (token, known) = match added.as_ref().or(self.by_name.get(name)) {
             Some(t) => (t, true),
             None => (self.decoy.as_ref().expect("a decoy"), false),
         };
@@ -333,5 +353,19 @@ mod tests {
         let mac = new.prove("ff", "n", "control", "");
         assert!(tokens.admits("ff", "n", "new", "control", "", &mac));
         assert!(!tokens.admits("ff", "n", "nobody", "control", "", &mac));
+        // A token added later serves its name, new or known, from then on.
+        let late = Token::fresh("late", "*", DEFAULT_TTL).unwrap();
+        let mac = late.prove("ff", "n", "control", "");
+        assert!(!tokens.admits("ff", "n", "late", "control", "", &mac));
+        tokens.add(late.clone(), 4);
+        assert!(tokens.admits("ff", "n", "late", "control", "", &mac));
+        let instead = Token::fresh("new", "*", DEFAULT_TTL).unwrap();
+        tokens.add(instead.clone(), 4);
+        let (old_mac, new_mac) = (
+            new.prove("ff", "n", "control", ""),
+            instead.prove("ff", "n", "control", ""),
+        );
+        assert!(!tokens.admits("ff", "n", "new", "control", "", &old_mac));
+        assert!(tokens.admits("ff", "n", "new", "control", "", &new_mac));
     }
 }

@@ -28,7 +28,9 @@ pub enum SeasonCommand {
     /// Play the season's sets until --sets N are finished (or Ctrl-C): up to
     /// --jobs sets at once, each of three versions on one deal, chosen by the
     /// matchmaking policy; a run killed at any moment is resumed by running it
-    /// again.
+    /// again. With --listen it serves the remote versions' seats (`submit
+    /// NAME -- remote`): each is planned only while its owner's `referee
+    /// connect` is connected.
     Run(RunArgs),
     /// Submit a new version of an entrant (a new entrant if NAME is new): it
     /// is checked with check-bot under the season's time limits (in the
@@ -141,6 +143,11 @@ pub struct RunArgs {
     /// back in the queue. [default: 60]
     #[arg(long, value_name = "SECS", requires = "workers")]
     pub lease: Option<f64>,
+    // `--listen` serves the seats of the season's remote versions (`season
+    // submit DIR NAME -- remote`), each with its season token
+    // (DIR/tokens/NAME.token); see docs/organisers.md, "Remote versions".
+    #[command(flatten)]
+    pub remote: crate::remote::RemoteArgs,
 }
 
 #[derive(Args, Debug)]
@@ -207,7 +214,9 @@ pub struct SubmitArgs {
     #[arg(long, conflicts_with = "archive")]
     pub unchecked: bool,
     /// The bot's command, after `--` (one word with spaces is split like a
-    /// shell would), or `builtin:NAME`.
+    /// shell would), `builtin:NAME`, or `remote`: a remote seat played
+    /// through its owner's `referee connect` (its seat token is written to
+    /// DIR/tokens/NAME.token).
     #[arg(
         last = true,
         required_unless_present = "command_flag",

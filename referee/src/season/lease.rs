@@ -38,6 +38,11 @@ pub struct Ask {
     /// Whether its sandbox self-check passed: a sandboxed season's sets go
     /// only to workers that can sandbox.
     pub sandbox: bool,
+    /// This worker process, drawn at its start: several processes may share
+    /// one worker token (a Deployment's replicas, an array job's tasks), and
+    /// `tables` bounds the leases of each.
+    #[serde(default)]
+    pub instance: String,
 }
 
 /// A version as a worker needs it to start it.

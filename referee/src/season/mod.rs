@@ -11,6 +11,8 @@
 //! - `upload.rs`: a version uploaded by its owner, with its token: an
 //!   archive unpacked safely (`unpack.rs`) into `DIR/uploads/NAME/vN`.
 //! - `tokens.rs`: entrants' tokens, kept hashed.
+//! - `remote.rs`: a version that is a remote seat — its season seat token,
+//!   and the listener of `run --listen` serving it.
 //! - `matchmaking.rs`: pure — which three versions play the next set.
 //! - `run.rs`: the coordinator — sets on the tournament's pool, each game
 //!   recorded as it lands, resumed after any kill.
@@ -40,6 +42,7 @@ mod final_bracket;
 mod lease;
 pub mod matchmaking;
 pub mod ratings;
+mod remote;
 pub mod run;
 mod settings;
 mod site;
@@ -148,6 +151,16 @@ fn submitted(dir: &Path, s: &submit::Submission) -> anyhow::Result<bool> {
     }
     if done.admitted {
         println!("{name} v{}: admitted ({})", done.number, done.checked);
+        if let Some(file) = &done.seat_token {
+            println!(
+                "{name} v{}: its seat token is {}: hand it to its owner privately; they run \
+                 `referee connect ADDR --token-file {name}.token -- BOT-COMMAND` while `referee \
+                 season run {} --listen ADDR` runs, and the version plays while they are connected",
+                done.number,
+                file.display(),
+                dir.display()
+            );
+        }
     } else {
         print!("{}", crate::names::printable_lines(&done.report));
         let see = match done.report.is_empty() {
@@ -208,11 +221,20 @@ fn run_command(a: &RunArgs) -> anyhow::Result<ExitCode> {
         Some(s) => Some((s * 1000.0) as u64),
         None => Some(lease::LEASE_MS),
     };
+    if a.remote.listen.is_some() && jobs == 0 {
+        bail!(
+            "--listen with --jobs 0: a remote version's seats are served by this process and \
+             its sets are played on its own tables, never by a worker; give --jobs 1 or more"
+        );
+    }
+    let hub = listen(a, jobs)?;
     let opts = run::RunOptions {
         jobs,
         sets: a.sets,
         quiet: a.quiet,
         lease_ms: lease_ms.filter(|_| a.workers),
+        hub: hub.clone(),
+        remote_wait: (a.remote.remote_wait).unwrap_or(crate::remote::args::REMOTE_WAIT),
     };
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -232,7 +254,11 @@ fn run_command(a: &RunArgs) -> anyhow::Result<ExitCode> {
             site::start_with(dir, addr, cancel.child_token(), more).await?;
         }
         run::run_with(dir, &opts, &cancel, inbox).await
-    })?;
+    });
+    if let Some(hub) = &hub {
+        hub.close();
+    }
+    let ended = ended?;
     if !a.quiet {
         eprintln!(
             "referee: season: {} set(s) finished in this run, {} in all{}; \
@@ -247,6 +273,30 @@ fn run_command(a: &RunArgs) -> anyhow::Result<ExitCode> {
         true => ExitCode::from(crate::shutdown::signal_exit_code().unwrap_or(130)),
         false => ExitCode::SUCCESS,
     })
+}
+
+/// `season run --listen`: the listener of the season's remote versions,
+/// serving those submitted so far (and, as the run reads them, those
+/// submitted later).
+fn listen(a: &RunArgs, jobs: usize) -> anyhow::Result<Option<std::sync::Arc<crate::remote::Hub>>> {
+    let db = db::Db::open(&a.dir.join(DB))?;
+    let mut names: Vec<String> = (db.versions()?.iter())
+        .filter(|v| v.admitted)
+        .filter_map(|v| remote::name(v).map(str::to_owned))
+        .collect();
+    names.sort();
+    names.dedup();
+    // A version sits in two seats of its set's table.
+    let seats = u32::try_from(jobs.saturating_mul(2)).unwrap_or(u32::MAX);
+    match a.remote.listener(names, seats)? {
+        Some(mut spec) => {
+            // Away is away: a seat of a version whose connector left fails
+            // to start at once, so its set holds up its table no longer.
+            spec.absent_fails = true;
+            Ok(Some(remote::serve(&spec)?))
+        }
+        None => Ok(None),
+    }
 }
 
 fn standings_command(a: &StandingsArgs) -> anyhow::Result<ExitCode> {

@@ -20,6 +20,13 @@
 //! (`run/workers.rs`, `lease.rs`): the coordinator answers the workers'
 //! requests in the same loop, and a set under a live lease is played by no
 //! table here; a lease run out puts its set back in the queue.
+//!
+//! A remote version (`remote.rs`) is planned only while its connector is
+//! connected to the run's listener; a planned set of one whose connector is
+//! not (a resumed run's) waits up to `--remote-wait` from the run's start
+//! while other sets are played, then is played as its seats come
+//! (docs/organisers.md, "Remote versions"). Its seats are served by this
+//! process, so a set with a remote version is never leased to a worker.
 
 /// The workers' requests, answered by the coordinator.
 mod workers;
@@ -36,6 +43,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::db::{self, Db, SetRow, Version};
 use super::matchmaking;
+use super::remote;
 use super::settings::{bot, Settings};
 use crate::config::TableSpec;
 use crate::tournament::events::{Event, Reporter};
@@ -56,6 +64,10 @@ pub struct RunOptions {
     /// Sets may be leased to workers, each lease lasting this long (in
     /// milliseconds) from its last heartbeat; `None`: no workers.
     pub lease_ms: Option<u64>,
+    /// The listener of the remote versions' seats (`--listen`).
+    pub hub: Option<Arc<crate::remote::Hub>>,
+    /// How long a planned set waits for a remote version's connector.
+    pub remote_wait: Duration,
 }
 
 /// How a run ended.
@@ -127,6 +139,10 @@ pub async fn run_with(
         starting: Arc::new(tokio::sync::Semaphore::new(pool::STARTING)),
         finished: 0,
         waiting_said: false,
+        began: tokio::time::Instant::now(),
+        present: BTreeSet::new(),
+        served: BTreeSet::new(),
+        held_said: BTreeSet::new(),
     };
     let result = c.play(rx, inbox, cancel).await;
     c.stop.cancel();
@@ -160,6 +176,15 @@ struct Coordinator<'a> {
     starting: Arc<tokio::sync::Semaphore>,
     finished: u64,
     waiting_said: bool,
+    /// When the run started (a planned set's wait for a remote version's
+    /// connector counts from then).
+    began: tokio::time::Instant,
+    /// The remote names whose connector was connected, as last seen.
+    present: BTreeSet<String>,
+    /// The remote names the listener serves.
+    served: BTreeSet<String>,
+    /// The sets said to wait for a connector.
+    held_said: BTreeSet<i64>,
 }
 
 impl Coordinator<'_> {
@@ -174,6 +199,7 @@ impl Coordinator<'_> {
             if !cancel.is_cancelled() {
                 self.refresh().await?;
                 self.reap()?;
+                self.roll_call();
                 self.fill()?;
             }
             let idle = self.under_way.is_empty() && self.db.leases()?.is_empty();
@@ -231,7 +257,9 @@ impl Coordinator<'_> {
             }
         }
         let admitted: Vec<Version> = versions.iter().filter(|v| v.admitted).cloned().collect();
-        let spec = self.settings.table(&self.dir, &admitted)?;
+        self.serve(&admitted)?;
+        let mut spec = self.settings.table(&self.dir, &admitted)?;
+        spec.isolation.remote.clone_from(&self.opts.hub);
         crate::session::view_held(&spec).await?;
         self.spec = Some(spec);
         self.versions = versions;
@@ -239,15 +267,89 @@ impl Coordinator<'_> {
         Ok(())
     }
 
+    /// Serves each remote name of `admitted` that the listener does not
+    /// serve yet (one submitted while the run runs); without a listener,
+    /// says once that it cannot play.
+    fn serve(&mut self, admitted: &[Version]) -> anyhow::Result<()> {
+        for name in admitted.iter().filter_map(remote::name) {
+            if !self.served.insert(name.to_owned()) {
+                continue;
+            }
+            match &self.opts.hub {
+                Some(hub) => remote::register(hub, &self.dir, name)?,
+                None if !self.opts.quiet => eprintln!(
+                    "referee: season: remote:{name} is a remote seat and this run has no \
+                     --listen: it is not planned, and a set of it planned before waits up to \
+                     {} (--remote-wait), then is played with its seats failing to start",
+                    crate::remote::args::show_wait(self.opts.remote_wait)
+                ),
+                None => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// Notes which remote versions' connectors came or left since last
+    /// time, and says so.
+    fn roll_call(&mut self) {
+        let hub = self.opts.hub.as_deref();
+        let now: BTreeSet<String> = (self.served.iter())
+            .filter(|n| hub.is_some_and(|h| h.connected(n)))
+            .cloned()
+            .collect();
+        if !self.opts.quiet {
+            for n in now.difference(&self.present) {
+                eprintln!("referee: season: remote:{n} connected; it is planned from now on");
+            }
+            for n in self.present.difference(&now) {
+                eprintln!(
+                    "referee: season: remote:{n} left; it is not planned until it connects again"
+                );
+            }
+        }
+        if now != self.present {
+            self.waiting_said = false;
+        }
+        self.present = now;
+    }
+
+    /// Whether set `set` may start now: each of its remote versions'
+    /// connectors is connected, or the run has waited `--remote-wait`.
+    fn ready(&mut self, set: &SetRow) -> bool {
+        let waited = self.began.elapsed() >= self.opts.remote_wait;
+        let away: Vec<&str> = (set.versions.iter())
+            .filter_map(|id| self.versions.iter().find(|v| v.id == *id))
+            .filter_map(remote::name)
+            .filter(|n| !self.present.contains(*n))
+            .collect();
+        if away.is_empty() || waited {
+            return true;
+        }
+        if !self.opts.quiet && self.held_said.insert(set.id) {
+            eprintln!(
+                "referee: season: set {} waits for remote:{} to connect (up to {} from the \
+                 run's start, --remote-wait; then it is played, its seats failing to start)",
+                set.id,
+                away.join(", remote:"),
+                crate::remote::args::show_wait(self.opts.remote_wait)
+            );
+        }
+        false
+    }
+
     /// Starts sets on the free tables: planned ones first (a resumed
-    /// season's), then new ones, while the target allows.
+    /// season's, each once its remote versions are there), then new ones,
+    /// while the target allows.
     fn fill(&mut self) -> anyhow::Result<()> {
         while self.under_way.len() < self.opts.jobs {
             let sets = self.db.sets()?;
             let leased = self.leased()?;
-            let open = sets.iter().find(|s| {
-                !s.finished && !self.under_way.contains(&s.id) && !leased.contains(&s.id)
-            });
+            let waiting: Vec<&SetRow> = (sets.iter())
+                .filter(|s| {
+                    !s.finished && !self.under_way.contains(&s.id) && !leased.contains(&s.id)
+                })
+                .collect();
+            let open = waiting.into_iter().find(|s| self.ready(s));
             let set = match open {
                 Some(s) => s.clone(),
                 None => {
@@ -256,7 +358,7 @@ impl Coordinator<'_> {
                     if self.opts.sets.is_some_and(|n| done + unfinished >= n) {
                         return Ok(());
                     }
-                    let Some(set) = self.plan(&sets)? else {
+                    let Some(set) = self.plan(&sets, false)? else {
                         return Ok(());
                     };
                     set
@@ -268,12 +370,21 @@ impl Coordinator<'_> {
     }
 
     /// Plans the next set by the matchmaking policy; `None` if none can be.
-    fn plan(&mut self, sets: &[SetRow]) -> anyhow::Result<Option<SetRow>> {
-        let mut current: BTreeMap<i64, i64> = BTreeMap::new();
+    /// For a worker, without remote versions: their seats are served here.
+    fn plan(&mut self, sets: &[SetRow], for_worker: bool) -> anyhow::Result<Option<SetRow>> {
+        let mut current: BTreeMap<i64, &Version> = BTreeMap::new();
         for v in self.versions.iter().filter(|v| v.admitted) {
-            current.insert(v.entrant, v.id);
+            current.insert(v.entrant, v);
         }
-        let active: Vec<i64> = current.into_values().collect();
+        // A remote version whose connector is away is not planned (its
+        // entrant's older versions are not either: they are retired).
+        let active: Vec<i64> = (current.into_values())
+            .filter(|v| match remote::name(v) {
+                None => true,
+                Some(n) => !for_worker && self.present.contains(n),
+            })
+            .map(|v| v.id)
+            .collect();
         let ratings: BTreeMap<i64, f64> = (self.db.latest_ratings()?.into_iter())
             .map(|r| (r.version, r.rating))
             .collect();
@@ -282,8 +393,9 @@ impl Coordinator<'_> {
         let Some(versions) = matchmaking::next(&candidates, &met, self.settings.policy) else {
             if !self.waiting_said && !self.opts.quiet && self.under_way.is_empty() {
                 eprintln!(
-                    "referee: season: nothing to play ({} active entrant(s); a set needs three, \
-                     and no pair may pass the cap of {} sets); waiting for a submission",
+                    "referee: season: nothing to play ({} active entrant(s) there; a set needs \
+                     three, and no pair may pass the cap of {} sets); waiting for a submission \
+                     or a remote version's connector",
                     active.len(),
                     self.settings.policy.pair_cap
                 );

@@ -38,12 +38,17 @@ pub struct Submitted {
     /// How it was checked, in words (and the checklist, when check-bot ran).
     pub checked: String,
     pub report: String,
+    /// A remote seat's token file (the season's, for its owner).
+    pub seat_token: Option<PathBuf>,
 }
 
 /// Checks and records a submission in the season at `dir`.
 pub fn submit(dir: &Path, s: &Submission) -> anyhow::Result<Submitted> {
     check_name(&s.name)?;
     let mut db = Db::open(&dir.join(crate::layout::season::DB))?;
+    if let Some(command) = super::remote::command(&s.name, &s.command)? {
+        return submit_remote(dir, &mut db, &s.name, &command);
+    }
     let settings = Settings::read(&db)?;
     let bot = parse_command(&s.name, &s.command)?;
     // A command is kept with the folder it is read in, given or the one it
@@ -60,13 +65,7 @@ pub fn submit(dir: &Path, s: &Submission) -> anyhow::Result<Submitted> {
         (None, _) => None,
     };
     let verdict = examine(dir, &settings, s, version_dir.as_deref())?;
-    let (entrant, token) = match db.entrant(&s.name)? {
-        Some(id) => (id, None),
-        None => {
-            let token = super::tokens::issue()?;
-            (db.add_entrant(&s.name, &token.stored)?, Some(token.clear))
-        }
-    };
+    let (entrant, token) = entrant(&mut db, &s.name)?;
     let dir_text = version_dir.map(|d| d.to_string_lossy().into_owned());
     let number = record(&mut db, entrant, &s.command, dir_text.as_deref(), &verdict)?;
     Ok(Submitted {
@@ -75,6 +74,40 @@ pub fn submit(dir: &Path, s: &Submission) -> anyhow::Result<Submitted> {
         admitted: verdict.admitted,
         checked: verdict.checked,
         report: verdict.report,
+        seat_token: None,
+    })
+}
+
+/// The entrant `name`'s id, created with a token (returned) if it is new.
+fn entrant(db: &mut Db, name: &str) -> anyhow::Result<(i64, Option<String>)> {
+    Ok(match db.entrant(name)? {
+        Some(id) => (id, None),
+        None => {
+            let token = super::tokens::issue()?;
+            (db.add_entrant(name, &token.stored)?, Some(token.clear))
+        }
+    })
+}
+
+/// A version that is a remote seat (`command`: `remote:NAME`): admitted
+/// without check-bot (it runs on its owner's machine; said in its record),
+/// with the season's seat token of its name in `DIR/tokens/NAME.token`.
+fn submit_remote(dir: &Path, db: &mut Db, name: &str, command: &str) -> anyhow::Result<Submitted> {
+    let seat_token = super::remote::seat_token(dir, name)?;
+    let (entrant, token) = entrant(db, name)?;
+    let verdict = Verdict {
+        admitted: true,
+        checked: super::remote::CHECKED.to_owned(),
+        report: String::new(),
+    };
+    let number = record(db, entrant, command, None, &verdict)?;
+    Ok(Submitted {
+        token,
+        number,
+        admitted: true,
+        checked: verdict.checked,
+        report: verdict.report,
+        seat_token: Some(seat_token),
     })
 }
 
@@ -84,7 +117,8 @@ pub(super) fn parse_command(name: &str, command: &str) -> anyhow::Result<BotSpec
     let bot = crate::settings::parse_bot(command, &what)?;
     if matches!(bot, BotSpec::Human | BotSpec::Remote(_)) {
         bail!(
-            "{what}: {command:?} cannot play a season yet (a person or a remote seat); give a bot's command"
+            "{what}: {command:?} cannot play a season from here (a person; or a remote seat, \
+             which the organiser submits: `season submit DIR NAME -- remote`); give a bot's command"
         );
     }
     Ok(bot)

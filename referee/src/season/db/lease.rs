@@ -23,7 +23,8 @@ CREATE TABLE IF NOT EXISTS workers (
     name TEXT PRIMARY KEY, token TEXT NOT NULL UNIQUE, created BIGINT NOT NULL);
 CREATE TABLE IF NOT EXISTS leases (
     set_id INTEGER PRIMARY KEY REFERENCES sets(id), worker TEXT NOT NULL,
-    lease TEXT NOT NULL, granted BIGINT NOT NULL, expires BIGINT NOT NULL);
+    lease TEXT NOT NULL, granted BIGINT NOT NULL, expires BIGINT NOT NULL,
+    instance TEXT NOT NULL DEFAULT '');
 CREATE TABLE IF NOT EXISTS blobs (
     version INTEGER PRIMARY KEY REFERENCES versions(id), hash TEXT NOT NULL);
 ";
@@ -33,6 +34,8 @@ CREATE TABLE IF NOT EXISTS blobs (
 pub struct LeaseRow {
     pub set: i64,
     pub worker: String,
+    /// The worker process that holds it (`lease::Ask::instance`).
+    pub instance: String,
     /// The lease's own id: a worker's later lease of the same set is
     /// another lease.
     pub lease: String,
@@ -86,13 +89,14 @@ impl Db {
     pub fn leases(&self) -> anyhow::Result<Vec<LeaseRow>> {
         let mut st = self
             .conn
-            .prepare("SELECT set_id, worker, lease, expires FROM leases ORDER BY set_id")?;
+            .prepare("SELECT set_id, worker, lease, expires, instance FROM leases ORDER BY set_id")?;
         let rows = st.query_map([], |r| {
             Ok(LeaseRow {
                 set: r.get(0)?,
                 worker: r.get(1)?,
                 lease: r.get(2)?,
                 expires: r.get(3)?,
+                instance: r.get(4)?,
             })
         })?;
         Ok(rows.collect::<Result<_, _>>()?)
@@ -102,9 +106,9 @@ impl Db {
     /// the set has a lease already.
     pub fn grant_lease(&self, l: &LeaseRow) -> anyhow::Result<()> {
         self.conn.execute(
-            "INSERT INTO leases (set_id, worker, lease, granted, expires)
-             VALUES ($1, $2, $3, $4, $5)",
-            params![l.set, l.worker, l.lease, now_ms(), l.expires],
+            "INSERT INTO leases (set_id, worker, lease, granted, expires, instance)
+             VALUES ($1, $2, $3, $4, $5, $6)",
+            params![l.set, l.worker, l.lease, now_ms(), l.expires, l.instance],
         )?;
         Ok(())
     }
@@ -192,6 +196,7 @@ mod tests {
         let l = LeaseRow {
             set,
             worker: "w1".into(),
+            instance: String::new(),
             lease: "L1".into(),
             expires: 1000,
         };

@@ -138,12 +138,12 @@ impl Coordinator<'_> {
             ));
         }
         let held = (self.db.leases()?.iter())
-            .filter(|l| l.worker == worker)
+            .filter(|l| l.worker == worker && l.instance == ask.instance)
             .count();
         if held >= ask.tables.max(1) {
             return Ok(Answer::refused(
                 429,
-                format!("this worker holds {held} lease(s), the tables it declared"),
+                format!("this worker process holds {held} lease(s), the tables it declared"),
             ));
         }
         self.refresh().await?;
@@ -157,7 +157,7 @@ impl Coordinator<'_> {
                 done,
             })?));
         };
-        self.grant(worker, &set)
+        self.grant(worker, &ask.instance, &set)
     }
 
     /// The first open set no table here plays and no one leases, else a
@@ -165,19 +165,27 @@ impl Coordinator<'_> {
     fn next_for_worker(&mut self) -> anyhow::Result<Option<SetRow>> {
         let sets = self.db.sets()?;
         let leased = self.leased()?;
-        let open = (sets.iter())
-            .find(|s| !s.finished && !self.under_way.contains(&s.id) && !leased.contains(&s.id));
+        let remote_seat = |id: i64| {
+            let v = self.versions.iter().find(|v| v.id == id);
+            v.is_some_and(|v| super::remote::name(v).is_some())
+        };
+        let open = sets.iter().find(|s| {
+            !s.finished
+                && !self.under_way.contains(&s.id)
+                && !leased.contains(&s.id)
+                && !s.versions.iter().any(|&v| remote_seat(v))
+        });
         if let Some(s) = open {
             return Ok(Some(s.clone()));
         }
         if self.opts.sets.is_some_and(|n| sets.len() as u64 >= n) {
             return Ok(None);
         }
-        self.plan(&sets)
+        self.plan(&sets, true)
     }
 
     /// Leases `set` to `worker`: its versions shipped by hash.
-    fn grant(&mut self, worker: &str, set: &SetRow) -> anyhow::Result<Answer> {
+    fn grant(&mut self, worker: &str, instance: &str, set: &SetRow) -> anyhow::Result<Answer> {
         let mut shipped = Vec::new();
         for id in set.versions {
             let v = (self.versions.iter().find(|v| v.id == id)).cloned();
@@ -212,6 +220,7 @@ impl Coordinator<'_> {
         let lease = LeaseRow {
             set: set.id,
             worker: worker.to_owned(),
+            instance: instance.to_owned(),
             lease: super::super::tokens::issue()?.clear,
             expires: now_ms() + self.lease_ms(),
         };

@@ -37,6 +37,9 @@ pub struct VersionInfo {
     /// The number of the version it replaced.
     pub replaced: Option<i64>,
     pub command: String,
+    /// A remote seat (`remote:NAME`), played through its owner's `referee
+    /// connect`.
+    pub remote: bool,
     pub submitted: i64,
     pub admitted: bool,
     pub checked: String,
@@ -114,6 +117,7 @@ fn version_info(
         number: v.number,
         replaced: v.parent.and_then(|p| by_id.get(&p)).map(|p| p.number),
         command: v.command.clone(),
+        remote: v.command.starts_with(crate::remote::PREFIX),
         submitted: v.submitted,
         admitted: v.admitted,
         checked: v.checked.clone(),

@@ -143,11 +143,15 @@ fn versions(e: &Entrant) -> String {
     let mut rows = String::new();
     for v in &e.versions {
         let last = v.history.last();
+        let command = esc(&crate::names::printable(&v.command));
         rows += &format!(
-            "<tr><td>v{}</td><td>{}</td><td><code>{}</code></td><td>{}</td><td class=\"n\">{}</td></tr>",
+            "<tr><td>v{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"n\">{}</td></tr>",
             v.number,
             v.replaced.map_or("first".into(), |p| format!("replaced v{p}")),
-            esc(&crate::names::printable(&v.command)),
+            match v.remote {
+                true => format!("remote seat (<code>{command}</code>, played through its owner's referee connect)"),
+                false => format!("<code>{command}</code>"),
+            },
             match v.admitted {
                 true => format!("admitted ({})", esc(&v.checked)),
                 false => format!("not admitted: it {}", esc(&v.checked)),

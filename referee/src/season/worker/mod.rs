@@ -87,6 +87,7 @@ pub fn main(a: &WorkerArgs) -> anyhow::Result<ExitCode> {
             referee: crate::REFEREE.to_owned(),
             tables: a.tables,
             sandbox: sandbox.is_ok(),
+            instance: super::tokens::issue()?.clear,
         },
         cache,
         quiet: a.quiet,
