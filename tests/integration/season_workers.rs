@@ -55,7 +55,8 @@ fn init(dir: &Path, extra: &[&str]) {
 /// A worker token for `name`, in a file beside the season; its path.
 fn token(dir: &Path, name: &str) -> PathBuf {
     let out = stdout(&succeeds(season(&["worker-token"]).arg(dir).arg(name)));
-    let token = out.rsplit(": ").next().unwrap().trim().to_owned();
+    // The token alone on stdout: `> FILE` makes the --token-file.
+    let token = out.trim().to_owned();
     assert_eq!(token.len(), 32, "{out}");
     let file = dir.with_extension(format!("{name}.token"));
     std::fs::write(&file, token).unwrap();

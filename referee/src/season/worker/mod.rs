@@ -203,17 +203,18 @@ pub fn token_command(dir: &Path, name: &str) -> anyhow::Result<ExitCode> {
     let token = super::tokens::issue()?;
     let new = db.put_worker(name, &token.stored)?;
     let shown = crate::names::printable(name);
+    // The token alone on stdout, so `> FILE` makes the worker's --token-file;
+    // what it is, on stderr.
     match new {
-        true => println!(
-            "worker {shown} created; its token (keep it, it is shown once; give it to the \
-             worker in a file, --token-file): {}",
-            token.clear
+        true => eprintln!(
+            "referee: worker {shown} created; its token follows on stdout (shown once: keep \
+             it in a file only you can read, and give the worker --token-file FILE)"
         ),
-        false => println!(
-            "worker {shown}: its new token (keep it, it is shown once; the old one no longer \
-             works): {}",
-            token.clear
+        false => eprintln!(
+            "referee: worker {shown}: its new token follows on stdout (shown once; the old \
+             one no longer works)"
         ),
     }
+    println!("{}", token.clear);
     Ok(ExitCode::SUCCESS)
 }
