@@ -3,7 +3,10 @@
 //! `backoffLimitPerIndex` on by default) with `kubernetes-validate` from PyPI
 //! (`scripts/test` installs it), and they fit together: the Jobs mount the claim
 //! pvc.yaml makes, run the image Containerfile builds, and the Indexed Job's
-//! index and shard count are what `--shard auto` reads. No cluster runs here.
+//! index and shard count are what `--shard auto` reads. The season's manifests
+//! (PostgreSQL, the server, its workers, the Job that opens it) name each
+//! other's Services, ports, Secrets and volumes consistently, and the referee
+//! accepts their command lines. No cluster runs here.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -73,7 +76,15 @@ fn every_manifest_validates_against_the_pinned_api() {
         .collect();
     assert_eq!(
         names,
-        ["merge-job.yaml", "pvc.yaml", "tournament-job.yaml"],
+        [
+            "merge-job.yaml",
+            "pvc.yaml",
+            "season-init-job.yaml",
+            "season-postgres.yaml",
+            "season-server.yaml",
+            "season-workers.yaml",
+            "tournament-job.yaml"
+        ],
         "the manifests this test knows"
     );
     let out = validate(&files);
@@ -193,4 +204,178 @@ fn the_manifests_fit_together_and_shard_auto_reads_the_index() {
         manifest["shard"],
         serde_json::json!({ "index": n - 1, "count": n })
     );
+}
+
+/// Every document of a manifest file, as JSON.
+fn load_all(path: &Path) -> Vec<serde_json::Value> {
+    let out = Command::new("python3")
+        .args([
+            "-c",
+            "import json, sys, yaml; print(json.dumps(list(yaml.safe_load_all(open(sys.argv[1])))))",
+        ])
+        .arg(path)
+        .output()
+        .expect("python3 runs");
+    assert!(
+        out.status.success(),
+        "{}: {}",
+        path.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// The document of `kind` in `docs`.
+fn of_kind<'a>(docs: &'a [serde_json::Value], kind: &str) -> &'a serde_json::Value {
+    docs.iter()
+        .find(|d| d["kind"] == kind)
+        .unwrap_or_else(|| panic!("no {kind} among {docs:?}"))
+}
+
+/// The args of a pod's first container, as strings.
+fn args(pod: &serde_json::Value) -> Vec<String> {
+    pod["containers"][0]["args"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a.as_str().unwrap().to_owned())
+        .collect()
+}
+
+/// Where the pod mounts the Secret named `secret`.
+fn secret_mount(pod: &serde_json::Value, secret: &str) -> String {
+    let volume = pod["volumes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|v| v["secret"]["secretName"] == secret)
+        .unwrap_or_else(|| panic!("no volume of the Secret {secret}: {pod}"));
+    let mount = pod["containers"][0]["volumeMounts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["name"] == volume["name"])
+        .unwrap_or_else(|| panic!("the Secret {secret} is not mounted: {pod}"));
+    mount["mountPath"].as_str().unwrap().to_owned()
+}
+
+/// The value after `flag` in `args`.
+fn after<'a>(args: &'a [String], flag: &str) -> &'a str {
+    let i = args
+        .iter()
+        .position(|a| a == flag)
+        .unwrap_or_else(|| panic!("{flag} not in {args:?}"));
+    &args[i + 1]
+}
+
+#[test]
+fn the_season_manifests_name_each_other_and_the_referee_takes_their_commands() {
+    let dir = root().join("examples/kubernetes");
+    let postgres = load_all(&dir.join("season-postgres.yaml"));
+    let server = load_all(&dir.join("season-server.yaml"));
+    let workers = load_all(&dir.join("season-workers.yaml"));
+    let init = load_all(&dir.join("season-init-job.yaml"));
+    let containerfile = std::fs::read_to_string(dir.join("Containerfile")).unwrap();
+
+    // PostgreSQL: its Service and the user and database it creates.
+    let pg_service = of_kind(&postgres, "Service");
+    let pg_name = pg_service["metadata"]["name"].as_str().unwrap();
+    let pg_port = pg_service["spec"]["ports"][0]["port"].as_u64().unwrap();
+    let pg_pod = &of_kind(&postgres, "StatefulSet")["spec"]["template"]["spec"];
+    let env = |name: &str| -> serde_json::Value {
+        pg_pod["containers"][0]["env"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|e| e["name"] == name)
+            .unwrap_or_else(|| panic!("no {name}"))
+            .clone()
+    };
+    let pg_secret = env("POSTGRES_PASSWORD")["valueFrom"]["secretKeyRef"].clone();
+    let url = format!(
+        "postgres://{}@{pg_name}:{pg_port}/{}",
+        env("POSTGRES_USER")["value"].as_str().unwrap(),
+        env("POSTGRES_DB")["value"].as_str().unwrap()
+    );
+
+    // The Job that opens the season: that database, the password from the
+    // same Secret, the folder on the server's volume.
+    let init_pod = &of_kind(&init, "Job")["spec"]["template"]["spec"];
+    let script = args(init_pod).join(" ");
+    assert!(script.contains(&format!("--db {url}")), "{script}");
+    let secret_name = pg_secret["name"].as_str().unwrap();
+    let password_file = format!(
+        "{}/{}",
+        secret_mount(init_pod, secret_name),
+        pg_secret["key"].as_str().unwrap()
+    );
+    assert!(
+        script.contains(&format!("--db-password-file {password_file}")),
+        "{script}"
+    );
+    let claim = of_kind(&server, "PersistentVolumeClaim")["metadata"]["name"].clone();
+    assert_eq!(init_pod["volumes"][0]["persistentVolumeClaim"]["claimName"], claim);
+    assert!(script.contains("season init /season/s1"), "{script}");
+
+    // The server: the season the Job opened, the password where the folder
+    // recorded it, the port its Service forwards to.
+    let server_pod = &of_kind(&server, "Deployment")["spec"]["template"]["spec"];
+    let run = args(server_pod);
+    assert_eq!(run[..3], ["season", "run", "/season/s1"]);
+    assert_eq!(
+        server_pod["volumes"][0]["persistentVolumeClaim"]["claimName"],
+        claim
+    );
+    assert_eq!(
+        format!("{}/password", secret_mount(server_pod, secret_name)),
+        password_file,
+        "the server reads the password file season init recorded"
+    );
+    let serve_port: u64 = after(&run, "--serve").rsplit(':').next().unwrap().parse().unwrap();
+    let service = of_kind(&server, "Service");
+    assert_eq!(service["spec"]["ports"][0]["targetPort"], serve_port);
+    assert!(run.iter().any(|a| a == "--workers"), "{run:?}");
+
+    // The workers: the server's Service, the token Secret's file.
+    let worker_pod = &of_kind(&workers, "Deployment")["spec"]["template"]["spec"];
+    let work = args(worker_pod);
+    assert_eq!(
+        after(&work, "--server"),
+        format!(
+            "http://{}:{}",
+            service["metadata"]["name"].as_str().unwrap(),
+            service["spec"]["ports"][0]["port"]
+        )
+    );
+    assert_eq!(
+        after(&work, "--token-file"),
+        format!("{}/token", secret_mount(worker_pod, "schmier-worker-token"))
+    );
+
+    // Every pod runs the image the Containerfile's build command tags.
+    for pod in [pg_pod, init_pod, server_pod, worker_pod] {
+        let image = pod["containers"][0]["image"].as_str().unwrap();
+        if !image.contains("postgres") {
+            assert!(containerfile.contains(&format!("-t {image} .")), "{image}");
+        }
+    }
+
+    // The referee takes the server's and the workers' command lines: each
+    // fails on what is missing here (no season, no token file), not on a
+    // flag it does not know.
+    let scratch = tempfile::tempdir().unwrap();
+    let mut server_args = run.clone();
+    server_args[2] = scratch.path().join("s1").display().to_string();
+    let out = referee().args(&server_args).output().unwrap();
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(said.contains("holds no season"), "{server_args:?}: {said}");
+    let mut worker_args = work.clone();
+    let i = worker_args.iter().position(|a| a == "--token-file").unwrap();
+    worker_args[i + 1] = scratch.path().join("token").display().to_string();
+    let j = worker_args.iter().position(|a| a == "--cache").unwrap();
+    worker_args[j + 1] = scratch.path().join("cache").display().to_string();
+    let out = referee().args(&worker_args).output().unwrap();
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(said.contains("--token-file"), "{worker_args:?}: {said}");
+    assert!(!said.contains("unexpected argument"), "{said}");
 }

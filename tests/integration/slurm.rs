@@ -503,3 +503,103 @@ fn slurm_lost_task_recovers_with_the_documented_command() {
     assert_eq!(cluster.state(&merge), "COMPLETED");
     assert_merged_equals(&merged, &reference);
 }
+
+/// A copy of what examples/slurm/README.md's "A season's workers" needs: the
+/// sbatch file and the referee where the README builds it.
+fn season_checkout() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let r = dir.path();
+    copy_dir(&root().join("examples/slurm"), &r.join("examples/slurm"));
+    std::fs::create_dir_all(r.join("target/release")).unwrap();
+    std::os::unix::fs::symlink(REFEREE, r.join("target/release/referee")).unwrap();
+    dir
+}
+
+/// The README's season steps: a season served on loopback with `--jobs 0`
+/// (so every set is played by a worker), `season-workers.sbatch` as an array
+/// of two tasks, and the run's `--sets` target: the tasks end by themselves
+/// once the last set is planned, every set is finished, and `verify` checks
+/// the season (each counted result from a transcript, the ratings refitted).
+#[test]
+fn slurm_array_of_season_workers_plays_the_seasons_sets() {
+    if !runnable("slurm_array_of_season_workers_plays_the_seasons_sets") {
+        return;
+    }
+    let _one = one_at_a_time();
+    const SETS: u64 = 4;
+    let repo = season_checkout();
+    let r = repo.path();
+    let season = r.join("runs/s1");
+    run_ok(
+        referee()
+            .args(["season", "init"])
+            .arg(&season)
+            .args(["--seed", "2026", "--unchecked"])
+            .args(["--entrant", "heur=builtin:heuristic"])
+            .args(["--entrant", "rand=builtin:random"])
+            .args(["--entrant", "cautious=builtin:heuristic"]),
+    );
+    let workers = r.join("season-workers");
+    std::fs::create_dir(&workers).unwrap();
+    let made = run_ok(
+        referee()
+            .args(["season", "worker-token"])
+            .arg(&season)
+            .arg("slurm"),
+    );
+    std::fs::write(workers.join("token"), &made.stdout).unwrap();
+    let cluster = Cluster::start();
+    let port = free_port();
+    let mut run = referee()
+        .args(["season", "run"])
+        .arg(&season)
+        .args(["--serve", &format!("127.0.0.1:{port}")])
+        .args(["--workers", "--jobs", "0", "--sets", &SETS.to_string()])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let out = run_ok(
+        cluster
+            .command("sbatch")
+            .args(["--parsable", "--array=0-1", "examples/slurm/season-workers.sbatch"])
+            .env("SCHMIER_SEASON_SERVER", format!("http://127.0.0.1:{port}"))
+            .current_dir(r),
+    );
+    let array = String::from_utf8_lossy(&out.stdout)
+        .trim()
+        .split(';')
+        .next()
+        .unwrap()
+        .to_owned();
+    cluster.wait("the season's run to reach its sets", || {
+        run.try_wait().unwrap().is_some()
+    });
+    let ended = run.wait_with_output().unwrap();
+    assert!(
+        ended.status.success(),
+        "season run: {}",
+        String::from_utf8_lossy(&ended.stderr)
+    );
+    cluster.wait_idle();
+    for k in 0..2 {
+        let state = cluster.state(&format!("{array}_{k}"));
+        let log = std::fs::read_to_string(workers.join(format!("slurm-{array}_{k}.out")))
+            .unwrap_or_default();
+        assert_eq!(state, "COMPLETED", "task {k} ended by itself; its log:\n{log}");
+    }
+    let standings = run_ok(
+        referee()
+            .args(["season", "standings", "--json"])
+            .arg(&season),
+    );
+    let standings: serde_json::Value = serde_json::from_slice(&standings.stdout).unwrap();
+    assert_eq!(standings["sets"], SETS, "{standings}");
+    let checked = referee().arg("verify").arg(&season).output().unwrap();
+    assert!(
+        checked.status.success(),
+        "referee verify: {}{}",
+        String::from_utf8_lossy(&checked.stdout),
+        String::from_utf8_lossy(&checked.stderr)
+    );
+}
