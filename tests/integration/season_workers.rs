@@ -387,3 +387,52 @@ fn tamper(t: &[u8]) -> Vec<u8> {
     *last = v.to_string();
     (lines.join("\n") + "\n").into_bytes()
 }
+
+#[test]
+fn a_sandboxed_seasons_sets_go_only_to_a_worker_that_can_sandbox_and_play_sandboxed_there() {
+    let dir = scratch("season_workers", "sandboxed");
+    let mut c = season(&["init"]);
+    c.arg(&dir)
+        .args([
+            "--seed",
+            "47",
+            "--unchecked",
+            "--sandbox",
+            "--startup-ms",
+            "60000",
+        ])
+        .args(["--entrant", "a=builtin:heuristic"])
+        .args(["--entrant", "b=builtin:random"])
+        .args(["--entrant", "c=builtin:heuristic"]);
+    succeeds(c.stdout(Stdio::null()));
+    let tw = token(&dir, "w");
+    let (mut run, addr) = server(&dir, &["--jobs", "0", "--sets", "1"]);
+    // A worker that says it cannot sandbox is told why, and leases nothing.
+    let version = stdout(&succeeds(&mut referee().arg("--version")));
+    let referee_is = format!(
+        "schmier-referee {}",
+        version.split_whitespace().last().unwrap()
+    );
+    let ask = serde_json::json!({"referee": referee_is, "tables": 1, "sandbox": false});
+    let token = std::fs::read_to_string(&tw).unwrap();
+    let (status, body) = request(
+        addr,
+        "POST",
+        "/api/worker/lease",
+        &token,
+        ask.to_string().as_bytes(),
+    );
+    let refusal = json(&body);
+    assert_eq!(status, 400, "{refusal}");
+    assert!(
+        refusal["error"].as_str().unwrap().contains("sandbox"),
+        "{refusal}"
+    );
+    assert!(refusal.get("granted").is_none());
+    let _w = worker(addr, &tw, &dir.with_extension("cache"), 1, "worker w");
+    assert!(run.ends(), "the run failed:\n{}", run.said());
+    assert_eq!(counted(&dir), whole(1));
+    let verified = stdout(&succeeds(referee().arg("verify").arg(&dir)));
+    assert!(verified.contains("sandboxed by bubblewrap"), "{verified}");
+    verify_ok(&dir);
+}
