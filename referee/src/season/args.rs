@@ -89,6 +89,14 @@ pub struct InitArgs {
     /// Admit the --entrant bots without running check-bot on them.
     #[arg(long)]
     pub unchecked: bool,
+    /// Take entrants' uploads (`submit --archive`, the site's upload) even
+    /// though the season has no --sandbox. Unsafe: an uploaded bot then runs
+    /// as your user and can read every other entrant's files, season.db and
+    /// the seed secret. Without it (the default) such a season refuses
+    /// uploads; macOS and Windows have no sandbox, so there uploads need it.
+    /// Recorded in the season's settings.
+    #[arg(long)]
+    pub allow_unsandboxed_uploads: bool,
     #[command(flatten)]
     pub table: TableArgs,
 }

@@ -92,7 +92,8 @@ fn init(a: &InitArgs) -> anyhow::Result<ExitCode> {
         min_sets: a.min_sets,
         pair_cap: a.pair_cap,
     };
-    let settings = settings::Settings::new(&a.table, dir, seed, policy)?;
+    let mut settings = settings::Settings::new(&a.table, dir, seed, policy)?;
+    settings.allow_unsandboxed_uploads = a.allow_unsandboxed_uploads;
     std::fs::create_dir_all(dir).with_context(|| format!("failed to create {}", dir.display()))?;
     let secret = crate::tournament::seed_secret::SeedSecret::draw()?;
     crate::tournament::seed_secret::store(dir, &secret)?;
@@ -109,6 +110,7 @@ fn init(a: &InitArgs) -> anyhow::Result<ExitCode> {
             Some(&settings.isolation)
         )
     );
+    println!("{}", settings.uploads_line());
     let mut refused = 0;
     for (name, command) in first {
         let s = submit::Submission {

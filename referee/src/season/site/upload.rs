@@ -6,8 +6,10 @@
 //!
 //! Statuses: 201 admitted; 200 taken but refused by `check-bot` (the report
 //! says why; the version is recorded and never plays); 401 no token; 403 a
-//! token that is not this entrant's; 400 a refused command or archive; 413
-//! an archive over the cap; 409 a closed season; 500 the referee's failure.
+//! token that is not this entrant's, or a season without a sandbox whose
+//! organiser did not opt in to uploads (JSON: `"error": "unsandboxed"`); 400
+//! a refused command or archive; 413 an archive over the cap; 409 a closed
+//! season; 500 the referee's failure.
 //! One upload is judged at a time (each runs a bot through `check-bot`).
 
 use std::sync::Mutex;
@@ -59,7 +61,11 @@ pub async fn post(
     })
     .await
     .map_err(|e| anyhow::anyhow!("the upload's task failed: {e}"))?;
-    let done = judged.map_err(refused)?;
+    let done = match judged {
+        Ok(done) => done,
+        Err(UploadError::Unsandboxed) => return Ok(unsandboxed()),
+        Err(e) => return Err(refused(e)),
+    };
     let status = match done.admitted {
         true => StatusCode::CREATED,
         false => StatusCode::OK,
@@ -75,11 +81,24 @@ pub async fn post(
     Ok((status, axum::Json(answer)).into_response())
 }
 
+/// The refusal of a season without a sandbox whose organiser did not opt
+/// in: 403, as JSON saying why and what the organiser can do.
+fn unsandboxed() -> Response {
+    let answer = serde_json::json!({
+        "error": "unsandboxed",
+        "message": UploadError::Unsandboxed.to_string(),
+        "organiser": "season init --sandbox (Linux), or season init \
+                      --allow-unsandboxed-uploads to take uploads without a sandbox",
+    });
+    (StatusCode::FORBIDDEN, axum::Json(answer)).into_response()
+}
+
 /// An upload not taken, as its status and sentence.
 fn refused(e: UploadError) -> Failure {
     let status = match &e {
         UploadError::Forbidden => StatusCode::FORBIDDEN,
         UploadError::Closed => StatusCode::CONFLICT,
+        UploadError::Unsandboxed => StatusCode::FORBIDDEN,
         UploadError::Archive(Refusal::ArchiveTooLarge { .. }) => StatusCode::PAYLOAD_TOO_LARGE,
         UploadError::Refused(_) | UploadError::Archive(_) => StatusCode::BAD_REQUEST,
         UploadError::Internal(_) => {
