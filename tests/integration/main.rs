@@ -53,6 +53,7 @@ mod season;
 mod season_e2e;
 mod season_final;
 mod season_site;
+mod season_site_limits;
 mod season_upload;
 mod settings;
 mod show;

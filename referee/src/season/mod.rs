@@ -204,7 +204,7 @@ fn run_command(a: &RunArgs) -> anyhow::Result<ExitCode> {
         crate::shutdown::cancel_on_signals(cancel.clone());
         // The site lives as long as the run: dropped with the runtime.
         if let Some(addr) = a.serve {
-            site::start(dir, addr, cancel.child_token()).await?;
+            site::start(dir, addr, site_limits(&a.site)?, cancel.child_token()).await?;
         }
         run::run(dir, &opts, &cancel).await
     })?;
@@ -243,10 +243,36 @@ fn serve_command(a: &ServeArgs) -> anyhow::Result<ExitCode> {
     runtime.block_on(async {
         let cancel = tokio_util::sync::CancellationToken::new();
         crate::shutdown::cancel_on_signals(cancel.clone());
-        let (_, task) = site::start(&a.dir, a.addr, cancel).await?;
+        let (_, task) = site::start(&a.dir, a.addr, site_limits(&a.site)?, cancel).await?;
         task.await?
     })?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The site's limits from its flags; a cap or timeout of 0 is refused.
+fn site_limits(a: &args::SiteArgs) -> anyhow::Result<site::serve::Limits> {
+    let given = [
+        ("--site-connections", a.site_connections as u64),
+        ("--site-event-streams", a.site_event_streams as u64),
+        ("--site-header-timeout", a.site_header_timeout),
+        ("--site-request-timeout", a.site_request_timeout),
+        ("--site-upload-timeout", a.site_upload_timeout),
+    ];
+    if let Some((flag, _)) = given.iter().find(|(_, v)| *v == 0) {
+        bail!("{flag} must be at least 1");
+    }
+    let most = tokio::sync::Semaphore::MAX_PERMITS;
+    if a.site_connections.max(a.site_event_streams) > most {
+        bail!("--site-connections and --site-event-streams must be at most {most}");
+    }
+    let secs = std::time::Duration::from_secs;
+    Ok(site::serve::Limits {
+        connections: a.site_connections,
+        event_streams: a.site_event_streams,
+        header: secs(a.site_header_timeout),
+        request: secs(a.site_request_timeout),
+        upload: secs(a.site_upload_timeout),
+    })
 }
 
 /// `season submit --archive`: an upload, said as `submitted` says it.

@@ -14,7 +14,7 @@
 
 use std::sync::Mutex;
 
-use axum::body::Bytes;
+use axum::body::Body;
 use axum::extract::{Path as UrlPath, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -40,7 +40,7 @@ pub async fn post(
     UrlPath(name): UrlPath<String>,
     Query(query): Query<UploadQuery>,
     headers: HeaderMap,
-    body: Bytes,
+    body: Body,
 ) -> Result<Response, Failure> {
     let Some(token) = bearer(&headers) else {
         return Err(Failure(
@@ -54,6 +54,7 @@ pub async fn post(
             "an upload needs its command: ?command=python3%20bot.py (URL-encoded)".into(),
         ));
     };
+    let body = archive(body, site.limits.upload).await?;
     let dir = site.dir.clone();
     let judged = tokio::task::spawn_blocking(move || {
         let _one = JUDGING.lock().unwrap_or_else(|e| e.into_inner());
@@ -79,6 +80,46 @@ pub async fn post(
         "bytes": done.bytes,
     });
     Ok((status, axum::Json(answer)).into_response())
+}
+
+/// The upload's body, at most [`BODY_LIMIT`] bytes, arrived within `limit`
+/// (`serve.rs`: the site's other requests have a shorter bound); else 413
+/// or 408.
+async fn archive(body: Body, limit: std::time::Duration) -> Result<Vec<u8>, Failure> {
+    use futures_util::StreamExt;
+    let mut chunks = body.into_data_stream();
+    let mut bytes = Vec::new();
+    let read = async {
+        while let Some(chunk) = chunks.next().await {
+            let chunk = chunk.map_err(|e| {
+                Failure(
+                    StatusCode::BAD_REQUEST,
+                    format!("the archive could not be read: {e}"),
+                )
+            })?;
+            if bytes.len() + chunk.len() > BODY_LIMIT {
+                return Err(Failure(
+                    StatusCode::PAYLOAD_TOO_LARGE,
+                    format!(
+                        "the archive is over {} bytes; an upload is at most {} bytes (compressed)",
+                        CAPS.archive, CAPS.archive
+                    ),
+                ));
+            }
+            bytes.extend_from_slice(&chunk);
+        }
+        Ok(())
+    };
+    match tokio::time::timeout(limit, read).await {
+        Ok(read) => read.map(|()| bytes),
+        Err(_) => Err(Failure(
+            StatusCode::REQUEST_TIMEOUT,
+            format!(
+                "the archive did not arrive within {} s (--site-upload-timeout); send it again",
+                limit.as_secs()
+            ),
+        )),
+    }
 }
 
 /// The refusal of a season without a sandbox whose organiser did not opt
