@@ -54,6 +54,7 @@ mod season_e2e;
 mod season_final;
 mod season_remote;
 mod season_site;
+mod season_site_limits;
 mod season_upload;
 mod season_workers;
 mod settings;

@@ -74,6 +74,10 @@ fn sample_bot() -> Vec<Entry> {
         .collect()
 }
 
+/// The flag of a season without a sandbox that takes uploads all the same
+/// (the tests of what an upload may do, without needing the sandbox).
+const UNSANDBOXED: &[&str] = &["--allow-unsandboxed-uploads"];
+
 /// A season of `entrants` (NAME=CMD, admitted unchecked) in `dir`, with
 /// `extra` flags; each entrant's token, as printed once.
 fn init(dir: &Path, entrants: &[&str], extra: &[&str]) -> Vec<(String, String)> {
@@ -145,7 +149,7 @@ fn unsafe_archives_are_refused_naming_the_entry_and_leave_nothing() {
     use tar::EntryType as T;
     let base = scratch("season_upload", "unsafe");
     let dir = base.join("season");
-    let t = init(&dir, &["a=builtin:random"], &[]);
+    let t = init(&dir, &["a=builtin:random"], UNSANDBOXED);
     let token = &t[0].1;
     let before = tree(&dir);
     let outside = format!("escaped-{}", std::process::id());
@@ -238,7 +242,11 @@ fn unsafe_archives_are_refused_naming_the_entry_and_leave_nothing() {
 fn a_good_upload_joins_after_check_bot_and_plays_and_only_its_token_submits() {
     let base = scratch("season_upload", "good");
     let dir = base.join("season");
-    let t = init(&dir, &["a=builtin:random", "b=builtin:heuristic"], &[]);
+    let t = init(
+        &dir,
+        &["a=builtin:random", "b=builtin:heuristic"],
+        UNSANDBOXED,
+    );
     let up = new_token(&dir, "up");
     let good = archive(&base.join("good.tar.gz"), sample_bot());
     // Another entrant's token, a made-up one, a name the season lacks:
@@ -314,7 +322,7 @@ fn a_good_upload_joins_after_check_bot_and_plays_and_only_its_token_submits() {
 fn an_upload_that_fails_check_bot_is_recorded_with_its_reason_and_never_plays() {
     let base = scratch("season_upload", "failing");
     let dir = base.join("season");
-    init(&dir, &["a=builtin:random"], &[]);
+    init(&dir, &["a=builtin:random"], UNSANDBOXED);
     let token = new_token(&dir, "bad");
     let hostile = std::fs::read(root().join("tests/hostile/bot.py")).unwrap();
     let path = archive(&base.join("bad.tar.gz"), vec![file("bot.py", &hostile)]);
@@ -350,7 +358,7 @@ fn an_upload_that_fails_check_bot_is_recorded_with_its_reason_and_never_plays() 
 fn tokens_are_kept_hashed_and_clear_ones_of_an_older_season_are_migrated() {
     let base = scratch("season_upload", "migrate");
     let dir = base.join("season");
-    let t = init(&dir, &["a=builtin:random"], &[]);
+    let t = init(&dir, &["a=builtin:random"], UNSANDBOXED);
     let stored: String = db(&dir)
         .query_row("SELECT token FROM entrants WHERE name = 'a'", [], |r| {
             r.get(0)
@@ -468,7 +476,7 @@ fn in_a_sandboxed_season_an_upload_is_checked_in_the_sandbox_and_sees_only_its_o
     // The same upload in a season without the sandbox sees them: the check
     // above can fail.
     let base = scratch("season_upload", "unsandboxed");
-    let (_, said) = spied(&base, &[]);
+    let (_, said) = spied(&base, UNSANDBOXED);
     assert!(
         said.contains("bob v1: not admitted: it failed check-bot"),
         "{said}"
@@ -534,7 +542,11 @@ fn post(site: &Site, name: &str, token: Option<&str>, command: &str, body: &[u8]
 fn an_owner_uploads_over_http_with_its_token_and_no_other_token_writes_anything() {
     let base = scratch("season_upload", "http");
     let dir = base.join("season");
-    let t = init(&dir, &["a=builtin:random", "b=builtin:heuristic"], &[]);
+    let t = init(
+        &dir,
+        &["a=builtin:random", "b=builtin:heuristic"],
+        UNSANDBOXED,
+    );
     let up = new_token(&dir, "up");
     let good = std::fs::read(archive(&base.join("good.tar.gz"), sample_bot())).unwrap();
     let site = serve(&dir);
@@ -591,4 +603,73 @@ fn an_owner_uploads_over_http_with_its_token_and_no_other_token_writes_anything(
         .find(|r| r["entrant"] == "up")
         .expect("up in the standings");
     assert_eq!(row["sets"], 1, "{row}");
+}
+
+/// A season without a sandbox whose organiser did not opt in takes no
+/// upload: `init` says so, the CLI refuses with the reason (exit 2), the
+/// site answers 403 with JSON saying why and what the organiser can do, and
+/// nothing is written or recorded. A wrong token is still refused as one
+/// (the season's settings are no stranger's business). The same season made
+/// with `--allow-unsandboxed-uploads` takes it (the tests above).
+#[test]
+fn an_unsandboxed_season_refuses_uploads_unless_its_organiser_opted_in() {
+    let base = scratch("season_upload", "refused");
+    let dir = base.join("season");
+    let mut c = season(&["init"]);
+    c.arg(&dir).args([
+        "--seed",
+        "7",
+        "--unchecked",
+        "--entrant",
+        "a=builtin:random",
+    ]);
+    let said = stdout(&succeeds(&mut c));
+    assert!(
+        said.contains("uploads: refused (the season has no sandbox"),
+        "{said}"
+    );
+    let up = new_token(&dir, "up");
+    let good = archive(&base.join("good.tar.gz"), sample_bot());
+    let out = upload(&dir, "up", &up, &good, "python3 bot.py simple");
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("runs its bots without a sandbox, so it takes no uploads")
+            && err.contains("--allow-unsandboxed-uploads"),
+        "{err}"
+    );
+    let site = serve(&dir);
+    let bytes = std::fs::read(&good).unwrap();
+    let (status, said) = post(&site, "up", Some(&up), "python3 bot.py", &bytes);
+    assert_eq!(status, 403, "{said}");
+    let answer: serde_json::Value = serde_json::from_str(&said).expect("a JSON answer");
+    assert_eq!(answer["error"], "unsandboxed", "{answer}");
+    let message = answer["message"].as_str().unwrap();
+    assert!(message.contains("season init --sandbox"), "{answer}");
+    assert!(
+        answer["organiser"]
+            .as_str()
+            .unwrap()
+            .contains("--allow-unsandboxed-uploads"),
+        "{answer}"
+    );
+    // A wrong token: the usual 403, not the season's settings.
+    let (status, said) = post(&site, "up", Some(&"0".repeat(32)), "python3 bot.py", &bytes);
+    assert_eq!(status, 403, "{said}");
+    assert!(said.contains("do not match an entrant"), "{said}");
+    assert_eq!(versions(&dir), 1, "no version recorded");
+    assert!(!dir.join("uploads").exists(), "nothing written");
+    // Opted in: said at init, and the upload is taken.
+    let dir = base.join("opted-in");
+    let mut c = season(&["init"]);
+    c.arg(&dir)
+        .args(["--seed", "7", "--allow-unsandboxed-uploads"]);
+    let said = stdout(&succeeds(&mut c));
+    assert!(
+        said.contains("uploads: taken WITHOUT a sandbox (--allow-unsandboxed-uploads)"),
+        "{said}"
+    );
+    let up = new_token(&dir, "up");
+    let out = upload(&dir, "up", &up, &good, "python3 bot.py simple");
+    assert!(out.status.success(), "{out:?}");
 }

@@ -110,6 +110,14 @@ pub struct InitArgs {
     /// Admit the --entrant bots without running check-bot on them.
     #[arg(long)]
     pub unchecked: bool,
+    /// Take entrants' uploads (`submit --archive`, the site's upload) even
+    /// though the season has no --sandbox. Unsafe: an uploaded bot then runs
+    /// as your user and can read every other entrant's files, season.db and
+    /// the seed secret. Without it (the default) such a season refuses
+    /// uploads; macOS and Windows have no sandbox, so there uploads need it.
+    /// Recorded in the season's settings.
+    #[arg(long)]
+    pub allow_unsandboxed_uploads: bool,
     #[command(flatten)]
     pub table: TableArgs,
 }
@@ -148,6 +156,8 @@ pub struct RunArgs {
     // (DIR/tokens/NAME.token); see docs/organisers.md, "Remote versions".
     #[command(flatten)]
     pub remote: crate::remote::RemoteArgs,
+    #[command(flatten)]
+    pub site: SiteArgs,
 }
 
 #[derive(Args, Debug)]
@@ -178,6 +188,34 @@ pub struct ServeArgs {
     /// stderr). Loopback by default; another address serves the network.
     #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8046")]
     pub addr: std::net::SocketAddr,
+    #[command(flatten)]
+    pub site: SiteArgs,
+}
+
+/// The site's limits, against clients that hold connections without using
+/// them (`season serve`, `season run --serve`).
+#[derive(Args, Debug, Clone)]
+pub struct SiteArgs {
+    /// Connections the site keeps open at once (event streams aside); more
+    /// wait until one closes.
+    #[arg(long, value_name = "N", default_value_t = 256)]
+    pub site_connections: usize,
+    /// Live-update streams (`/events`) the site keeps open at once; more are
+    /// answered 503 (their pages still work, without live updates).
+    #[arg(long, value_name = "N", default_value_t = 128)]
+    pub site_event_streams: usize,
+    /// Seconds a request's head may take to arrive, and an idle kept-alive
+    /// connection may wait for its next request; then it is closed.
+    #[arg(long, value_name = "SECS", default_value_t = 10)]
+    pub site_header_timeout: u64,
+    /// Seconds a request may take to send its body and be answered (but for
+    /// an upload and the live-update stream); then it is answered 408.
+    #[arg(long, value_name = "SECS", default_value_t = 30)]
+    pub site_request_timeout: u64,
+    /// Seconds an upload's archive may take to arrive; then it is answered
+    /// 408 (its check-bot run is not cut short).
+    #[arg(long, value_name = "SECS", default_value_t = 300)]
+    pub site_upload_timeout: u64,
 }
 
 #[derive(Args, Debug)]

@@ -108,7 +108,8 @@ fn init(a: &InitArgs) -> anyhow::Result<ExitCode> {
         min_sets: a.min_sets,
         pair_cap: a.pair_cap,
     };
-    let settings = settings::Settings::new(&a.table, dir, seed, policy)?;
+    let mut settings = settings::Settings::new(&a.table, dir, seed, policy)?;
+    settings.allow_unsandboxed_uploads = a.allow_unsandboxed_uploads;
     std::fs::create_dir_all(dir).with_context(|| format!("failed to create {}", dir.display()))?;
     let secret = crate::tournament::seed_secret::SeedSecret::draw()?;
     crate::tournament::seed_secret::store(dir, &secret)?;
@@ -125,6 +126,7 @@ fn init(a: &InitArgs) -> anyhow::Result<ExitCode> {
             Some(&settings.isolation)
         )
     );
+    println!("{}", settings.uploads_line());
     let mut refused = 0;
     for (name, command) in first {
         let s = submit::Submission {
@@ -251,7 +253,7 @@ fn run_command(a: &RunArgs) -> anyhow::Result<ExitCode> {
                 inbox = Some(rx);
                 site::worker::router(tx)
             });
-            site::start_with(dir, addr, cancel.child_token(), more).await?;
+            site::start_with(dir, addr, site_limits(&a.site)?, cancel.child_token(), more).await?;
         }
         run::run_with(dir, &opts, &cancel, inbox).await
     });
@@ -318,10 +320,36 @@ fn serve_command(a: &ServeArgs) -> anyhow::Result<ExitCode> {
     runtime.block_on(async {
         let cancel = tokio_util::sync::CancellationToken::new();
         crate::shutdown::cancel_on_signals(cancel.clone());
-        let (_, task) = site::start(&a.dir, a.addr, cancel).await?;
+        let (_, task) = site::start(&a.dir, a.addr, site_limits(&a.site)?, cancel).await?;
         task.await?
     })?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The site's limits from its flags; a cap or timeout of 0 is refused.
+fn site_limits(a: &args::SiteArgs) -> anyhow::Result<site::serve::Limits> {
+    let given = [
+        ("--site-connections", a.site_connections as u64),
+        ("--site-event-streams", a.site_event_streams as u64),
+        ("--site-header-timeout", a.site_header_timeout),
+        ("--site-request-timeout", a.site_request_timeout),
+        ("--site-upload-timeout", a.site_upload_timeout),
+    ];
+    if let Some((flag, _)) = given.iter().find(|(_, v)| *v == 0) {
+        bail!("{flag} must be at least 1");
+    }
+    let most = tokio::sync::Semaphore::MAX_PERMITS;
+    if a.site_connections.max(a.site_event_streams) > most {
+        bail!("--site-connections and --site-event-streams must be at most {most}");
+    }
+    let secs = std::time::Duration::from_secs;
+    Ok(site::serve::Limits {
+        connections: a.site_connections,
+        event_streams: a.site_event_streams,
+        header: secs(a.site_header_timeout),
+        request: secs(a.site_request_timeout),
+        upload: secs(a.site_upload_timeout),
+    })
 }
 
 /// `season submit --archive`: an upload, said as `submitted` says it.

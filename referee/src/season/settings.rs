@@ -33,6 +33,12 @@ pub struct Settings {
     /// The referee that opened the season (name and version).
     pub referee: String,
     pub policy: Policy,
+    /// The organiser opted in, at `init`, to uploads (`season submit
+    /// --archive`, the site's `POST …/versions`) into a season whose bots run
+    /// without a sandbox (`--allow-unsandboxed-uploads`). Absent (a season
+    /// made before the option): not opted in, so such a season refuses them.
+    #[serde(default)]
+    pub allow_unsandboxed_uploads: bool,
 }
 
 impl Settings {
@@ -48,6 +54,7 @@ impl Settings {
             isolation: spec.isolation_record(),
             referee: crate::REFEREE.to_owned(),
             policy,
+            allow_unsandboxed_uploads: false,
         })
     }
 
@@ -64,6 +71,27 @@ impl Settings {
     /// Whether the season's bots run in the sandbox.
     pub fn sandboxed(&self) -> bool {
         self.isolation.sandbox.is_some()
+    }
+
+    /// Whether the season takes uploads from entrants: its bots run in the
+    /// sandbox, or the organiser opted in without one ([`UNSANDBOXED`]).
+    pub fn takes_uploads(&self) -> bool {
+        self.sandboxed() || self.allow_unsandboxed_uploads
+    }
+
+    /// What the season does with uploads, in words (said by `init`).
+    pub fn uploads_line(&self) -> &'static str {
+        match (self.sandboxed(), self.allow_unsandboxed_uploads) {
+            (true, _) => "uploads: taken, checked and played in the season's sandbox",
+            (false, false) => {
+                "uploads: refused (the season has no sandbox; `season init \
+                 --allow-unsandboxed-uploads` would take them)"
+            }
+            (false, true) => {
+                "uploads: taken WITHOUT a sandbox (--allow-unsandboxed-uploads): an uploaded \
+                 bot runs as this user and can read everything it can"
+            }
+        }
     }
 
     /// The settings of every table, for the versions `versions` (the
@@ -88,6 +116,14 @@ impl Settings {
         crate::tournament::args::table_spec(&args, &entrants, dir, None)
     }
 }
+
+/// Why an unsandboxed season refuses uploads, and what its organiser can do.
+pub const UNSANDBOXED: &str = "this season runs its bots without a sandbox, so it takes no \
+    uploads: an uploaded bot would run as the organiser's user and could read the other \
+    entrants' files, season.db and the seed secret. The organiser can open a season with \
+    `season init --sandbox` (Linux), or, trusting every uploader, with `season init \
+    --allow-unsandboxed-uploads`; a version can still be submitted from the organiser's \
+    command line (`season submit DIR NAME -- CMD`)";
 
 /// The table flags the record cannot hold (a tournament's manifest does not
 /// either): given at `init`, they would be lost by the first `run`, so they
@@ -165,5 +201,31 @@ mod tests {
             err.starts_with("--bot-env, --events: a season cannot record"),
             "{err}"
         );
+    }
+
+    /// A season made before `--allow-unsandboxed-uploads` has no such key in
+    /// its settings: it reads as not opted in, so without a sandbox it takes
+    /// no uploads; with the sandbox it does.
+    #[test]
+    fn a_season_without_the_key_is_not_opted_in_to_unsandboxed_uploads() {
+        let dir = tempfile::tempdir().unwrap();
+        use clap::{Args, FromArgMatches};
+        let cmd = TableArgs::augment_args(clap::Command::new("t"));
+        let table = TableArgs::from_arg_matches(&cmd.get_matches_from(["t"])).unwrap();
+        let s = Settings::new(&table, dir.path(), 5, POLICY).unwrap();
+        let mut old: serde_json::Value = serde_json::to_value(&s).unwrap();
+        old.as_object_mut()
+            .unwrap()
+            .remove("allow_unsandboxed_uploads")
+            .expect("the key is written");
+        let read: Settings = serde_json::from_value(old).unwrap();
+        assert!(!read.allow_unsandboxed_uploads && !read.takes_uploads());
+        let opted = Settings {
+            allow_unsandboxed_uploads: true,
+            ..read.clone()
+        };
+        assert!(opted.takes_uploads());
+        assert!(opted.uploads_line().contains("WITHOUT a sandbox"));
+        assert!(read.uploads_line().starts_with("uploads: refused"));
     }
 }

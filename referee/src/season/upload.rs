@@ -5,7 +5,9 @@
 //! In order, each step before anything is written:
 //! 1. the season is open, and the token is the entrant's (`tokens.rs`): a
 //!    wrong token, or another entrant's, is refused before the archive is
-//!    even looked at;
+//!    even looked at; then the season must run its bots in a sandbox, or its
+//!    organiser must have opted in to unsandboxed uploads at `init`
+//!    (`--allow-unsandboxed-uploads`): else it takes no upload;
 //! 2. the command names only the archive's files or the system's programs
 //!    (`python3 bot.py`, `./run --fast`): no absolute path, no `..`, no
 //!    built-in bot;
@@ -65,6 +67,11 @@ pub enum UploadError {
     /// The season is closed: it takes no versions. HTTP: 409.
     #[error("the season is closed, or its final was called; it takes no more versions")]
     Closed,
+    /// The season runs its bots without a sandbox and its organiser did not
+    /// opt in to uploads (`season init --allow-unsandboxed-uploads`). HTTP:
+    /// 403, as JSON saying why and what the organiser can do.
+    #[error("{}", super::settings::UNSANDBOXED)]
+    Unsandboxed,
     /// The command or the archive was refused, and why (naming the entry).
     /// HTTP: 400 (413 for [`Refusal::ArchiveTooLarge`]).
     #[error("the upload was refused: {0}")]
@@ -96,8 +103,11 @@ pub fn submit_archive(
         return Err(UploadError::Closed);
     }
     let id = (db.entrant(entrant)?).ok_or(UploadError::Forbidden)?;
-    confined(&submit::parse_command(entrant, command)?).map_err(UploadError::Refused)?;
     let settings = Settings::read(&db)?;
+    if !settings.takes_uploads() {
+        return Err(UploadError::Unsandboxed);
+    }
+    confined(&submit::parse_command(entrant, command)?).map_err(UploadError::Refused)?;
     let incoming = incoming(dir)?;
     let unpacked = unpack::unpack(archive, incoming.path(), &CAPS)?;
     let s = Submission {

@@ -8,12 +8,15 @@
 use std::convert::Infallible;
 use std::time::Duration;
 
-use axum::extract::State;
+use axum::extract::{Extension, State};
+use axum::http::{header, StatusCode};
 use axum::response::sse::{Event, KeepAlive, Sse};
-use futures_util::stream::{self, Stream};
+use axum::response::{IntoResponse, Response};
+use futures_util::stream;
 use tokio::sync::watch;
 
-use super::Shared;
+use super::serve::Slot;
+use super::{Failure, Shared};
 use crate::season::db::Db;
 
 /// How often the watcher asks the database.
@@ -64,13 +67,29 @@ pub fn watch(db: Db) -> anyhow::Result<watch::Receiver<Seen>> {
 }
 
 /// The event stream: `sets` with `{"sets": N}` at once, then at each change.
-pub async fn stream(
-    State(site): State<Shared>,
-) -> Sse<impl Stream<Item = Result<Event, Infallible>>> {
+/// It takes one of the site's places for event streams (503 when none is
+/// free: the page works without) and gives back its connection's place
+/// under the connection cap (`serve.rs`), since it lasts as long as its
+/// page.
+pub async fn stream(State(site): State<Shared>, slot: Option<Extension<Slot>>) -> Response {
+    let Ok(place) = site.streams.clone().try_acquire_owned() else {
+        let said = format!(
+            "the site serves at most {} event streams at once (--site-event-streams); \
+             the page works without live updates: reload it later",
+            site.limits.event_streams
+        );
+        let mut r = Failure(StatusCode::SERVICE_UNAVAILABLE, said).into_response();
+        r.headers_mut()
+            .insert(header::RETRY_AFTER, "30".parse().expect("a header"));
+        return r;
+    };
+    if let Some(Extension(slot)) = slot {
+        slot.give_back();
+    }
     let mut rx = site.seen.clone();
     rx.mark_changed();
     let stop = site.stop.clone();
-    let events = stream::unfold((rx, None), move |(mut rx, sent)| {
+    let events = stream::unfold((rx, None, place), move |(mut rx, sent, place)| {
         let stop = stop.clone();
         async move {
             loop {
@@ -83,10 +102,12 @@ pub async fn stream(
                     let event = Event::default()
                         .event("sets")
                         .data(format!("{{\"sets\":{n}}}"));
-                    return Some((Ok(event), (rx, Some(n))));
+                    return Some((Ok::<_, Infallible>(event), (rx, Some(n), place)));
                 }
             }
         }
     });
-    Sse::new(events).keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
+    Sse::new(events)
+        .keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
+        .into_response()
 }

@@ -20,13 +20,16 @@
 //! - `/api/worker/...`: with `season run --workers`, the workers' routes
 //!   (`worker.rs`), answered by the run's coordinator.
 //!
-//! Every page is whole in itself: no external asset, no network.
+//! Every page is whole in itself: no external asset, no network. The
+//! connections are served under a cap, with header and request timeouts
+//! and a cap of event streams (`serve.rs`).
 
 mod chart;
 mod entrant;
 mod events;
 mod logs;
 mod pages;
+pub mod serve;
 mod upload;
 pub mod worker;
 
@@ -62,6 +65,9 @@ struct Site {
     /// Cancelled when the site stops: the event streams end then, so the
     /// graceful shutdown has no endless response to wait for.
     stop: CancellationToken,
+    limits: serve::Limits,
+    /// The places of event streams ([`serve::Limits::event_streams`]).
+    streams: Arc<tokio::sync::Semaphore>,
 }
 
 /// The standings computed at one generation of the database: as JSON, and
@@ -115,15 +121,17 @@ impl IntoResponse for Failure {
 pub async fn start(
     dir: &Path,
     addr: SocketAddr,
+    limits: serve::Limits,
     cancel: CancellationToken,
 ) -> anyhow::Result<(SocketAddr, tokio::task::JoinHandle<anyhow::Result<()>>)> {
-    start_with(dir, addr, cancel, None).await
+    start_with(dir, addr, limits, cancel, None).await
 }
 
 /// [`start`], with `more` routes served beside the site's (the workers').
 pub async fn start_with(
     dir: &Path,
     addr: SocketAddr,
+    limits: serve::Limits,
     cancel: CancellationToken,
     more: Option<Router>,
 ) -> anyhow::Result<(SocketAddr, tokio::task::JoinHandle<anyhow::Result<()>>)> {
@@ -135,27 +143,31 @@ pub async fn start_with(
         cache: Mutex::new(None),
         entrants: Mutex::new(HashMap::new()),
         stop: cancel.clone(),
+        limits,
+        streams: Arc::new(tokio::sync::Semaphore::new(limits.event_streams)),
     });
     let listener = tokio::net::TcpListener::bind(addr)
         .await
         .map_err(|e| anyhow::anyhow!("the site cannot listen on {addr}: {e}"))?;
     let bound = listener.local_addr()?;
     eprintln!("referee: season site at http://{bound}/");
+    // The workers' routes read a transcript's body, or answer, within the
+    // uploads' bound: a slow body holds no connection longer than an
+    // archive's may.
     let app = match more {
-        Some(more) => router(site).merge(more),
+        Some(more) => router(site).merge(more.route_layer(
+            axum::middleware::from_fn_with_state(limits.upload, serve::within),
+        )),
         None => router(site),
     };
-    let task = tokio::spawn(async move {
-        axum::serve(listener, app)
-            .with_graceful_shutdown(async move { cancel.cancelled().await })
-            .await
-            .map_err(anyhow::Error::from)
-    });
+    let task = tokio::spawn(serve::serve(listener, app, limits, cancel));
     Ok((bound, task))
 }
 
+/// Every route; all but an upload and the event stream answer within the
+/// request timeout (`serve.rs`), and read at most [`BODY_LIMIT`] of a body.
 fn router(site: Shared) -> Router {
-    Router::new()
+    let timed = Router::new()
         .route("/", get(index))
         .route("/standings-table", get(standings_table))
         .route("/entrants/{name}", get(entrant_page))
@@ -168,11 +180,17 @@ fn router(site: Shared) -> Router {
         .route("/api/standings", get(api_standings))
         .route("/api/entrants/{name}", get(api_entrant))
         .route("/api/entrants/{name}/logs", get(logs::api))
-        .route(
-            "/api/entrants/{name}/versions",
-            post(upload::post).layer(DefaultBodyLimit::max(upload::BODY_LIMIT)),
-        )
-        .route("/events", get(events::stream))
+        .route_layer(axum::middleware::from_fn_with_state(
+            site.limits.request,
+            serve::within,
+        ));
+    // An upload reads its body under its own bound (`upload.rs`); an event
+    // stream lasts as long as its page.
+    let untimed = Router::new()
+        .route("/api/entrants/{name}/versions", post(upload::post))
+        .route("/events", get(events::stream));
+    timed
+        .merge(untimed)
         .fallback(|| async { Failure::not_found("no such page on this season's site".into()) })
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
         .with_state(site)
