@@ -562,7 +562,9 @@ fn slurm_array_of_season_workers_plays_the_seasons_sets() {
     let out = run_ok(
         cluster
             .command("sbatch")
-            .args(["--parsable", "--array=0-1", "examples/slurm/season-workers.sbatch"])
+            // One CPU a task, so that both run at once on the two-CPU node.
+            .args(["--parsable", "--array=0-1", "--cpus-per-task=1"])
+            .arg("examples/slurm/season-workers.sbatch")
             .env("SCHMIER_SEASON_SERVER", format!("http://127.0.0.1:{port}"))
             .current_dir(r),
     );
@@ -572,8 +574,27 @@ fn slurm_array_of_season_workers_plays_the_seasons_sets() {
         .next()
         .unwrap()
         .to_owned();
+    // The run ends once its sets are finished; the tasks, once it has said
+    // so. Tasks that end while the run still waits have failed: say how.
+    let task_logs = || {
+        let mut text = String::new();
+        for k in 0..2 {
+            let log = workers.join(format!("slurm-{array}_{k}.out"));
+            let body = std::fs::read_to_string(&log).unwrap_or_default();
+            text += &format!("--- {}\n{body}", log.display());
+        }
+        text
+    };
+    let mut tasks_gone = 0;
     cluster.wait("the season's run to reach its sets", || {
-        run.try_wait().unwrap().is_some()
+        if run.try_wait().unwrap().is_some() {
+            return true;
+        }
+        let queued = run_ok(cluster.command("squeue").args(["-h", "-j", &array]));
+        tasks_gone = if queued.stdout.is_empty() { tasks_gone + 1 } else { 0 };
+        // Gone for a few looks in a row (squeue may lag the submission).
+        assert!(tasks_gone < 25, "every task ended before the run:\n{}", task_logs());
+        false
     });
     let ended = run.wait_with_output().unwrap();
     assert!(

@@ -81,7 +81,7 @@ pub struct Granted {
 pub struct Offer {
     pub granted: Option<Granted>,
     /// The run stops handing out sets (its `--sets` target is planned):
-    /// the worker may stop.
+    /// the worker stops (after the set granted with it, if any).
     pub done: bool,
 }
 

@@ -239,9 +239,14 @@ impl Coordinator<'_> {
             games: (1..=SET).filter(|g| !recorded.contains(g)).collect(),
             settings: self.settings.clone(),
         };
+        // The last set the run's --sets plans: its worker stops after it.
+        let done = (self.opts.sets).is_some_and(|n| {
+            let planned = self.db.sets().map_or(0, |s| s.len());
+            planned as u64 >= n
+        });
         Ok(Answer::ok(serde_json::to_value(Offer {
             granted: Some(granted),
-            done: false,
+            done,
         })?))
     }
 

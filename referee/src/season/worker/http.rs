@@ -41,6 +41,11 @@ impl Reply {
 }
 
 impl Server {
+    /// `http://HOST:PORT`, as the messages say it.
+    pub fn url(&self) -> String {
+        format!("http://{}", self.host)
+    }
+
     /// The server at `url` (`http://HOST:PORT`, a path after it ignored).
     pub fn new(url: &str, token: String) -> anyhow::Result<Server> {
         let Some(rest) = url.strip_prefix("http://") else {

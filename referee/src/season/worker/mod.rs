@@ -32,6 +32,10 @@ use crate::layout::season::DB;
 /// or the server cannot be reached (the longest wait, growing to it).
 const AGAIN: Duration = Duration::from_secs(2);
 
+/// How long the server may stay out of reach before the worker stops (a
+/// restarted server is back well within it; a run that has ended is not).
+const GIVE_UP: Duration = Duration::from_secs(600);
+
 /// What the slots share.
 struct Worker {
     server: http::Server,
@@ -44,6 +48,8 @@ struct Worker {
     starting: Arc<tokio::sync::Semaphore>,
     /// One blob unpacked at a time.
     unpacking: tokio::sync::Mutex<()>,
+    /// The server said its run has planned all its sets: no slot asks again.
+    done: std::sync::atomic::AtomicBool,
 }
 
 impl Worker {
@@ -96,6 +102,7 @@ pub fn main(a: &WorkerArgs) -> anyhow::Result<ExitCode> {
             crate::tournament::pool::STARTING,
         )),
         unpacking: tokio::sync::Mutex::new(()),
+        done: std::sync::atomic::AtomicBool::new(false),
     });
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -137,9 +144,13 @@ fn sandbox_check(cache: &Path) -> Result<(), String> {
 /// One table's worth of work: sets asked for and played until the run is
 /// done or the worker stops.
 async fn slot(w: &Worker) -> anyhow::Result<()> {
+    use std::sync::atomic::Ordering;
     let mut wait = Duration::from_millis(250);
-    let mut unreachable_said = false;
+    let mut unreachable_since: Option<tokio::time::Instant> = None;
     while !w.stop.is_cancelled() {
+        if w.done.load(Ordering::Relaxed) {
+            return Ok(());
+        }
         let body = serde_json::to_vec(&w.ask)?;
         let reply = match w
             .server
@@ -148,17 +159,25 @@ async fn slot(w: &Worker) -> anyhow::Result<()> {
         {
             Ok(r) => r,
             Err(e) => {
-                if !unreachable_said {
+                let since = *unreachable_since.get_or_insert_with(|| {
                     w.say(&format!(
-                        "the server cannot be reached ({e:#}); trying again"
+                        "the server cannot be reached ({e:#}); trying again for up to {} min",
+                        GIVE_UP.as_secs() / 60
                     ));
-                    unreachable_said = true;
+                    tokio::time::Instant::now()
+                });
+                if since.elapsed() >= GIVE_UP {
+                    bail!(
+                        "the server at {} has been out of reach for {} min; stopping ({e:#})",
+                        w.server.url(),
+                        GIVE_UP.as_secs() / 60
+                    );
                 }
                 pause(w, &mut wait).await;
                 continue;
             }
         };
-        unreachable_said = false;
+        unreachable_since = None;
         match reply.status {
             200 => {}
             429 | 503 => {
@@ -169,15 +188,15 @@ async fn slot(w: &Worker) -> anyhow::Result<()> {
         }
         let offer: Offer = serde_json::from_slice(&reply.body)
             .context("the server's offer is not the JSON expected")?;
+        if offer.done && !w.done.swap(true, Ordering::Relaxed) {
+            w.say("the run has planned all its sets; stopping after the sets in hand");
+        }
         match offer.granted {
             Some(g) => {
                 wait = Duration::from_millis(250);
                 play::play(w, g).await?;
             }
-            None if offer.done => {
-                w.say("the run has planned all its sets; stopping");
-                return Ok(());
-            }
+            None if offer.done => return Ok(()),
             None => pause(w, &mut wait).await,
         }
     }
