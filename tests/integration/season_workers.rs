@@ -407,7 +407,7 @@ fn a_sandboxed_seasons_sets_go_only_to_a_worker_that_can_sandbox_and_play_sandbo
     let tw = token(&dir, "w");
     let (mut run, addr) = server(&dir, &["--jobs", "0", "--sets", "1"]);
     // A worker that says it cannot sandbox is told why, and leases nothing.
-    let version = stdout(&succeeds(&mut referee().arg("--version")));
+    let version = stdout(&succeeds(referee().arg("--version")));
     let referee_is = format!(
         "schmier-referee {}",
         version.split_whitespace().last().unwrap()
