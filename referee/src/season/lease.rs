@@ -75,8 +75,7 @@ pub struct Granted {
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Offer {
     pub granted: Option<Granted>,
-    /// The run stops handing out sets (its `--sets` target is planned):
-    /// the worker may stop.
+    /// The run has reached its `--sets` target: the worker may stop.
     pub done: bool,
 }
 

@@ -148,10 +148,9 @@ impl Coordinator<'_> {
         }
         self.refresh().await?;
         let Some(set) = self.next_for_worker()? else {
-            let done = self.opts.sets.is_some_and(|n| {
-                let sets = self.db.sets().unwrap_or_default();
-                sets.len() as u64 >= n
-            });
+            // Done once the target is reached, not merely planned: a lease
+            // that runs out later puts its set back, to be played.
+            let done = self.target_reached()?;
             return Ok(Answer::ok(serde_json::to_value(Offer {
                 granted: None,
                 done,

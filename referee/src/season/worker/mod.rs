@@ -174,7 +174,7 @@ async fn slot(w: &Worker) -> anyhow::Result<()> {
                 play::play(w, g).await?;
             }
             None if offer.done => {
-                w.say("the run has planned all its sets; stopping");
+                w.say("the run has finished its sets; stopping");
                 return Ok(());
             }
             None => pause(w, &mut wait).await,
