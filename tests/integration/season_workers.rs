@@ -360,6 +360,19 @@ fn a_wrong_token_reads_nothing_and_a_tampered_transcript_is_refused() {
     let (status, _) = request(addr, "POST", &heartbeat, &tw, &[]);
     assert_eq!(status, 409, "a refused set's lease lives on");
     assert!(counted(&dir).is_empty());
+    // A game that replays, but whose header claims a longer think time than
+    // the season's: refused too.
+    let (_, body) = request(addr, "POST", "/api/worker/lease", &tw, &ask());
+    let lease = json(&body)["granted"]["lease"].as_str().unwrap().to_owned();
+    let game1 = format!("/api/worker/sets/1/games/1?lease={lease}");
+    let (status, body) = request(addr, "POST", &game1, &tw, &slower(&real));
+    let refusal = json(&body);
+    assert_eq!(status, 422, "{refusal}");
+    assert!(
+        refusal["error"].as_str().unwrap().contains("time control"),
+        "{refusal}"
+    );
+    assert!(counted(&dir).is_empty());
     // The untampered transcript, under a new lease of the same set, counts.
     let (_, body) = request(addr, "POST", "/api/worker/lease", &tv, &ask());
     let again = json(&body);
@@ -408,7 +421,7 @@ fn a_sandboxed_seasons_sets_go_only_to_a_worker_that_can_sandbox_and_play_sandbo
     let tw = token(&dir, "w");
     let (mut run, addr) = server(&dir, &["--jobs", "0", "--sets", "1"]);
     // A worker that says it cannot sandbox is told why, and leases nothing.
-    let version = stdout(&succeeds(&mut referee().arg("--version")));
+    let version = stdout(&succeeds(referee().arg("--version")));
     let referee_is = format!(
         "schmier-referee {}",
         version.split_whitespace().last().unwrap()
@@ -435,4 +448,14 @@ fn a_sandboxed_seasons_sets_go_only_to_a_worker_that_can_sandbox_and_play_sandbo
     let verified = stdout(&succeeds(referee().arg("verify").arg(&dir)));
     assert!(verified.contains("sandboxed by bubblewrap"), "{verified}");
     verify_ok(&dir);
+}
+
+/// `t` with its header's decision time doubled.
+fn slower(t: &[u8]) -> Vec<u8> {
+    let text = String::from_utf8(t.to_vec()).unwrap();
+    let (first, rest) = text.split_once('\n').unwrap();
+    let mut h: Value = serde_json::from_str(first).unwrap();
+    let ms = h["time_control"]["decision_ms"].as_u64().unwrap();
+    h["time_control"]["decision_ms"] = (ms * 2).into();
+    format!("{h}\n{rest}").into_bytes()
 }

@@ -65,7 +65,9 @@ pub enum SeasonCommand {
     /// has one; a worker whose sandbox self-check fails plays no sandboxed
     /// season's set), heartbeat while playing, and hand back each game's
     /// transcript, which the server checks before it counts. Runs until
-    /// Ctrl-C or SIGTERM, or until the run says all its sets are planned.
+    /// Ctrl-C or SIGTERM, or until the run says its --sets are finished;
+    /// while the server cannot be reached it asks again every few seconds,
+    /// for up to ten minutes (then it stops with exit status 1).
     Worker(WorkerArgs),
     /// Print the standings: each entrant's current version ranked by rating,
     /// with its earlier versions below it.

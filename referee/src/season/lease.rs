@@ -80,8 +80,7 @@ pub struct Granted {
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Offer {
     pub granted: Option<Granted>,
-    /// The run stops handing out sets (its `--sets` target is planned):
-    /// the worker stops (after the set granted with it, if any).
+    /// The run has reached its `--sets` target: the worker may stop.
     pub done: bool,
 }
 

@@ -203,9 +203,13 @@ impl Coordinator<'_> {
                 self.fill()?;
             }
             let idle = self.under_way.is_empty() && self.db.leases()?.is_empty();
-            if (idle && self.target_reached()?)
-                || (self.under_way.is_empty() && cancel.is_cancelled())
-            {
+            if idle && self.target_reached()? {
+                if let Some(inbox) = inbox.as_mut() {
+                    self.linger(inbox, cancel).await?;
+                }
+                return Ok(());
+            }
+            if self.under_way.is_empty() && cancel.is_cancelled() {
                 return Ok(());
             }
             tokio::select! {

@@ -15,7 +15,29 @@ use super::super::lease::{Answer, Ask, Asked, Granted, Offer, Request, Shipped};
 use super::Coordinator;
 use crate::tournament::schedule::SET;
 
+/// How long a run that reached its `--sets` still answers its workers, so
+/// that each one asking (at least every two seconds when idle) hears that
+/// the run is done and stops, rather than finding the server gone.
+const LINGER: std::time::Duration = std::time::Duration::from_secs(6);
+
 impl Coordinator<'_> {
+    /// Answers the workers for [`LINGER`] more (each is told `done`), or
+    /// until Ctrl-C.
+    pub(super) async fn linger(
+        &mut self,
+        inbox: &mut super::super::lease::Inbox,
+        cancel: &tokio_util::sync::CancellationToken,
+    ) -> anyhow::Result<()> {
+        let until = tokio::time::Instant::now() + LINGER;
+        loop {
+            tokio::select! {
+                Some(r) = inbox.recv() => self.answer(r).await?,
+                _ = tokio::time::sleep_until(until) => return Ok(()),
+                _ = cancel.cancelled() => return Ok(()),
+            }
+        }
+    }
+
     /// Answers one worker's request (a reply nobody waits for any more is
     /// dropped).
     pub(super) async fn answer(&mut self, r: Request) -> anyhow::Result<()> {
@@ -148,10 +170,9 @@ impl Coordinator<'_> {
         }
         self.refresh().await?;
         let Some(set) = self.next_for_worker()? else {
-            let done = self.opts.sets.is_some_and(|n| {
-                let sets = self.db.sets().unwrap_or_default();
-                sets.len() as u64 >= n
-            });
+            // Done once the target is reached, not merely planned: a lease
+            // that runs out later puts its set back, to be played.
+            let done = self.target_reached()?;
             return Ok(Answer::ok(serde_json::to_value(Offer {
                 granted: None,
                 done,
@@ -239,14 +260,9 @@ impl Coordinator<'_> {
             games: (1..=SET).filter(|g| !recorded.contains(g)).collect(),
             settings: self.settings.clone(),
         };
-        // The last set the run's --sets plans: its worker stops after it.
-        let done = (self.opts.sets).is_some_and(|n| {
-            let planned = self.db.sets().map_or(0, |s| s.len());
-            planned as u64 >= n
-        });
         Ok(Answer::ok(serde_json::to_value(Offer {
             granted: Some(granted),
-            done,
+            done: false,
         })?))
     }
 

@@ -3,7 +3,7 @@
 //!
 //! - `POST /api/worker/lease`, a JSON [`Ask`]: a set with a lease
 //!   (`{"granted": {...}, "done": false}`), or none (`"granted": null`;
-//!   `"done": true` once the run's `--sets` are all planned);
+//!   `"done": true` once the run's `--sets` are finished);
 //! - `POST /api/worker/sets/SET/heartbeat?lease=ID`: the lease extended;
 //! - `POST /api/worker/sets/SET/games/GAME?lease=ID`, the transcript as
 //!   the body: judged and counted;

@@ -188,15 +188,19 @@ async fn slot(w: &Worker) -> anyhow::Result<()> {
         }
         let offer: Offer = serde_json::from_slice(&reply.body)
             .context("the server's offer is not the JSON expected")?;
-        if offer.done && !w.done.swap(true, Ordering::Relaxed) {
-            w.say("the run has planned all its sets; stopping after the sets in hand");
+        if offer.done {
+            // The other slots stop too, after the sets they hold.
+            w.done.store(true, Ordering::Relaxed);
         }
         match offer.granted {
             Some(g) => {
                 wait = Duration::from_millis(250);
                 play::play(w, g).await?;
             }
-            None if offer.done => return Ok(()),
+            None if offer.done => {
+                w.say("the run has finished its sets; stopping");
+                return Ok(());
+            }
             None => pause(w, &mut wait).await,
         }
     }
