@@ -255,7 +255,15 @@ impl Client {
             .recv()
             .context("the PostgreSQL client's thread ended")?
             .map_err(|e| {
-                anyhow::Error::new(e).context(format!("cannot reach PostgreSQL at {}", store.url))
+                let e = anyhow::Error::new(e);
+                let hint = match format!("{e:#}").contains("password missing") {
+                    true => {
+                        " (the server wants a password: give it by --db-password-file at \
+                             init, PGPASSWORD or ~/.pgpass)"
+                    }
+                    false => "",
+                };
+                e.context(format!("cannot reach PostgreSQL at {}{hint}", store.url))
             })?;
         Ok(Client { jobs })
     }
