@@ -51,6 +51,8 @@ pub mod pg;
 mod read;
 /// The layer: one connection, either engine.
 pub mod sql;
+/// The layer's parameters and rows.
+pub mod value;
 
 pub use sql::Sql;
 use sql::{args, Conn};

@@ -29,7 +29,7 @@ use anyhow::Context;
 use postgres::config::{Host, SslMode};
 use postgres::types::{to_sql_checked, IsNull, ToSql, Type};
 
-use super::sql::{Row, Value};
+use super::value::{Row, Value};
 
 /// The file in a season's folder that names its PostgreSQL store.
 pub const STORE: &str = crate::layout::season::POSTGRES;
