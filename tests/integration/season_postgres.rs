@@ -8,7 +8,10 @@
 //!   seed secret, one set at a time) gives byte-identical transcripts and
 //!   equal standings; every season command works on it, and the password is
 //!   written nowhere.
-//! - A run killed with SIGKILL mid-set resumes on PostgreSQL; `verify` ok.
+//! - A run killed with SIGKILL mid-set resumes on PostgreSQL; `verify` ok;
+//!   its final is played and verified.
+//! - Writers at once (entrants and versions added by a dozen processes):
+//!   every one lands, numbered once (SERIALIZABLE, tried again).
 //! - An unreachable server, a URL with a password, a database that holds
 //!   something else: clear errors naming the URL, never the password.
 
@@ -147,6 +150,26 @@ impl Cluster {
             .output()
             .unwrap();
         assert!(out.status.success(), "psql {sql:?}: {}", stderr(&out));
+    }
+
+    /// The rows `sql` returns in `database`, one line each.
+    fn query(&self, database: &str, sql: &str) -> String {
+        let out = Command::new("psql")
+            .arg("-h")
+            .arg(self.dir.path())
+            .args([
+                "-p",
+                &self.port.to_string(),
+                "-U",
+                "referee",
+                "-d",
+                database,
+            ])
+            .args(["-v", "ON_ERROR_STOP=1", "-tA", "-c", sql])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "psql {sql:?}: {}", stderr(&out));
+        stdout(&out)
     }
 
     /// A new, empty database; the URL of it (no password).
@@ -401,6 +424,19 @@ fn a_season_on_postgres_resumes_after_kill_9() {
     }
     let said = verify_ok(&dir);
     assert!(said.contains(&format!("({} games", 6 * target)), "{said}");
+    // Its final, on PostgreSQL too: submissions frozen, the season closed.
+    let mut fin = season(&["final", "--top", "3", "--sets", "1", "--jobs", "2"]);
+    let said = stdout(&succeeds(fin.arg(&dir).env_remove("PGPASSWORD")));
+    assert!(said.contains("the final is over"), "{said}");
+    let err =
+        fails(
+            season(&["submit", "--unchecked"])
+                .arg(&dir)
+                .args(["heur", "--", "builtin:random"]),
+        );
+    assert!(err.contains("the season's final was called"), "{err}");
+    let said = verify_ok(&dir);
+    assert!(said.contains("the season's final, among the top"), "{said}");
 }
 
 #[test]
@@ -480,4 +516,43 @@ fn postgres_troubles_are_said_clearly() {
         "{err}"
     );
     assert!(err.contains(&named.display().to_string()), "{err}");
+}
+
+#[test]
+fn concurrent_writers_on_postgres_all_land() {
+    let Some(bin) = runnable() else { return };
+    let pg = Cluster::start(bin);
+    let url = pg.database("busy_season");
+    let dir = scratch("season_postgres", "busy");
+    init(&dir, &["--db", &url]);
+    // A dozen writers at once, each an entrant and its version in
+    // transactions that read before they write: PostgreSQL aborts some for
+    // the others' sake, and each is tried again.
+    let writers: Vec<_> = (0..12)
+        .map(|i| {
+            season(&["submit", "--unchecked"])
+                .arg(&dir)
+                .arg(format!("w{i}"))
+                .args(["--", "builtin:random"])
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for w in writers {
+        let out = w.wait_with_output().unwrap();
+        assert!(out.status.success(), "a writer failed: {}", stderr(&out));
+    }
+    let counts = pg.query(
+        "busy_season",
+        "SELECT COUNT(*), COUNT(DISTINCT name) FROM entrants WHERE name LIKE 'w%'",
+    );
+    assert_eq!(counts.trim(), "12|12");
+    let numbers = pg.query(
+        "busy_season",
+        "SELECT COUNT(*) FROM versions v JOIN entrants e ON e.id = v.entrant \
+         WHERE e.name LIKE 'w%' AND v.number = 1",
+    );
+    assert_eq!(numbers.trim(), "12");
 }
