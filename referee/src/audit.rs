@@ -329,7 +329,7 @@ fn season(dir: &Path, tally: &mut Tally) -> anyhow::Result<()> {
         &s.fault_policy,
         Some(&s.isolation),
     );
-    let db = dir.join(crate::layout::season::DB);
+    let db = crate::layout::season::store(dir);
     tally.played_under(&format!(
         "season {}: played under: {conditions}",
         db.display()

@@ -548,7 +548,8 @@ mod tests {
     }
 }
 
-/// A season's folder (`season/`): its state in `DIR/season.db` (SQLite), its
+/// A season's folder (`season/`): its state in `DIR/season.db` (SQLite) or
+/// in the PostgreSQL database `DIR/season.postgres` names, its
 /// seed secret in `DIR/seed-secret` and, named as a tournament's (round 0,
 /// the set as the matchup), its transcripts in `DIR/games/` and its tables'
 /// bot logs in `DIR/stderr/`.
@@ -557,12 +558,23 @@ pub mod season {
 
     pub const DB: &str = "season.db";
 
+    /// The file that names a season's PostgreSQL database, instead of `DB`.
+    pub const POSTGRES: &str = "season.postgres";
+
     /// The folder of a season's final, a tournament's (`season final`).
     pub const FINAL: &str = "final";
 
     /// Whether `dir` holds a season.
     pub fn is_season(dir: &Path) -> bool {
-        dir.join(DB).is_file()
+        dir.join(DB).is_file() || dir.join(POSTGRES).is_file()
+    }
+
+    /// The file that holds, or names, the state of the season in `dir`.
+    pub fn store(dir: &Path) -> std::path::PathBuf {
+        match dir.join(POSTGRES).is_file() {
+            true => dir.join(POSTGRES),
+            false => dir.join(DB),
+        }
     }
 
     /// The final's folder of the season in `dir`.

@@ -314,7 +314,10 @@ fn the_season_manifests_name_each_other_and_the_referee_takes_their_commands() {
         "{script}"
     );
     let claim = of_kind(&server, "PersistentVolumeClaim")["metadata"]["name"].clone();
-    assert_eq!(init_pod["volumes"][0]["persistentVolumeClaim"]["claimName"], claim);
+    assert_eq!(
+        init_pod["volumes"][0]["persistentVolumeClaim"]["claimName"],
+        claim
+    );
     assert!(script.contains("season init /season/s1"), "{script}");
 
     // The server: the season the Job opened, the password where the folder
@@ -331,7 +334,12 @@ fn the_season_manifests_name_each_other_and_the_referee_takes_their_commands() {
         password_file,
         "the server reads the password file season init recorded"
     );
-    let serve_port: u64 = after(&run, "--serve").rsplit(':').next().unwrap().parse().unwrap();
+    let serve_port: u64 = after(&run, "--serve")
+        .rsplit(':')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
     let service = of_kind(&server, "Service");
     assert_eq!(service["spec"]["ports"][0]["targetPort"], serve_port);
     assert!(run.iter().any(|a| a == "--workers"), "{run:?}");
@@ -370,7 +378,10 @@ fn the_season_manifests_name_each_other_and_the_referee_takes_their_commands() {
     let said = String::from_utf8_lossy(&out.stderr);
     assert!(said.contains("holds no season"), "{server_args:?}: {said}");
     let mut worker_args = work.clone();
-    let i = worker_args.iter().position(|a| a == "--token-file").unwrap();
+    let i = worker_args
+        .iter()
+        .position(|a| a == "--token-file")
+        .unwrap();
     worker_args[i + 1] = scratch.path().join("token").display().to_string();
     let j = worker_args.iter().position(|a| a == "--cache").unwrap();
     worker_args[j + 1] = scratch.path().join("cache").display().to_string();

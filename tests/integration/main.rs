@@ -52,6 +52,7 @@ mod schema;
 mod season;
 mod season_e2e;
 mod season_final;
+mod season_postgres;
 mod season_remote;
 mod season_site;
 mod season_site_limits;

@@ -591,9 +591,17 @@ fn slurm_array_of_season_workers_plays_the_seasons_sets() {
             return true;
         }
         let queued = run_ok(cluster.command("squeue").args(["-h", "-j", &array]));
-        tasks_gone = if queued.stdout.is_empty() { tasks_gone + 1 } else { 0 };
+        tasks_gone = if queued.stdout.is_empty() {
+            tasks_gone + 1
+        } else {
+            0
+        };
         // Gone for a few looks in a row (squeue may lag the submission).
-        assert!(tasks_gone < 25, "every task ended before the run:\n{}", task_logs());
+        assert!(
+            tasks_gone < 25,
+            "every task ended before the run:\n{}",
+            task_logs()
+        );
         false
     });
     let ended = run.wait_with_output().unwrap();
@@ -607,7 +615,10 @@ fn slurm_array_of_season_workers_plays_the_seasons_sets() {
         let state = cluster.state(&format!("{array}_{k}"));
         let log = std::fs::read_to_string(workers.join(format!("slurm-{array}_{k}.out")))
             .unwrap_or_default();
-        assert_eq!(state, "COMPLETED", "task {k} ended by itself; its log:\n{log}");
+        assert_eq!(
+            state, "COMPLETED",
+            "task {k} ended by itself; its log:\n{log}"
+        );
     }
     let standings = run_ok(
         referee()

@@ -21,8 +21,9 @@ pub struct SeasonArgs {
 #[derive(Subcommand, Debug)]
 pub enum SeasonCommand {
     /// Open a season in DIR: its settings (time control, fault policy,
-    /// sandbox, limits, matchmaking) fixed and recorded in DIR/season.db,
-    /// its seed secret drawn, and its first entrants submitted.
+    /// sandbox, limits, matchmaking) fixed and recorded in DIR/season.db (or
+    /// the PostgreSQL database --db names), its seed secret drawn, and its
+    /// first entrants submitted.
     #[command(allow_negative_numbers = true)]
     Init(Box<InitArgs>),
     /// Play the season's sets until --sets N are finished (or Ctrl-C): up to
@@ -75,8 +76,9 @@ pub enum SeasonCommand {
     /// Serve the season's live site: standings (updated as sets land, without
     /// a reload), a page per entrant (versions, rating chart, cross-table,
     /// recent games with replay pages, faults), a JSON API, and each
-    /// entrant's stderr logs to a request with its token. Reads season.db
-    /// only, so it runs beside `season run`. Stops on Ctrl-C or SIGTERM.
+    /// entrant's stderr logs to a request with its token. Reads the season's
+    /// database only, so it runs beside `season run`. Stops on Ctrl-C or
+    /// SIGTERM.
     Serve(ServeArgs),
     /// The season's end: freeze submissions, take the first --top N entrants
     /// of the standings and play a tournament among their current versions in
@@ -84,7 +86,7 @@ pub enum SeasonCommand {
     /// again to resume it; once it is complete the season is closed.
     Final(FinalArgs),
     /// Close the season: nothing more is played, and its seed secret is
-    /// revealed (printed and kept in season.db), so anyone can deal its games
+    /// revealed (printed and kept in the season's database), so anyone can deal its games
     /// again.
     Close {
         /// The season's folder.
@@ -120,6 +122,17 @@ pub struct InitArgs {
     /// Recorded in the season's settings.
     #[arg(long)]
     pub allow_unsandboxed_uploads: bool,
+    /// Keep the season's state in this PostgreSQL database instead of
+    /// DIR/season.db (SQLite): postgres://USER@HOST[:PORT]/DATABASE, an empty
+    /// database of the season's own, reached without TLS. The URL (never a
+    /// password) is recorded in DIR/season.postgres; the password comes from
+    /// --db-password-file, PGPASSWORD or ~/.pgpass.
+    #[arg(long, value_name = "URL")]
+    pub db: Option<String>,
+    /// A file whose first line is the PostgreSQL password (its path, not the
+    /// password, is recorded, and read by every later command).
+    #[arg(long, value_name = "FILE", requires = "db")]
+    pub db_password_file: Option<PathBuf>,
     #[command(flatten)]
     pub table: TableArgs,
 }

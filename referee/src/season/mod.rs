@@ -4,8 +4,10 @@
 //! - `args.rs`: `referee season init | run | submit | standings | close`.
 //! - `settings.rs`: the settings fixed at `init` and recorded; every table is
 //!   rebuilt from them.
-//! - `db.rs`: `DIR/season.db` (SQLite): entrants, versions, sets, games,
-//!   ratings. Transcripts are files in `DIR/games/`, named as a tournament's.
+//! - `db.rs`: `DIR/season.db` (SQLite), or the PostgreSQL database that
+//!   `DIR/season.postgres` names (`db/pg.rs`), through one layer
+//!   (`db/sql.rs`): entrants, versions, sets, games, ratings. Transcripts are
+//!   files in `DIR/games/`, named as a tournament's.
 //! - `submit.rs`: a version checked with `check-bot` (in the season's
 //!   sandbox, if it has one) and recorded.
 //! - `upload.rs`: a version uploaded by its owner, with its token: an
@@ -110,10 +112,23 @@ fn init(a: &InitArgs) -> anyhow::Result<ExitCode> {
     };
     let mut settings = settings::Settings::new(&a.table, dir, seed, policy)?;
     settings.allow_unsandboxed_uploads = a.allow_unsandboxed_uploads;
+    let store = (a.db.as_deref())
+        .map(|url| db::pg::Store::new(url, a.db_password_file.as_deref()))
+        .transpose()?;
+    let existed = dir.exists();
     std::fs::create_dir_all(dir).with_context(|| format!("failed to create {}", dir.display()))?;
+    let db = match db::Db::create(&dir.join(DB), store.as_ref()) {
+        Ok(db) => db,
+        Err(e) => {
+            // A PostgreSQL that could not be reached leaves no folder behind.
+            if !existed {
+                let _ = std::fs::remove_dir(dir);
+            }
+            return Err(e);
+        }
+    };
     let secret = crate::tournament::seed_secret::SeedSecret::draw()?;
     crate::tournament::seed_secret::store(dir, &secret)?;
-    let db = db::Db::create(&dir.join(DB))?;
     settings.write(&db)?;
     drop(db);
     println!(

@@ -12,11 +12,11 @@
 //! - `blobs`: the hash of each version's files as shipped to workers,
 //!   fixed the first time they are packed, so every worker gets the same.
 //!
-//! Plain SQL with numbered parameters, each first written in its order.
+//! Plain SQL with numbered parameters through the data layer (`sql.rs`), on
+//! SQLite and PostgreSQL alike.
 
-use rusqlite::{params, OptionalExtension};
-
-use super::Db;
+use super::sql::{args, Conn, Sql};
+use super::{pg, Db};
 
 const TABLES: &str = "
 CREATE TABLE IF NOT EXISTS workers (
@@ -53,21 +53,23 @@ pub fn now_ms() -> i64 {
 impl Db {
     /// Creates the workers' tables if the season has none yet.
     pub fn ensure_worker_tables(&self) -> anyhow::Result<()> {
-        self.conn.execute_batch(TABLES)?;
-        Ok(())
+        match &self.conn {
+            Conn::Sqlite(_) => self.conn.batch(TABLES),
+            Conn::Postgres(_) => self.conn.batch(&pg::schema(TABLES)),
+        }
     }
 
     /// Records the worker `name` with the token hash `token`, or gives it
     /// that token instead of its old one; whether it is new.
     pub fn put_worker(&self, name: &str, token: &str) -> anyhow::Result<bool> {
-        let changed = self.conn.execute(
+        let changed = self.execute(
             "UPDATE workers SET token = $1 WHERE name = $2",
-            params![token, name],
+            args![token, name],
         )?;
         if changed == 0 {
-            self.conn.execute(
+            self.execute(
                 "INSERT INTO workers (name, token, created) VALUES ($1, $2, $3)",
-                params![name, token, super::now()],
+                args![name, token, super::now()],
             )?;
         }
         Ok(changed == 0)
@@ -75,40 +77,37 @@ impl Db {
 
     /// The worker whose token hash is `token`, if any.
     pub fn worker_with(&self, token: &str) -> anyhow::Result<Option<String>> {
-        Ok(self
-            .conn
-            .query_row(
-                "SELECT name FROM workers WHERE token = $1",
-                params![token],
-                |r| r.get(0),
-            )
-            .optional()?)
+        self.query_opt(
+            "SELECT name FROM workers WHERE token = $1",
+            args![token],
+            |r| r.get(0),
+        )
     }
 
     /// Every lease, run out or not, by set.
     pub fn leases(&self) -> anyhow::Result<Vec<LeaseRow>> {
-        let mut st = self
-            .conn
-            .prepare("SELECT set_id, worker, lease, expires, instance FROM leases ORDER BY set_id")?;
-        let rows = st.query_map([], |r| {
-            Ok(LeaseRow {
-                set: r.get(0)?,
-                worker: r.get(1)?,
-                lease: r.get(2)?,
-                expires: r.get(3)?,
-                instance: r.get(4)?,
-            })
-        })?;
-        Ok(rows.collect::<Result<_, _>>()?)
+        self.query_map(
+            "SELECT set_id, worker, lease, expires, instance FROM leases ORDER BY set_id",
+            args![],
+            |r| {
+                Ok(LeaseRow {
+                    set: r.get(0)?,
+                    worker: r.get(1)?,
+                    lease: r.get(2)?,
+                    expires: r.get(3)?,
+                    instance: r.get(4)?,
+                })
+            },
+        )
     }
 
     /// Grants `lease` on set `set` to `worker` until `expires`; fails if
     /// the set has a lease already.
     pub fn grant_lease(&self, l: &LeaseRow) -> anyhow::Result<()> {
-        self.conn.execute(
+        self.execute(
             "INSERT INTO leases (set_id, worker, lease, granted, expires, instance)
              VALUES ($1, $2, $3, $4, $5, $6)",
-            params![l.set, l.worker, l.lease, now_ms(), l.expires, l.instance],
+            args![l.set, &l.worker, &l.lease, now_ms(), l.expires, &l.instance],
         )?;
         Ok(())
     }
@@ -116,51 +115,47 @@ impl Db {
     /// Moves the end of lease `lease` of set `set` to `expires`; whether
     /// that lease is there to extend.
     pub fn extend_lease(&self, set: i64, lease: &str, expires: i64) -> anyhow::Result<bool> {
-        let n = self.conn.execute(
+        let n = self.execute(
             "UPDATE leases SET expires = $1 WHERE set_id = $2 AND lease = $3",
-            params![expires, set, lease],
+            args![expires, set, lease],
         )?;
         Ok(n == 1)
     }
 
     /// Ends set `set`'s lease, whoever holds it.
     pub fn drop_lease(&self, set: i64) -> anyhow::Result<()> {
-        self.conn
-            .execute("DELETE FROM leases WHERE set_id = $1", params![set])?;
+        self.execute("DELETE FROM leases WHERE set_id = $1", args![set])?;
         Ok(())
     }
 
     /// Ends every lease (a run that plays without workers).
     pub fn drop_all_leases(&self) -> anyhow::Result<usize> {
-        Ok(self.conn.execute("DELETE FROM leases", [])?)
+        Ok(self.execute("DELETE FROM leases", args![])? as usize)
     }
 
     /// The hash of version `version`'s files as shipped, if they were.
     pub fn blob_of(&self, version: i64) -> anyhow::Result<Option<String>> {
-        Ok(self
-            .conn
-            .query_row(
-                "SELECT hash FROM blobs WHERE version = $1",
-                params![version],
-                |r| r.get(0),
-            )
-            .optional()?)
+        self.query_opt(
+            "SELECT hash FROM blobs WHERE version = $1",
+            args![version],
+            |r| r.get(0),
+        )
     }
 
     /// Records the hash of version `version`'s files as shipped.
     pub fn set_blob(&self, version: i64, hash: &str) -> anyhow::Result<()> {
-        self.conn.execute(
+        self.execute(
             "INSERT INTO blobs (version, hash) VALUES ($1, $2)",
-            params![version, hash],
+            args![version, hash],
         )?;
         Ok(())
     }
 
     /// Whether some version's files are the blob `hash`.
     pub fn has_blob(&self, hash: &str) -> anyhow::Result<bool> {
-        let n: i64 = self.conn.query_row(
+        let n: i64 = self.query_row(
             "SELECT COUNT(*) FROM blobs WHERE hash = $1",
-            params![hash],
+            args![hash],
             |r| r.get(0),
         )?;
         Ok(n > 0)
@@ -174,7 +169,7 @@ mod tests {
     #[test]
     fn a_set_has_one_lease_and_only_its_id_extends_it() {
         let dir = tempfile::tempdir().unwrap();
-        let mut db = Db::create(&dir.path().join("season.db")).unwrap();
+        let mut db = Db::create(&dir.path().join("season.db"), None).unwrap();
         db.ensure_worker_tables().unwrap();
         db.ensure_worker_tables().unwrap();
         assert!(db.put_worker("w1", "sha256:aa").unwrap());

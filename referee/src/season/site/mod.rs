@@ -155,9 +155,10 @@ pub async fn start_with(
     // uploads' bound: a slow body holds no connection longer than an
     // archive's may.
     let app = match more {
-        Some(more) => router(site).merge(more.route_layer(
-            axum::middleware::from_fn_with_state(limits.upload, serve::within),
-        )),
+        Some(more) => router(site).merge(more.route_layer(axum::middleware::from_fn_with_state(
+            limits.upload,
+            serve::within,
+        ))),
         None => router(site),
     };
     let task = tokio::spawn(serve::serve(listener, app, limits, cancel));
