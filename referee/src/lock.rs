@@ -66,18 +66,34 @@ pub fn hold(what: &str, folder: &Path, lock: &Path) -> anyhow::Result<FolderLock
     };
     // A holder removes the file as it ends: the lock taken must be on the file
     // the name leads to now, else it is taken again on the new one.
-    for _ in 0..100 {
+    let (start, mut replaced) = (std::time::Instant::now(), 0);
+    while replaced < 100 {
         let file = open(lock)?;
         let mut locked = match FileLock::try_lock(file) {
             Ok(l) => l,
             Err(LockError::Held(file)) => {
+                let said = holder(file);
+                if start.elapsed() < LEFT_BEHIND && holder_gone(&said) {
+                    // Not a run: a process of a run that died (below).
+                    std::thread::sleep(LEFT_BEHIND_POLL);
+                    continue;
+                }
                 // Not ours to remove: a refused run leaves the holder's file.
                 held.path = PathBuf::new();
-                bail!("{what} is in use by another referee run ({})", holder(file));
+                if holder_gone(&said) {
+                    bail!(
+                        "{what} is locked, but the referee run that locked it is gone ({said}): \
+                         a process it started still holds the lock; end it \
+                         (`fuser {}` names it) and run again",
+                        lock.display()
+                    );
+                }
+                bail!("{what} is in use by another referee run ({said})");
             }
             Err(LockError::Failed(e)) => bail!("failed to lock {}: {e}", lock.display()),
         };
         if !files::same_file(locked.file(), lock) {
+            replaced += 1;
             continue;
         }
         let line = format!(
@@ -95,6 +111,24 @@ pub fn hold(what: &str, folder: &Path, lock: &Path) -> anyhow::Result<FolderLock
         return Ok(held);
     }
     bail!("failed to lock {}: it keeps being replaced", lock.display())
+}
+
+/// How long a run waits for a lock whose run is gone. The lock belongs to
+/// the open file, and a process forked by the run shares it until it runs
+/// its program (the file is close-on-exec) or dies (a bot's start checks
+/// that the referee lives, and dies with it): a moment, but on a loaded host
+/// a killed run's child can hold it for some milliseconds after the run is
+/// gone, and a run started at once (`season run` again after `kill -9`)
+/// would be refused.
+const LEFT_BEHIND: std::time::Duration = std::time::Duration::from_secs(10);
+const LEFT_BEHIND_POLL: std::time::Duration = std::time::Duration::from_millis(20);
+
+/// Whether the holder's file names a process that no longer exists.
+fn holder_gone(said: &str) -> bool {
+    let pid = (said.strip_prefix("pid "))
+        .and_then(|rest| rest.split(',').next())
+        .and_then(|pid| pid.parse::<u32>().ok());
+    pid.is_some_and(|pid| pid != std::process::id() && !crate::os::group::alive(pid))
 }
 
 fn open(lock: &Path) -> anyhow::Result<File> {
@@ -159,6 +193,43 @@ mod tests {
         assert_eq!(civil(20_423), (2025, 12, 1));
         let t = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_764_624_605);
         assert_eq!(utc(t), "2025-12-01 21:30:05 UTC");
+    }
+
+    /// A run killed while a process it forked has not yet run its program:
+    /// that process holds the lock for a moment after the run is gone. The
+    /// next run waits for it rather than being refused as if a run held it.
+    #[cfg(unix)] // an open file inherited by a child: Windows' handles are not
+    #[test]
+    fn a_lock_left_held_by_a_gone_runs_child_is_waited_for() {
+        use std::os::fd::AsRawFd;
+        let dir = tempfile::tempdir().unwrap();
+        let lock = dir.path().join("referee.lock");
+        let mut gone = std::process::Command::new("true").spawn().unwrap();
+        let pid = gone.id();
+        gone.wait().unwrap();
+        std::fs::write(&lock, format!("pid {pid}, since then\n")).unwrap();
+        let mut locked = FileLock::try_lock(open(&lock).unwrap()).unwrap();
+        // The child's copy of the open file: not close-on-exec, as between
+        // fork and exec.
+        let copy = nix::unistd::dup(locked.file().as_raw_fd()).unwrap();
+        let mut child = std::process::Command::new("sleep")
+            .arg("0.5")
+            .spawn()
+            .unwrap();
+        nix::unistd::close(copy).unwrap();
+        // The run dies: its descriptor is closed, never unlocked (a drop
+        // would unlock the open file, the child's copy with it).
+        let fd = locked.file().as_raw_fd();
+        std::mem::forget(locked);
+        nix::unistd::close(fd).unwrap();
+        let what = dir.path().display().to_string();
+        let held = hold(&what, dir.path(), &lock);
+        child.wait().unwrap();
+        let held = held.unwrap();
+        assert!(std::fs::read_to_string(&lock)
+            .unwrap()
+            .starts_with(&format!("pid {}, ", std::process::id())));
+        drop(held);
     }
 
     #[test]

@@ -574,11 +574,12 @@ fn kill_during_sets(dir: &Path, more: i64) -> BTreeMap<String, Vec<u8>> {
     transcripts(dir)
 }
 
-// Passed 9 runs in 10: once the resume after the second SIGKILL exited with
-// an error whose stderr was not kept (the test now prints it). Until that is
-// understood it does not gate the suite; run it with `--ignored`.
+// It once failed 1 run in 10 (the resume after the second SIGKILL exited
+// with an error whose stderr was not kept; it now prints it). The candidate
+// cause found, a lock left held for a moment by a process the killed run had
+// just forked, is waited for (`lock.rs`); 17 runs in a row passed under load
+// after that, and 60 rounds of its scenario before.
 #[test]
-#[ignore = "failed 1 run in 10 (a resume after two SIGKILLs exited with an error); under investigation"]
 fn killed_twice_a_season_loses_no_game_and_its_record_is_its_transcripts() {
     let base = scratch("season_e2e", "killed");
     let (dir, twin) = (base.join("killed"), base.join("straight"));
