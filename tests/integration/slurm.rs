@@ -574,8 +574,9 @@ fn slurm_array_of_season_workers_plays_the_seasons_sets() {
         .next()
         .unwrap()
         .to_owned();
-    // The run ends once its sets are finished; the tasks, once it has said
-    // so. Tasks that end while the run still waits have failed: say how.
+    // The run ends once its sets are finished (and it has told the asking
+    // workers so, for a few seconds more); the tasks, once told. A task that
+    // ends any other way has failed: say how at once.
     let task_logs = || {
         let mut text = String::new();
         for k in 0..2 {
@@ -585,23 +586,19 @@ fn slurm_array_of_season_workers_plays_the_seasons_sets() {
         }
         text
     };
-    let mut tasks_gone = 0;
     cluster.wait("the season's run to reach its sets", || {
         if run.try_wait().unwrap().is_some() {
             return true;
         }
+        // Both tasks gone from the queue: each must have completed (told by
+        // the lingering run), not failed.
         let queued = run_ok(cluster.command("squeue").args(["-h", "-j", &array]));
-        tasks_gone = if queued.stdout.is_empty() {
-            tasks_gone + 1
-        } else {
-            0
-        };
-        // Gone for a few looks in a row (squeue may lag the submission).
-        assert!(
-            tasks_gone < 25,
-            "every task ended before the run:\n{}",
-            task_logs()
-        );
+        if queued.stdout.is_empty() {
+            for k in 0..2 {
+                let state = cluster.state(&format!("{array}_{k}"));
+                assert_eq!(state, "COMPLETED", "task {k}:\n{}", task_logs());
+            }
+        }
         false
     });
     let ended = run.wait_with_output().unwrap();
