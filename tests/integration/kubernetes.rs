@@ -48,23 +48,11 @@ fn validate(files: &[PathBuf]) -> std::process::Output {
     out
 }
 
-/// A manifest as JSON (through PyYAML, which kubernetes-validate brings).
+/// A manifest of one document, as JSON.
 fn load(path: &Path) -> serde_json::Value {
-    let out = Command::new("python3")
-        .args([
-            "-c",
-            "import json, sys, yaml; print(json.dumps(yaml.safe_load(open(sys.argv[1]))))",
-        ])
-        .arg(path)
-        .output()
-        .expect("python3 runs");
-    assert!(
-        out.status.success(),
-        "{}: {}",
-        path.display(),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
+    let mut docs = load_all(path);
+    assert_eq!(docs.len(), 1, "{}: one document", path.display());
+    docs.remove(0)
 }
 
 #[test]
@@ -206,7 +194,8 @@ fn the_manifests_fit_together_and_shard_auto_reads_the_index() {
     );
 }
 
-/// Every document of a manifest file, as JSON.
+/// Every document of a manifest file, as JSON (through PyYAML, which
+/// kubernetes-validate brings).
 fn load_all(path: &Path) -> Vec<serde_json::Value> {
     let out = Command::new("python3")
         .args([

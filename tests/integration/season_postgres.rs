@@ -135,25 +135,17 @@ impl Cluster {
 
     /// Runs SQL in `database` over the cluster's socket (trusted).
     fn sql(&self, database: &str, sql: &str) {
-        let out = Command::new("psql")
-            .arg("-h")
-            .arg(self.dir.path())
-            .args([
-                "-p",
-                &self.port.to_string(),
-                "-U",
-                "referee",
-                "-d",
-                database,
-            ])
-            .args(["-v", "ON_ERROR_STOP=1", "-q", "-c", sql])
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "psql {sql:?}: {}", stderr(&out));
+        self.psql(database, sql, "-q");
     }
 
     /// The rows `sql` returns in `database`, one line each.
     fn query(&self, database: &str, sql: &str) -> String {
+        self.psql(database, sql, "-tA")
+    }
+
+    /// `psql` as `referee` over the cluster's socket, with `output`'s flag;
+    /// its stdout.
+    fn psql(&self, database: &str, sql: &str, output: &str) -> String {
         let out = Command::new("psql")
             .arg("-h")
             .arg(self.dir.path())
@@ -165,7 +157,7 @@ impl Cluster {
                 "-d",
                 database,
             ])
-            .args(["-v", "ON_ERROR_STOP=1", "-tA", "-c", sql])
+            .args(["-v", "ON_ERROR_STOP=1", output, "-c", sql])
             .output()
             .unwrap();
         assert!(out.status.success(), "psql {sql:?}: {}", stderr(&out));
@@ -555,74 +547,4 @@ fn concurrent_writers_on_postgres_all_land() {
          WHERE e.name LIKE 'w%' AND v.number = 1",
     );
     assert_eq!(numbers.trim(), "12");
-}
-
-/// Workers on a PostgreSQL season: the leases, the workers and the shipped
-/// files' hashes live in PostgreSQL too. A run that plays nothing itself
-/// (`--jobs 0`) and one worker finish two sets; the database holds each of
-/// their twelve games once, no lease is left, and `verify` is ok.
-#[test]
-fn workers_play_a_season_on_postgres() {
-    let Some(bin) = runnable() else { return };
-    let pg = Cluster::start(bin);
-    let url = pg.database("worked_season");
-    let dir = scratch("season_postgres", "workers");
-    init(&dir, &["--db", &url]);
-    let token = stdout(&succeeds(season(&["worker-token"]).arg(&dir).arg("w1")));
-    let token_file = dir.with_extension("w1.token");
-    std::fs::write(&token_file, token.trim()).unwrap();
-    let port = free_port();
-    let run = season(&["run"])
-        .arg(&dir)
-        .args(["--serve", &format!("127.0.0.1:{port}")])
-        .args(["--workers", "--jobs", "0", "--sets", "2", "--quiet"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut worker = referee()
-        .args(["season", "worker", "--server"])
-        .arg(format!("http://127.0.0.1:{port}"))
-        .arg("--token-file")
-        .arg(&token_file)
-        .arg("--cache")
-        .arg(dir.with_extension("cache"))
-        .arg("--quiet")
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    // The run ends once its two sets are finished, each game handed back by
-    // the worker; the worker, told so, ends too.
-    let ran = run.wait_with_output().unwrap();
-    assert!(ran.status.success(), "season run: {}", stderr(&ran));
-    let start = std::time::Instant::now();
-    while worker.try_wait().unwrap().is_none() {
-        assert!(
-            start.elapsed() < std::time::Duration::from_secs(600),
-            "the worker did not stop after the run's sets"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(100));
-    }
-    let worked = worker.wait_with_output().unwrap();
-    assert!(
-        worked.status.success(),
-        "season worker: {}",
-        stderr(&worked)
-    );
-    let counts = pg.query(
-        "worked_season",
-        "SELECT (SELECT COUNT(*) FROM games), \
-                (SELECT COUNT(DISTINCT set_id * 10 + game) FROM games), \
-                (SELECT COUNT(*) FROM sets WHERE finished IS NOT NULL), \
-                (SELECT COUNT(*) FROM leases), \
-                (SELECT COUNT(*) FROM workers)",
-    );
-    assert_eq!(
-        counts.trim(),
-        "12|12|2|0|1",
-        "games, distinct games, finished sets, leases, workers"
-    );
-    assert_eq!(transcripts(&dir).len(), 12);
-    verify_ok(&dir);
 }
