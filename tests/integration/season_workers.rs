@@ -459,3 +459,49 @@ fn slower(t: &[u8]) -> Vec<u8> {
     h["time_control"]["decision_ms"] = (ms * 2).into();
     format!("{h}\n{rest}").into_bytes()
 }
+
+/// A version whose folder cannot be packed (it holds a link) is said once,
+/// with what to do, and no worker is offered it; with no tables of its own
+/// (`--jobs 0`) the run plans the others for its workers and finishes.
+#[test]
+fn a_version_whose_folder_cannot_be_shipped_is_said_once_and_left_to_no_worker() {
+    let dir = scratch("season_workers", "unshippable");
+    init(&dir, &[]);
+    let bot = dir.with_extension("d-bot");
+    std::fs::create_dir_all(&bot).unwrap();
+    let exe = env!("CARGO_BIN_EXE_referee");
+    std::fs::write(bot.join("run.sh"), format!("exec {exe} bot random\n")).unwrap();
+    std::os::unix::fs::symlink("/etc/hostname", bot.join("a-link")).unwrap();
+    let mut s = season(&["submit"]);
+    s.arg(&dir)
+        .args(["d", "--unchecked", "--bot-dir"])
+        .arg(&bot)
+        .args(["--", "sh", "run.sh"]);
+    succeeds(s.stdout(Stdio::null()));
+    let tw = token(&dir, "w");
+    let (mut run, addr) = server(&dir, &["--jobs", "0", "--sets", "3"]);
+    let _w = worker(addr, &tw, &dir.with_extension("cache"), 2, "worker w");
+    assert!(run.ends(), "the run failed:\n{}", run.said());
+    assert_eq!(counted(&dir), whole(3));
+    let said = run.said();
+    let told: Vec<&str> = (said.lines())
+        .filter(|l| l.contains("d v1 cannot go to workers"))
+        .collect();
+    assert_eq!(told.len(), 1, "said once:\n{said}");
+    assert!(
+        told[0].contains("a-link") && told[0].contains("--bot-dir"),
+        "{}",
+        told[0]
+    );
+    let c = rusqlite::Connection::open(dir.join("season.db")).unwrap();
+    let with_d: i64 = c
+        .query_row(
+            "SELECT COUNT(*) FROM sets s JOIN versions v ON v.id IN (s.a, s.b, s.c) \
+             JOIN entrants e ON e.id = v.entrant WHERE e.name = 'd' AND s.finished IS NOT NULL",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(with_d, 0, "a set of d was played, by no table that could");
+    verify_ok(&dir);
+}

@@ -118,6 +118,10 @@ fn walk(root: &Path, rel: &Path, out: &mut Vec<std::path::PathBuf>) -> anyhow::R
     for name in names {
         let child = rel.join(&name);
         let meta = std::fs::symlink_metadata(root.join(&child))?;
+        if out.len() as u64 >= CAPS.entries {
+            // Stopped here: a home folder is not walked to its end.
+            bail!("more than {} files and folders to ship", CAPS.entries);
+        }
         if meta.is_dir() {
             out.push(child.clone());
             walk(root, &child, out)?;

@@ -143,6 +143,7 @@ pub async fn run_with(
         present: BTreeSet::new(),
         served: BTreeSet::new(),
         held_said: BTreeSet::new(),
+        unshippable: BTreeSet::new(),
     };
     let result = c.play(rx, inbox, cancel).await;
     c.stop.cancel();
@@ -185,6 +186,9 @@ struct Coordinator<'a> {
     served: BTreeSet<String>,
     /// The sets said to wait for a connector.
     held_said: BTreeSet<i64>,
+    /// The versions whose folder could not be packed for a worker
+    /// (`run/workers.rs`): planned for this run's own tables only.
+    unshippable: BTreeSet<i64>,
 }
 
 impl Coordinator<'_> {
@@ -262,6 +266,9 @@ impl Coordinator<'_> {
         }
         let admitted: Vec<Version> = versions.iter().filter(|v| v.admitted).cloned().collect();
         self.serve(&admitted)?;
+        if self.opts.lease_ms.is_some() {
+            self.pack_for_workers(&admitted)?;
+        }
         let mut spec = self.settings.table(&self.dir, &admitted)?;
         spec.isolation.remote.clone_from(&self.opts.hub);
         crate::session::view_held(&spec).await?;
@@ -384,7 +391,7 @@ impl Coordinator<'_> {
         // entrant's older versions are not either: they are retired).
         let active: Vec<i64> = (current.into_values())
             .filter(|v| match remote::name(v) {
-                None => true,
+                None => !(for_worker && self.unshippable.contains(&v.id)),
                 Some(n) => !for_worker && self.present.contains(n),
             })
             .map(|v| v.id)

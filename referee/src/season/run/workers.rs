@@ -10,7 +10,7 @@ use serde_json::json;
 
 use super::super::blob;
 use super::super::db::lease::{now_ms, LeaseRow};
-use super::super::db::SetRow;
+use super::super::db::{SetRow, Version};
 use super::super::lease::{Answer, Ask, Asked, Granted, Offer, Request, Shipped};
 use super::Coordinator;
 use crate::tournament::schedule::SET;
@@ -169,16 +169,23 @@ impl Coordinator<'_> {
             ));
         }
         self.refresh().await?;
-        let Some(set) = self.next_for_worker()? else {
-            // Done once the target is reached, not merely planned: a lease
-            // that runs out later puts its set back, to be played.
-            let done = self.target_reached()?;
-            return Ok(Answer::ok(serde_json::to_value(Offer {
-                granted: None,
-                done,
-            })?));
-        };
-        self.grant(worker, &ask.instance, &set)
+        // Each set that cannot be shipped marks a version unshippable, so
+        // this ends: the next set is one without it.
+        loop {
+            let Some(set) = self.next_for_worker()? else {
+                // Done once the target is reached, not merely planned: a
+                // lease that runs out later puts its set back, to be played.
+                let done = self.target_reached()?;
+                return Ok(Answer::ok(serde_json::to_value(Offer {
+                    granted: None,
+                    done,
+                })?));
+            };
+            match self.shipped(&set)? {
+                Some(shipped) => return self.grant(worker, &ask.instance, &set, shipped),
+                None => continue,
+            }
+        }
     }
 
     /// The first open set no table here plays and no one leases, else a
@@ -194,19 +201,30 @@ impl Coordinator<'_> {
             !s.finished
                 && !self.under_way.contains(&s.id)
                 && !leased.contains(&s.id)
-                && !s.versions.iter().any(|&v| remote_seat(v))
+                && !s
+                    .versions
+                    .iter()
+                    .any(|&v| remote_seat(v) || self.unshippable.contains(&v))
         });
         if let Some(s) = open {
             return Ok(Some(s.clone()));
         }
-        if self.opts.sets.is_some_and(|n| sets.len() as u64 >= n) {
+        // A set no table of this run can play (a version in it cannot be
+        // shipped) does not count toward --sets: it waits for a run with
+        // tables of its own, and this one plans others.
+        let stuck = (sets.iter())
+            .filter(|s| !s.finished && s.versions.iter().any(|v| self.unshippable.contains(v)))
+            .count();
+        let stuck = if self.opts.jobs == 0 { stuck } else { 0 };
+        if (self.opts.sets).is_some_and(|n| (sets.len() - stuck) as u64 >= n) {
             return Ok(None);
         }
         self.plan(&sets, true)
     }
 
-    /// Leases `set` to `worker`: its versions shipped by hash.
-    fn grant(&mut self, worker: &str, instance: &str, set: &SetRow) -> anyhow::Result<Answer> {
+    /// Set `set`'s versions as a worker gets them, each packed by hash;
+    /// `None` if one cannot be shipped (it is then marked, and said once).
+    fn shipped(&mut self, set: &SetRow) -> anyhow::Result<Option<Vec<Shipped>>> {
         let mut shipped = Vec::new();
         for id in set.versions {
             let v = (self.versions.iter().find(|v| v.id == id)).cloned();
@@ -216,17 +234,8 @@ impl Coordinator<'_> {
             let hash = match blob::of_version(&self.dir, &self.db, &v) {
                 Ok(h) => h,
                 Err(e) => {
-                    eprintln!(
-                        "referee: season: set {} cannot go to a worker: {e:#}",
-                        set.id
-                    );
-                    return Ok(Answer::refused(
-                        503,
-                        format!(
-                            "set {}'s bots cannot be shipped (the server's console says why)",
-                            set.id
-                        ),
-                    ));
+                    self.unshippable(&v, &e);
+                    return Ok(None);
                 }
             };
             shipped.push(Shipped {
@@ -237,6 +246,54 @@ impl Coordinator<'_> {
                 blob: hash,
             });
         }
+        Ok(Some(shipped))
+    }
+
+    /// Packs each of `admitted` not packed yet, so that a version no worker
+    /// can have is known before a set of it is planned for one.
+    pub(super) fn pack_for_workers(&mut self, admitted: &[Version]) -> anyhow::Result<()> {
+        for v in admitted {
+            if self.unshippable.contains(&v.id) || super::remote::name(v).is_some() {
+                continue;
+            }
+            if let Err(e) = blob::of_version(&self.dir, &self.db, v) {
+                self.unshippable(v, &e);
+            }
+        }
+        Ok(())
+    }
+
+    /// Marks version `v` as one no worker can play, and says why and what
+    /// to do, once: without tables of its own, this run never plays it.
+    fn unshippable(&mut self, v: &Version, e: &anyhow::Error) {
+        self.unshippable.insert(v.id);
+        let tables = match self.opts.jobs {
+            0 => "this run has no tables of its own (--jobs 0), so it is not planned and its \
+                  sets already planned wait"
+                .to_owned(),
+            n => format!("only this run's own {n} table(s) play its sets"),
+        };
+        // Always said, --quiet or not: without it a run of workers alone
+        // would wait with no word of why.
+        eprintln!(
+            "referee: season: {} v{} cannot go to workers: {e:#}. A worker gets a version's \
+             folder (its --bot-dir, or the folder it was submitted from) packed, and a \
+             folder with a link or a special file, or over the uploads' caps, cannot be. \
+             Until the run is restarted, {tables}; submit it again with --bot-dir naming a \
+             folder that holds only its files",
+            crate::names::printable(&v.name),
+            v.number
+        );
+    }
+
+    /// Leases `set` to `worker`, its versions `shipped` by hash.
+    fn grant(
+        &mut self,
+        worker: &str,
+        instance: &str,
+        set: &SetRow,
+        shipped: Vec<Shipped>,
+    ) -> anyhow::Result<Answer> {
         let recorded = self.db.recorded(set.id)?;
         let lease = LeaseRow {
             set: set.id,

@@ -166,14 +166,17 @@ async fn hand_back(
 }
 
 /// Sends one game's transcript; why it was not counted, if it was not.
-/// A server out of reach is tried again while the lease would last.
+/// A server out of reach is tried again until it answers (up to
+/// [`super::GIVE_UP`]), however long ago the lease would have run out: the
+/// server, not this worker's clock, says whether the lease still holds, so
+/// a worker cut off past its lease hands its result back and is told.
 async fn hand_one(w: &Worker, g: &Granted, o: &GameOutcome, file: PathBuf) -> Result<(), String> {
     let bytes = std::fs::read(&file).map_err(|e| format!("{}: {e}", file.display()))?;
     let path = format!(
         "/api/worker/sets/{}/games/{}?lease={}",
         g.set, o.game, g.lease
     );
-    let until = Instant::now() + Duration::from_millis(g.lease_ms);
+    let mut out_of_reach: Option<Instant> = None;
     loop {
         match w.server.send("POST", &path, &bytes, false).await {
             Ok(r) if r.status == 200 => return Ok(()),
@@ -185,10 +188,20 @@ async fn hand_one(w: &Worker, g: &Granted, o: &GameOutcome, file: PathBuf) -> Re
                     r.why()
                 ))
             }
-            Err(e) if Instant::now() >= until => {
-                return Err(format!("game {} could not be handed back: {e:#}", o.game))
+            Err(e) => {
+                let since = *out_of_reach.get_or_insert_with(|| {
+                    w.say(&format!(
+                        "set {} game {}: the server cannot be reached to hand it back \
+                         ({e:#}); trying again until it answers",
+                        g.set, o.game
+                    ));
+                    Instant::now()
+                });
+                if since.elapsed() >= super::GIVE_UP {
+                    return Err(format!("game {} could not be handed back: {e:#}", o.game));
+                }
+                tokio::time::sleep(Duration::from_millis(500)).await;
             }
-            Err(_) => tokio::time::sleep(Duration::from_millis(500)).await,
         }
     }
 }
