@@ -50,6 +50,7 @@ mod replay_page;
 mod sample_bots;
 mod schema;
 mod season;
+mod season_cluster;
 mod season_e2e;
 mod season_final;
 mod season_postgres;

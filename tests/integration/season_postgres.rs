@@ -22,7 +22,7 @@ use std::process::{Command, Stdio};
 use crate::support::{referee, root, scratch, stderr, stdout, succeeds, wait_while_running};
 
 /// The password of every test cluster's user `referee`.
-const PASSWORD: &str = "pg47-Secret-Word";
+pub(crate) const PASSWORD: &str = "pg47-Secret-Word";
 
 /// The PostgreSQL programs (`initdb`, `pg_ctl`), newest version first.
 fn bindir() -> Option<PathBuf> {
@@ -41,7 +41,7 @@ fn bindir() -> Option<PathBuf> {
 
 /// True when the test may run; otherwise says loudly why not, or fails where
 /// PostgreSQL is required (`scripts/test` as root requires it).
-fn runnable() -> Option<PathBuf> {
+pub(crate) fn runnable() -> Option<PathBuf> {
     if let Some(bin) = bindir() {
         return Some(bin);
     }
@@ -55,7 +55,7 @@ fn runnable() -> Option<PathBuf> {
 }
 
 /// A throwaway cluster, stopped (immediately) when dropped.
-struct Cluster {
+pub(crate) struct Cluster {
     bin: PathBuf,
     dir: tempfile::TempDir,
     port: u16,
@@ -67,7 +67,7 @@ fn free_port() -> u16 {
 }
 
 impl Cluster {
-    fn start(bin: PathBuf) -> Cluster {
+    pub(crate) fn start(bin: PathBuf) -> Cluster {
         let dir = tempfile::tempdir().unwrap();
         let pwfile = dir.path().join("pw");
         std::fs::write(&pwfile, PASSWORD).unwrap();
@@ -139,7 +139,7 @@ impl Cluster {
     }
 
     /// The rows `sql` returns in `database`, one line each.
-    fn query(&self, database: &str, sql: &str) -> String {
+    pub(crate) fn query(&self, database: &str, sql: &str) -> String {
         self.psql(database, sql, "-tA")
     }
 
@@ -165,7 +165,7 @@ impl Cluster {
     }
 
     /// A new, empty database; the URL of it (no password).
-    fn database(&self, name: &str) -> String {
+    pub(crate) fn database(&self, name: &str) -> String {
         self.sql("postgres", &format!("CREATE DATABASE {name}"));
         self.url(name)
     }
@@ -196,7 +196,7 @@ impl Drop for Cluster {
 }
 
 /// A `referee season` command with the cluster's password in `PGPASSWORD`.
-fn season(args: &[&str]) -> Command {
+pub(crate) fn season(args: &[&str]) -> Command {
     let mut c = referee();
     c.arg("season").args(args).env("PGPASSWORD", PASSWORD);
     c

@@ -22,7 +22,7 @@ use serde_json::Value;
 use crate::support::{copy_dir, referee, scratch, stdout, succeeds};
 
 /// The bound on every wait.
-const LIMIT: Duration = Duration::from_secs(300);
+pub(crate) const LIMIT: Duration = Duration::from_secs(300);
 
 fn season(args: &[&str]) -> Command {
     let mut c = referee();
@@ -64,14 +64,14 @@ fn token(dir: &Path, name: &str) -> PathBuf {
 }
 
 /// A process whose stderr lines are kept as they come; killed when dropped.
-struct Proc {
+pub(crate) struct Proc {
     child: Child,
     lines: Arc<Mutex<Vec<String>>>,
     what: String,
 }
 
 impl Proc {
-    fn start(mut cmd: Command, what: &str) -> Proc {
+    pub(crate) fn start(mut cmd: Command, what: &str) -> Proc {
         let mut child = cmd
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
@@ -93,7 +93,7 @@ impl Proc {
     }
 
     /// The first line that `pred` holds for, once one has come.
-    fn wait_for(&self, pred: impl Fn(&str) -> bool) -> String {
+    pub(crate) fn wait_for(&self, pred: impl Fn(&str) -> bool) -> String {
         let start = Instant::now();
         loop {
             if let Some(l) = self.lines.lock().unwrap().iter().find(|l| pred(l)) {
@@ -109,17 +109,17 @@ impl Proc {
         }
     }
 
-    fn said(&self) -> String {
+    pub(crate) fn said(&self) -> String {
         self.lines.lock().unwrap().join("\n")
     }
 
-    fn signal(&self, s: nix::sys::signal::Signal) {
+    pub(crate) fn signal(&self, s: nix::sys::signal::Signal) {
         let pid = nix::unistd::Pid::from_raw(self.child.id() as i32);
         nix::sys::signal::kill(pid, s).unwrap();
     }
 
     /// Waits for it to end; whether it succeeded.
-    fn ends(&mut self) -> bool {
+    pub(crate) fn ends(&mut self) -> bool {
         let start = Instant::now();
         loop {
             if let Some(status) = self.child.try_wait().unwrap() {
@@ -189,7 +189,7 @@ fn verify_ok(dir: &Path) {
 }
 
 /// Every (set, game) of `sets` sets, each once.
-fn whole(sets: i64) -> Vec<(i64, u32)> {
+pub(crate) fn whole(sets: i64) -> Vec<(i64, u32)> {
     (1..=sets)
         .flat_map(|s| (1..=6).map(move |g| (s, g)))
         .collect()

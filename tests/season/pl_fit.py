@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """An independent Plackett-Luce fit of a season's games, for
-tests/integration/season_e2e.rs: reads DIR/season.db with sqlite3 and prints
-{"VERSION_ID": rating, ...} as JSON.
+tests/integration/season_e2e.rs and season_cluster.rs: reads the games of
+DIR/season.db with sqlite3, or with `-` the outcome column of a season's
+finished sets' games (a JSON text a line, as `psql -tA` prints them) from
+stdin, and prints {"VERSION_ID": rating, ...} as JSON.
 
 The model is the one docs/organisers.md ("The rating", "A season's ratings")
 states, written here from that text and not from the referee's code:
@@ -25,12 +27,22 @@ import sqlite3
 import sys
 
 
-def games(db):
-    rows = db.execute(
-        "SELECT g.outcome FROM games g JOIN sets s ON s.id = g.set_id "
-        "WHERE s.finished IS NOT NULL ORDER BY g.set_id, g.game"
-    )
-    for (text,) in rows:
+# The games that count: every game of every finished set.
+COUNTED = (
+    "SELECT g.outcome FROM games g JOIN sets s ON s.id = g.set_id "
+    "WHERE s.finished IS NOT NULL ORDER BY g.set_id, g.game"
+)
+
+
+def outcomes(source):
+    if source == "-":
+        return [line for line in sys.stdin.read().splitlines() if line.strip()]
+    db = sqlite3.connect(f"file:{source}/season.db?mode=ro", uri=True)
+    return [text for (text,) in db.execute(COUNTED)]
+
+
+def games(texts):
+    for text in texts:
         o = json.loads(text)
         teams, forfeited = o["teams"], set(o["forfeited"])
         clean = [teams[t] for t in o["ranking"] if t not in forfeited]
@@ -81,8 +93,7 @@ def solve(a, b):
 
 
 def main():
-    db = sqlite3.connect(f"file:{sys.argv[1]}/season.db?mode=ro", uri=True)
-    raw = list(games(db))
+    raw = list(games(outcomes(sys.argv[1])))
     versions = sorted({v for order, _ in raw for v in order})
     index = {v: i for i, v in enumerate(versions)}
     played = [([index[v] for v in order], choices) for order, choices in raw]
