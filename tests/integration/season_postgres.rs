@@ -315,7 +315,7 @@ fn a_season_on_postgres_plays_as_on_sqlite() {
     // Every other command on PostgreSQL: a token, the site, close.
     let token = stdout(&succeeds(season(&["token"]).arg(&post).arg("newcomer")));
     assert!(token.contains("entrant newcomer created"), "{token}");
-    site_serves(&post, &standings_json(&post));
+    site_serves(&pg, "same_season", &post, &standings_json(&post));
     let closed = stdout(&succeeds(season(&["close"]).arg(&post)));
     assert!(closed.contains("closed; its seed secret"), "{closed}");
     let err = fails(season(&["run", "-q"]).arg(&post));
@@ -330,34 +330,46 @@ fn a_season_on_postgres_plays_as_on_sqlite() {
     }
 }
 
-/// `season serve` on `dir` answers `/api/standings` with `expected`.
-fn site_serves(dir: &Path, expected: &str) {
-    use std::io::{BufRead, Read, Write};
-    let mut serve = season(&["serve", "--addr", "127.0.0.1:0"])
-        .arg(dir)
-        .stderr(Stdio::piped())
-        .spawn()
+/// `season serve` on `dir` (database `db` of `pg`) answers
+/// `/api/standings` with `expected`, and serves forty pages on a handful of
+/// connections, not one each.
+fn site_serves(pg: &Cluster, db: &str, dir: &Path, expected: &str) {
+    use std::io::{Read, Write};
+    let mut c = season(&["serve", "--addr", "127.0.0.1:0"]);
+    c.arg(dir);
+    // Killed when dropped, an assertion failing included.
+    let serve = crate::season_workers::Proc::start(c, "season serve");
+    let line = serve.wait_for(|l| l.starts_with("referee: season site at http://"));
+    let addr = (line.strip_prefix("referee: season site at http://"))
+        .unwrap()
+        .trim_end_matches('/')
+        .to_owned();
+    let get = |path: &str| {
+        let mut s = std::net::TcpStream::connect(&addr).unwrap();
+        write!(
+            s,
+            "GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+        )
         .unwrap();
-    let mut lines = std::io::BufReader::new(serve.stderr.take().unwrap()).lines();
-    let addr = loop {
-        let line = lines
-            .next()
-            .expect("the site says where it listens")
-            .unwrap();
-        if let Some(rest) = line.strip_prefix("referee: season site at http://") {
-            break rest.trim_end_matches('/').to_owned();
-        }
+        let mut reply = String::new();
+        s.read_to_string(&mut reply).unwrap();
+        reply
     };
-    let mut s = std::net::TcpStream::connect(&addr).unwrap();
-    write!(
-        s,
-        "GET /api/standings HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
-    )
-    .unwrap();
-    let mut reply = String::new();
-    s.read_to_string(&mut reply).unwrap();
-    let _ = serve.kill();
-    let _ = serve.wait();
+    let reply = get("/api/standings");
+    let sessions = || -> u64 {
+        let sql = format!("SELECT sessions FROM pg_stat_database WHERE datname = '{db}'");
+        pg.query("postgres", &sql).trim().parse().unwrap()
+    };
+    let before = sessions();
+    for i in 0..20 {
+        let game = get(&format!("/games/1/{}", i % 6 + 1));
+        assert!(game.starts_with("HTTP/1.1 200"), "{game}");
+        let page = get("/entrants/heur");
+        assert!(page.starts_with("HTTP/1.1 200"), "{page}");
+    }
+    let opened = sessions() - before;
+    assert!(opened <= 5, "forty pages opened {opened} connections");
+    drop(serve);
     assert!(reply.starts_with("HTTP/1.1 200"), "{reply}");
     let body = reply.split_once("\r\n\r\n").unwrap().1;
     let got: serde_json::Value = serde_json::from_str(body).unwrap();

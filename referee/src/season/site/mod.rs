@@ -68,7 +68,14 @@ struct Site {
     limits: serve::Limits,
     /// The places of event streams ([`serve::Limits::event_streams`]).
     streams: Arc<tokio::sync::Semaphore>,
+    /// Read-only connections a request left, for the next ones (at most
+    /// [`IDLE`]): a PostgreSQL season's pages do not each pay for a new
+    /// connection and its authentication.
+    idle: Mutex<Vec<Db>>,
 }
+
+/// The most read-only connections the site keeps between requests.
+const IDLE: usize = 4;
 
 /// The standings computed at one generation of the database: as JSON, and
 /// as the table of `/` and `/standings-table`. Every request but the first
@@ -145,6 +152,7 @@ pub async fn start_with(
         stop: cancel.clone(),
         limits,
         streams: Arc::new(tokio::sync::Semaphore::new(limits.event_streams)),
+        idle: Mutex::new(Vec::new()),
     });
     let listener = tokio::net::TcpListener::bind(addr)
         .await
@@ -197,15 +205,26 @@ fn router(site: Shared) -> Router {
         .with_state(site)
 }
 
-/// Runs `f` on a fresh read-only connection, off the async threads.
+/// Runs `f` on a read-only connection (one a request left, or a new one),
+/// off the async threads. A connection is kept for the next request only
+/// after `f` succeeded on it, so a broken one is not handed on.
 async fn with_db<T: Send + 'static>(
     site: &Shared,
     f: impl FnOnce(&Db, &Path) -> Result<T, Failure> + Send + 'static,
 ) -> Result<T, Failure> {
     let site = site.clone();
     tokio::task::spawn_blocking(move || {
-        let db = Db::open_read_only(&site.dir.join(DB))?;
-        f(&db, &site.dir)
+        let kept = site.idle.lock().expect("the idle connections").pop();
+        let db = match kept {
+            Some(db) => db,
+            None => Db::open_read_only(&site.dir.join(DB))?,
+        };
+        let answer = f(&db, &site.dir)?;
+        let mut idle = site.idle.lock().expect("the idle connections");
+        if idle.len() < IDLE {
+            idle.push(db);
+        }
+        Ok(answer)
     })
     .await
     .map_err(|e| Failure::from(anyhow::anyhow!("a request's task failed: {e}")))?
