@@ -289,21 +289,7 @@ fn check_database(pg: &Cluster, dir: &Path) {
         season(&["standings", "--json"]).arg(dir),
     )))
     .unwrap();
-    let rated: BTreeMap<String, f64> = (standings["entrants"].as_array().unwrap().iter())
-        .map(|v| (v["version"].to_string(), v["rating"].as_f64().unwrap()))
-        .collect();
-    assert_eq!(
-        fit.keys().collect::<Vec<_>>(),
-        rated.keys().collect::<Vec<_>>(),
-        "the same versions rated"
-    );
-    for (v, r) in &rated {
-        assert!(
-            (r - fit[v]).abs() <= 0.5,
-            "version {v}: {r} rated, {} fitted",
-            fit[v]
-        );
-    }
+    crate::season_e2e::ratings_are(&fit, &standings);
     let verified = Command::new(env!("CARGO_BIN_EXE_referee"))
         .arg("verify")
         .arg(dir)

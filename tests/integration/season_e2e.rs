@@ -513,6 +513,12 @@ fn ratings_are_an_independent_fit(dir: &Path, s: &Value) {
             .arg(dir),
     );
     let fit: BTreeMap<String, f64> = serde_json::from_str(&stdout(&out)).unwrap();
+    ratings_are(&fit, s);
+}
+
+/// Every version's rating in standings `s` (`season standings --json`) is
+/// within half a point of `fit`'s, and the same versions are rated.
+pub(crate) fn ratings_are(fit: &BTreeMap<String, f64>, s: &Value) {
     let rated: BTreeMap<String, f64> = (versions(s).values())
         .map(|v| (v["version"].to_string(), v["rating"].as_f64().unwrap()))
         .collect();
