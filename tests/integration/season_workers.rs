@@ -43,7 +43,11 @@ fn init(dir: &Path, extra: &[&str]) {
     let bot = dir.with_extension("c-bot");
     std::fs::create_dir_all(&bot).unwrap();
     let exe = env!("CARGO_BIN_EXE_referee");
-    std::fs::write(bot.join("run.sh"), format!("exec {exe} bot heuristic\n")).unwrap();
+    std::fs::write(
+        bot.join("run.sh"),
+        format!("echo c says hello on stderr >&2\nexec {exe} bot heuristic\n"),
+    )
+    .unwrap();
     let mut s = season(&["submit"]);
     s.arg(dir)
         .args(["c", "--unchecked", "--bot-dir"])
@@ -231,6 +235,30 @@ fn workers_play_a_season_in_the_bytes_the_servers_own_tables_write() {
         said.contains("leased to worker w1") && said.contains("leased to worker w2"),
         "{said}"
     );
+    // `c`'s stderr came back from the workers, to where the server's own
+    // tables keep it (its logs page reads it there), as the local run's.
+    let logs_of_c = |season: &Path| -> Vec<String> {
+        let stderr = season.join("stderr");
+        let mut found = Vec::new();
+        for folder in std::fs::read_dir(&stderr).unwrap().flatten() {
+            for file in std::fs::read_dir(folder.path()).unwrap().flatten() {
+                let text = std::fs::read_to_string(file.path()).unwrap();
+                if text.contains("c says hello on stderr") {
+                    let name = file.file_name().to_string_lossy().into_owned();
+                    found.push(format!("{}/{name}", folder.file_name().to_string_lossy()));
+                }
+            }
+        }
+        found.sort();
+        found
+    };
+    let from_workers = logs_of_c(&dir);
+    assert!(!from_workers.is_empty(), "no log of c came back");
+    assert_eq!(
+        from_workers,
+        logs_of_c(&local),
+        "c's logs where local tables keep them"
+    );
 }
 
 #[test]
@@ -387,6 +415,23 @@ fn a_wrong_token_reads_nothing_and_a_tampered_transcript_is_refused() {
         real
     );
     assert!(run.said().contains("refused"), "{}", run.said());
+    // A bot's log is kept only under the lease, and only under a name a
+    // table of that set writes.
+    let log = |folder: &str, file: &str, lease: &str, token: &str| {
+        let path = format!("/api/worker/sets/1/stderr/{folder}/{file}?lease={lease}");
+        request(addr, "POST", &path, token, b"a bot's stderr\n").0
+    };
+    assert_eq!(log("r00-m0001-g002", "player1.log", "stale", &tv), 409);
+    assert_eq!(log("r00-m0002-g001", "player1.log", lease, &tv), 400);
+    assert_eq!(log("..", "player1.log", lease, &tv), 400);
+    assert_eq!(log("r00-m0001-g002", "seed-secret", lease, &tv), 400);
+    assert_eq!(log("r00-m0001-g002", "player1.log", lease, &tw), 409);
+    assert!(!dir.join("stderr/r00-m0002-g001").exists());
+    assert_eq!(log("r00-m0001-g002", "player1.log", lease, &tv), 200);
+    assert_eq!(
+        std::fs::read(dir.join("stderr/r00-m0001-g002/player1.log")).unwrap(),
+        b"a bot's stderr\n"
+    );
 }
 
 /// `t` with its result line's first score one more.

@@ -106,7 +106,21 @@ pub enum Asked {
     Blob {
         hash: String,
     },
+    /// The end of a bot's stderr log on the worker (`stderr/FOLDER/FILE`,
+    /// as a table writes it), kept where the server's own tables keep
+    /// theirs, for the entrant's logs page.
+    Stderr {
+        set: i64,
+        lease: String,
+        folder: String,
+        file: String,
+        bytes: bytes::Bytes,
+    },
 }
+
+/// The most of a bot's stderr log a worker sends (its end): twice what an
+/// entrant's logs page shows.
+pub const STDERR_TAIL: usize = 64 << 10;
 
 /// A request from the site's worker routes to the coordinator.
 pub struct Request {

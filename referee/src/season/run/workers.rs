@@ -11,7 +11,7 @@ use serde_json::json;
 use super::super::blob;
 use super::super::db::lease::{now_ms, LeaseRow};
 use super::super::db::{SetRow, Version};
-use super::super::lease::{Answer, Ask, Asked, Granted, Offer, Request, Shipped};
+use super::super::lease::{Answer, Ask, Asked, Granted, Offer, Request, Shipped, STDERR_TAIL};
 use super::Coordinator;
 use crate::tournament::schedule::SET;
 
@@ -79,6 +79,16 @@ impl Coordinator<'_> {
                     Answer::ok(json!({ "released": set }))
                 }
             },
+            Asked::Stderr {
+                set,
+                lease,
+                folder,
+                file,
+                bytes,
+            } => match self.holds(worker, set, &lease)? {
+                Err(why) => Answer::refused(409, why),
+                Ok(()) => self.stderr(set, &folder, &file, &bytes),
+            },
             Asked::Blob { hash } => {
                 let path = crate::layout::season::blob(&self.dir, &hash);
                 match blob::is_hash(&hash) && self.db.has_blob(&hash)? && path.is_file() {
@@ -91,6 +101,43 @@ impl Coordinator<'_> {
                 }
             }
         })
+    }
+
+    /// Keeps the end of a bot's stderr log from a worker as
+    /// `DIR/stderr/FOLDER/FILE`, where a table of the server would have
+    /// written it; the names are checked to be ones such a table writes
+    /// for set `set`, so nothing is written anywhere else.
+    fn stderr(&self, set: i64, folder: &str, file: &str, bytes: &[u8]) -> Answer {
+        if !stderr_folder_of(set, folder) || !stderr_file(file) {
+            return Answer::refused(
+                400,
+                format!(
+                    "{:?}/{:?} is not a bot's log of set {set} (rNN-mSSSS-gGGG/playerN.log)",
+                    crate::names::printable(folder),
+                    crate::names::printable(file)
+                ),
+            );
+        }
+        let bytes = &bytes[bytes.len().saturating_sub(STDERR_TAIL)..];
+        let dir = self
+            .dir
+            .join(crate::layout::tournament::STDERR)
+            .join(folder);
+        let written = std::fs::create_dir_all(&dir)
+            .map_err(|e| e.to_string())
+            .and_then(|()| {
+                crate::safe_create::write_atomic(&dir.join(file), bytes).map_err(|e| e.to_string())
+            });
+        match written {
+            Ok(()) => Answer::ok(json!({ "kept": bytes.len() })),
+            Err(e) => {
+                eprintln!("referee: season: cannot keep a worker's log {folder}/{file}: {e}");
+                Answer::refused(
+                    500,
+                    "the log could not be kept (the server's console says why)",
+                )
+            }
+        }
     }
 
     pub(super) fn lease_ms(&self) -> i64 {
@@ -394,5 +441,65 @@ impl Coordinator<'_> {
         Ok(Answer::ok(
             json!({ "counted": game, "set_finished": finished }),
         ))
+    }
+}
+
+/// Whether `folder` names a table's log folder of set `set`, as a table
+/// names it: `r00-mSSSS-gGGG`, or `r00-mSSSS-from-gGGG` (a resumed one).
+fn stderr_folder_of(set: i64, folder: &str) -> bool {
+    let Some(rest) = folder.strip_prefix(&format!("r00-m{set:04}-")) else {
+        return false;
+    };
+    let game = rest.strip_prefix("from-").unwrap_or(rest);
+    let digits = game.strip_prefix('g').unwrap_or_default();
+    digits.len() == 3 && digits.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// Whether `file` is a bot's log as a table names it: `playerN.log` or
+/// `playerN.restartK.log`.
+fn stderr_file(file: &str) -> bool {
+    let number = |t: &str| !t.is_empty() && t.len() <= 4 && t.bytes().all(|b| b.is_ascii_digit());
+    let Some(stem) = file
+        .strip_prefix("player")
+        .and_then(|f| f.strip_suffix(".log"))
+    else {
+        return false;
+    };
+    match stem.split_once(".restart") {
+        Some((slot, start)) => number(slot) && number(start),
+        None => number(stem),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_names_a_table_writes_for_the_set_are_kept() {
+        assert!(stderr_folder_of(7, "r00-m0007-g003"));
+        assert!(stderr_folder_of(7, "r00-m0007-from-g004"));
+        assert!(stderr_folder_of(12345, "r00-m12345-g001"));
+        for bad in [
+            "r00-m0008-g003",
+            "r00-m0007-g03",
+            "r00-m0007-g003/..",
+            "..",
+            "r00-m0007-gabc",
+            "",
+        ] {
+            assert!(!stderr_folder_of(7, bad), "{bad}");
+        }
+        assert!(stderr_file("player0.log") && stderr_file("player5.restart2.log"));
+        for bad in [
+            "player.log",
+            "player0.txt",
+            "../player0.log",
+            "player0.restart.log",
+            "player0.log/x",
+            "x.log",
+        ] {
+            assert!(!stderr_file(bad), "{bad}");
+        }
     }
 }

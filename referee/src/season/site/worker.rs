@@ -8,6 +8,8 @@
 //! - `POST /api/worker/sets/SET/games/GAME?lease=ID`, the transcript as
 //!   the body: judged and counted;
 //! - `POST /api/worker/sets/SET/release?lease=ID`: the set given back;
+//! - `POST /api/worker/sets/SET/stderr/FOLDER/FILE?lease=ID`, the end of a
+//!   bot's stderr log as the body: kept for the entrant's logs page;
 //! - `GET /api/worker/blobs/HASH`: a version's files (`blob.rs`).
 //!
 //! The routes only carry each request to the coordinator (`lease.rs`,
@@ -25,7 +27,7 @@ use axum::{Json, Router};
 use tokio::sync::{mpsc, oneshot};
 
 use super::bearer;
-use crate::season::lease::{Answer, Ask, Asked, Request};
+use crate::season::lease::{Answer, Ask, Asked, Request, STDERR_TAIL};
 
 /// The largest transcript a worker may hand back.
 const TRANSCRIPT_LIMIT: usize = 64 << 20;
@@ -42,6 +44,10 @@ pub fn router(tx: Tx) -> Router {
             post(result).layer(DefaultBodyLimit::max(TRANSCRIPT_LIMIT)),
         )
         .route("/api/worker/sets/{set}/release", post(release))
+        .route(
+            "/api/worker/sets/{set}/stderr/{folder}/{file}",
+            post(stderr).layer(DefaultBodyLimit::max(STDERR_TAIL)),
+        )
         .route("/api/worker/blobs/{hash}", get(blob))
         .with_state(tx)
 }
@@ -160,4 +166,21 @@ async fn blob(
     headers: HeaderMap,
 ) -> Response {
     respond(ask(&tx, &headers, Asked::Blob { hash }).await).await
+}
+
+async fn stderr(
+    State(tx): State<Tx>,
+    UrlPath((set, folder, file)): UrlPath<(i64, String, String)>,
+    Query(q): Query<LeaseQuery>,
+    headers: HeaderMap,
+    bytes: Bytes,
+) -> Response {
+    let asked = Asked::Stderr {
+        set,
+        lease: q.lease,
+        folder,
+        file,
+        bytes,
+    };
+    respond(ask(&tx, &headers, asked).await).await
 }

@@ -6,6 +6,7 @@
 //! refusal (the lease ran out, a transcript refused) stops the set's table
 //! at once and drops the set; what the server counted stays counted.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -150,10 +151,14 @@ async fn hand_back(
     lost: &Lost,
 ) -> usize {
     let mut counted = 0;
+    let mut logs_sent = HashMap::new();
     while let Some(o) = rx.recv().await {
         if stop.is_cancelled() {
             continue; // dropped: the rest is not handed back
         }
+        // The bots' logs first: once the set's last game counts, its lease
+        // (which the logs are sent under) is over.
+        send_logs(w, g, work, &mut logs_sent).await;
         match hand_one(w, g, &o, work.join(&o.transcript)).await {
             Ok(()) => counted += 1,
             Err(why) => {
@@ -163,6 +168,59 @@ async fn hand_back(
         }
     }
     counted
+}
+
+/// Sends the end of each of the set's bot logs (`work/stderr/FOLDER/FILE`)
+/// that grew since it was last sent, for the entrants' logs pages on the
+/// server. Best effort: a log the server does not take is not retried,
+/// and a game is never held back for one.
+async fn send_logs(w: &Worker, g: &Granted, work: &Path, sent: &mut HashMap<PathBuf, u64>) {
+    use crate::season::lease::STDERR_TAIL;
+    let root = work.join(crate::layout::tournament::STDERR);
+    let prefix = format!("r00-m{:04}-", g.set);
+    let Ok(folders) = std::fs::read_dir(&root) else {
+        return;
+    };
+    let mut files = Vec::new();
+    for folder in folders.flatten() {
+        let name = folder.file_name().to_string_lossy().into_owned();
+        if !name.starts_with(&prefix) || !folder.file_type().is_ok_and(|t| t.is_dir()) {
+            continue;
+        }
+        for file in std::fs::read_dir(folder.path())
+            .into_iter()
+            .flatten()
+            .flatten()
+        {
+            let file_name = file.file_name().to_string_lossy().into_owned();
+            let len = file.metadata().map(|m| m.len()).unwrap_or(0);
+            if crate::layout::is_stderr_log(&file_name)
+                && len > 0
+                && sent.get(&file.path()) != Some(&len)
+            {
+                files.push((name.clone(), file_name, file.path(), len));
+            }
+        }
+    }
+    files.sort();
+    for (folder, file, path, len) in files {
+        let Ok(bytes) = std::fs::read(&path) else {
+            continue;
+        };
+        let tail = &bytes[bytes.len().saturating_sub(STDERR_TAIL)..];
+        let route = format!(
+            "/api/worker/sets/{}/stderr/{folder}/{file}?lease={}",
+            g.set, g.lease
+        );
+        match w.server.send("POST", &route, tail, false).await {
+            Ok(r) if r.status == 200 => {
+                sent.insert(path, len);
+            }
+            Ok(_) => {}
+            // Out of reach: the game's hand-back says so, and waits.
+            Err(_) => return,
+        }
+    }
 }
 
 /// Sends one game's transcript; why it was not counted, if it was not.
