@@ -530,7 +530,7 @@ fn a_version_whose_folder_cannot_be_shipped_is_said_once_and_left_to_no_worker()
     assert_eq!(counted(&dir), whole(3));
     let said = run.said();
     let told: Vec<&str> = (said.lines())
-        .filter(|l| l.contains("d v1 cannot go to workers"))
+        .filter(|l| l.contains("No worker can play d v1"))
         .collect();
     assert_eq!(told.len(), 1, "said once:\n{said}");
     assert!(

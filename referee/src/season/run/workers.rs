@@ -323,7 +323,7 @@ impl Coordinator<'_> {
         // Always said, --quiet or not: without it a run of workers alone
         // would wait with no word of why.
         eprintln!(
-            "referee: season: {} v{} cannot go to workers: {e:#}. A worker gets a version's \
+            "referee: season: {e:#}. No worker can play {} v{}: a worker gets a version's \
              folder (its --bot-dir, or the folder it was submitted from) packed, and a \
              folder with a link or a special file, or over the uploads' caps, cannot be. \
              Until the run is restarted, {tables}; submit it again with --bot-dir naming a \
