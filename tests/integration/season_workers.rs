@@ -507,9 +507,10 @@ fn slower(t: &[u8]) -> Vec<u8> {
 
 /// A version whose folder cannot be packed (it holds a link) is said once,
 /// with what to do, and no worker is offered it; with no tables of its own
-/// (`--jobs 0`) the run plans the others for its workers and finishes.
+/// (`--jobs 0`) the run plans the others for its workers and finishes. A
+/// version whose folder is empty ships, and is played.
 #[test]
-fn a_version_whose_folder_cannot_be_shipped_is_said_once_and_left_to_no_worker() {
+fn an_unshippable_folder_is_said_once_and_left_to_no_worker_and_an_empty_one_ships() {
     let dir = scratch("season_workers", "unshippable");
     init(&dir, &[]);
     let bot = dir.with_extension("d-bot");
@@ -522,6 +523,15 @@ fn a_version_whose_folder_cannot_be_shipped_is_said_once_and_left_to_no_worker()
         .args(["d", "--unchecked", "--bot-dir"])
         .arg(&bot)
         .args(["--", "sh", "run.sh"]);
+    succeeds(s.stdout(Stdio::null()));
+    // A command submitted from an empty folder: that folder ships, empty.
+    let empty = dir.with_extension("e-bot");
+    std::fs::create_dir_all(&empty).unwrap();
+    let mut s = season(&["submit"]);
+    s.arg(&dir)
+        .args(["e", "--unchecked", "--bot-dir"])
+        .arg(&empty)
+        .args(["--", exe, "bot", "random"]);
     succeeds(s.stdout(Stdio::null()));
     let tw = token(&dir, "w");
     let (mut run, addr) = server(&dir, &["--jobs", "0", "--sets", "3"]);
@@ -548,5 +558,14 @@ fn a_version_whose_folder_cannot_be_shipped_is_said_once_and_left_to_no_worker()
         )
         .unwrap();
     assert_eq!(with_d, 0, "a set of d was played, by no table that could");
+    let with_e: i64 = c
+        .query_row(
+            "SELECT COUNT(*) FROM sets s JOIN versions v ON v.id IN (s.a, s.b, s.c) \
+             JOIN entrants e ON e.id = v.entrant WHERE e.name = 'e' AND s.finished IS NOT NULL",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert!(with_e >= 1, "e, whose folder is empty, played no set");
     verify_ok(&dir);
 }

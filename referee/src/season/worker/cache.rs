@@ -10,7 +10,7 @@ use anyhow::{bail, Context};
 
 use super::Worker;
 use crate::season::blob;
-use crate::season::unpack::{unpack, CAPS};
+use crate::season::unpack::{unpack, Refusal, CAPS};
 
 /// The folder holding blob `hash`'s files, fetched, checked and unpacked
 /// first if the cache does not have it.
@@ -32,8 +32,13 @@ pub async fn bot_dir(w: &Worker, hash: &str) -> anyhow::Result<PathBuf> {
     let _ = std::fs::remove_dir_all(&partial);
     std::fs::create_dir_all(&partial)
         .with_context(|| format!("failed to create {}", partial.display()))?;
-    unpack(&bytes, &partial, &CAPS)
-        .map_err(|e| anyhow::anyhow!("blob {hash} cannot be unpacked: {e}"))?;
+    match unpack(&bytes, &partial, &CAPS) {
+        // A version's folder may be empty (a command that names what it
+        // runs, submitted from an empty folder): an upload may not be, a
+        // blob the server packed and the hash vouches for may.
+        Ok(_) | Err(Refusal::Empty) => {}
+        Err(e) => bail!("blob {hash} cannot be unpacked: {e}"),
+    }
     std::fs::rename(&partial, &dir)
         .with_context(|| format!("failed to move {} into place", partial.display()))?;
     Ok(dir)
