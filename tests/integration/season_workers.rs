@@ -150,7 +150,12 @@ impl Drop for Proc {
 /// `season run DIR --serve` on a free loopback port with workers; it and
 /// its address.
 fn server(dir: &Path, args: &[&str]) -> (Proc, SocketAddr) {
-    let mut c = season(&["run", "--serve", "127.0.0.1:0", "--workers"]);
+    server_at(dir, "127.0.0.1:0", args)
+}
+
+/// [`server`] on `addr`.
+fn server_at(dir: &Path, addr: &str, args: &[&str]) -> (Proc, SocketAddr) {
+    let mut c = season(&["run", "--serve", addr, "--workers"]);
     c.arg(dir).args(args);
     let p = Proc::start(c, "the season's run");
     let line = p.wait_for(|l| l.starts_with("referee: season site at http://"));
@@ -293,6 +298,38 @@ fn a_killed_worker_and_a_stopped_one_lose_their_sets_and_no_game_counts_twice() 
     assert_eq!(counted(&dir), whole(3), "a game lost or counted twice");
     verify_ok(&dir);
     drop(good);
+}
+
+/// The server SIGKILLed while its worker plays two sets, and started again
+/// on its address (as Kubernetes restarts a pod): the worker keeps the games
+/// it could not hand back meanwhile, hands them back under the leases the
+/// database kept, and every game counts once, none played again.
+#[test]
+fn a_server_killed_and_restarted_loses_no_game_its_worker_held() {
+    use nix::sys::signal::Signal;
+    let dir = scratch("season_workers", "server-killed");
+    init(&dir, &["--pace-ms", "5"]);
+    let tw = token(&dir, "w");
+    let (first, addr) = server(&dir, &["--jobs", "0", "--sets", "2"]);
+    let w = worker(addr, &tw, &dir.with_extension("cache"), 2, "worker w");
+    w.wait_for(|l| l.contains("set 2: playing game(s)"));
+    first.signal(Signal::SIGKILL);
+    // A game ended with no server to take it: the worker keeps it.
+    w.wait_for(|l| l.contains("the server cannot be reached to hand it back"));
+    drop(first);
+    let (mut again, _) = server_at(&dir, &addr.to_string(), &["--jobs", "0", "--sets", "2"]);
+    assert!(again.ends(), "the restarted run failed:\n{}", again.said());
+    assert_eq!(counted(&dir), whole(2), "a game lost or counted twice");
+    for set in [1, 2] {
+        w.wait_for(|l| l.contains(&format!("set {set}: 6 game(s) handed back")));
+    }
+    assert!(
+        !w.said().contains("dropped") && !again.said().contains("ran out"),
+        "a lease was lost across the restart:\n{}\n{}",
+        w.said(),
+        again.said()
+    );
+    verify_ok(&dir);
 }
 
 /// One HTTP/1.1 request with `token` (none if empty) and `body`; the status
