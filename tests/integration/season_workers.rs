@@ -560,7 +560,16 @@ fn an_unshippable_folder_is_said_once_and_left_to_no_worker_and_an_empty_one_shi
         .args(["d", "--unchecked", "--bot-dir"])
         .arg(&bot)
         .args(["--", "sh", "run.sh"]);
-    succeeds(s.stdout(Stdio::null()));
+    // Said at once, when it is submitted: admitted, but not for workers.
+    let said = stdout(&succeeds(&mut s));
+    assert!(
+        said.contains("d v1: admitted") && said.contains("d v1: note: its folder"),
+        "{said}"
+    );
+    assert!(
+        said.contains("a-link") && said.contains("no season worker"),
+        "{said}"
+    );
     // A command submitted from an empty folder: that folder ships, empty.
     let empty = dir.with_extension("e-bot");
     std::fs::create_dir_all(&empty).unwrap();
@@ -569,7 +578,8 @@ fn an_unshippable_folder_is_said_once_and_left_to_no_worker_and_an_empty_one_shi
         .args(["e", "--unchecked", "--bot-dir"])
         .arg(&empty)
         .args(["--", exe, "bot", "random"]);
-    succeeds(s.stdout(Stdio::null()));
+    let said = stdout(&succeeds(&mut s));
+    assert!(!said.contains("note:"), "an empty folder ships: {said}");
     let tw = token(&dir, "w");
     let (mut run, addr) = server(&dir, &["--jobs", "0", "--sets", "3"]);
     let _w = worker(addr, &tw, &dir.with_extension("cache"), 2, "worker w");

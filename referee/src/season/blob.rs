@@ -60,6 +60,29 @@ pub fn of_version(dir: &Path, db: &Db, v: &Version) -> anyhow::Result<Option<Str
     Ok(Some(h))
 }
 
+/// Whether the folder `root` can be shipped to workers (what [`pack`]
+/// refuses, found without packing it): its fault, if it cannot.
+pub fn shippable(root: &Path) -> anyhow::Result<()> {
+    let mut entries = Vec::new();
+    walk(root, Path::new(""), &mut entries)?;
+    let mut total = 0u64;
+    for rel in &entries {
+        let meta = std::fs::symlink_metadata(root.join(rel))?;
+        if meta.is_dir() {
+            continue;
+        }
+        let len = meta.len();
+        total += len;
+        if len > CAPS.file || total > CAPS.total {
+            bail!(
+                "{}: over the caps of a shipped folder (as an upload's)",
+                rel.display()
+            );
+        }
+    }
+    Ok(())
+}
+
 /// The folder `root` as a `.tar.gz`, the same bytes for the same files.
 pub fn pack(root: &Path) -> anyhow::Result<Vec<u8>> {
     let mut entries = Vec::new();

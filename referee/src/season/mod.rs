@@ -168,6 +168,15 @@ fn submitted(dir: &Path, s: &submit::Submission) -> anyhow::Result<bool> {
     }
     if done.admitted {
         println!("{name} v{}: admitted ({})", done.number, done.checked);
+        if let Some(why) = &done.unshippable {
+            println!(
+                "{name} v{}: note: {} — so no season worker can play it, and `season run \
+                 --workers` plays it on its own tables only. For workers, submit it again with \
+                 --bot-dir naming a folder that holds only its files",
+                done.number,
+                crate::names::printable(why)
+            );
+        }
         if let Some(file) = &done.seat_token {
             println!(
                 "{name} v{}: its seat token is {}: hand it to its owner privately; they run \

@@ -40,6 +40,10 @@ pub struct Submitted {
     pub report: String,
     /// A remote seat's token file (the season's, for its owner).
     pub seat_token: Option<PathBuf>,
+    /// Why the version's folder cannot go to season workers, if it cannot
+    /// (`blob::shippable`): its sets are then played by a run's own tables
+    /// only.
+    pub unshippable: Option<String>,
 }
 
 /// Checks and records a submission in the season at `dir`.
@@ -66,6 +70,12 @@ pub fn submit(dir: &Path, s: &Submission) -> anyhow::Result<Submitted> {
     };
     let verdict = examine(dir, &settings, s, version_dir.as_deref())?;
     let (entrant, token) = entrant(&mut db, &s.name)?;
+    let unshippable = match (&version_dir, &bot) {
+        (Some(d), BotSpec::Command { .. }) => {
+            (super::blob::shippable(d).err()).map(|e| format!("its folder {}: {e:#}", d.display()))
+        }
+        _ => None,
+    };
     let dir_text = version_dir.map(|d| d.to_string_lossy().into_owned());
     let number = record(&mut db, entrant, &s.command, dir_text.as_deref(), &verdict)?;
     Ok(Submitted {
@@ -75,6 +85,7 @@ pub fn submit(dir: &Path, s: &Submission) -> anyhow::Result<Submitted> {
         checked: verdict.checked,
         report: verdict.report,
         seat_token: None,
+        unshippable,
     })
 }
 
@@ -108,6 +119,7 @@ fn submit_remote(dir: &Path, db: &mut Db, name: &str, command: &str) -> anyhow::
         checked: verdict.checked,
         report: verdict.report,
         seat_token: Some(seat_token),
+        unshippable: None,
     })
 }
 
