@@ -65,10 +65,12 @@ pub enum SeasonCommand {
     /// under the season's recorded settings (in the sandbox if the season
     /// has one; a worker whose sandbox self-check fails plays no sandboxed
     /// season's set), heartbeat while playing, and hand back each game's
-    /// transcript, which the server checks before it counts. Runs until
+    /// transcript, which the server checks before it counts (with the end
+    /// of its bots' stderr logs, for the entrants' logs pages). Runs until
     /// Ctrl-C or SIGTERM, or until the run says its --sets are finished;
     /// while the server cannot be reached it asks again every few seconds,
-    /// for up to ten minutes (then it stops with exit status 1).
+    /// for up to ten minutes (then it stops with exit status 1), keeping
+    /// each game it has finished until the server takes it or refuses it.
     Worker(WorkerArgs),
     /// Print the standings: each entrant's current version ranked by rating,
     /// with its earlier versions below it.
