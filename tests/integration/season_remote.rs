@@ -7,7 +7,7 @@
 //! connector causes (a line on stderr, sets planned or finished), bounded
 //! by ten minutes; never a time.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Mutex;
 
@@ -65,17 +65,25 @@ fn planned_after(org: &mut Organiser, dir: &Path, from: usize, n: usize) -> Vec<
         .collect()
 }
 
-#[test]
-fn a_remote_version_plays_only_while_its_connector_is_connected_and_rejoins() {
-    let dir = crate::support::scratch("season_remote", "rejoin");
+/// A season `name` of three built-ins (and `extra`), seed `seed`, its
+/// folder.
+fn three_built_ins(name: &str, seed: &str, extra: &[&str]) -> PathBuf {
+    let dir = crate::support::scratch("season_remote", name);
     let mut init = season(&["init"]);
     init.arg(&dir)
-        .args(["--seed", "4648", "--unchecked", "--pair-cap", "1000"])
+        .args(["--seed", seed, "--unchecked", "--pair-cap", "1000"])
         .args(["--min-sets", "2", "--startup-ms", "4000"])
         .args(["--entrant", "a=builtin:heuristic"])
         .args(["--entrant", "b=builtin:random"])
-        .args(["--entrant", "c=builtin:random"]);
+        .args(["--entrant", "c=builtin:random"])
+        .args(extra);
     succeeds(&mut init);
+    dir
+}
+
+#[test]
+fn a_remote_version_plays_only_while_its_connector_is_connected_and_rejoins() {
+    let dir = three_built_ins("rejoin", "4648", &[]);
     let dir_text = dir.display().to_string();
     let run = [
         "season",
@@ -178,16 +186,7 @@ fn a_remote_version_plays_only_while_its_connector_is_connected_and_rejoins() {
 /// every game of it is recorded once and `verify` is ok.
 #[test]
 fn a_resumed_set_of_an_absent_remote_version_waits_then_is_played_with_its_seats_failing() {
-    let dir = crate::support::scratch("season_remote", "resumed");
-    let mut init = season(&["init"]);
-    init.arg(&dir)
-        .args(["--seed", "4649", "--unchecked", "--pair-cap", "1000"])
-        .args(["--min-sets", "2", "--startup-ms", "4000"])
-        .args(["--entrant", "a=builtin:heuristic"])
-        .args(["--entrant", "b=builtin:random"])
-        .args(["--entrant", "c=builtin:random"])
-        .args(["--entrant", "r=remote"]);
-    succeeds(&mut init);
+    let dir = three_built_ins("resumed", "4649", &["--entrant", "r=remote"]);
     let dir_text = dir.display().to_string();
     let mut org = organise(
         &["season", "run", dir_text.as_str(), "--jobs", "1"],

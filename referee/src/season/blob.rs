@@ -61,43 +61,20 @@ pub fn of_version(dir: &Path, db: &Db, v: &Version) -> anyhow::Result<Option<Str
 }
 
 /// Whether the folder `root` can be shipped to workers (what [`pack`]
-/// refuses, found without packing it): its fault, if it cannot.
+/// refuses but for the archive's size, found without packing it): its
+/// fault, if it cannot.
 pub fn shippable(root: &Path) -> anyhow::Result<()> {
-    let mut entries = Vec::new();
-    walk(root, Path::new(""), &mut entries)?;
-    let mut total = 0u64;
-    for rel in &entries {
-        let meta = std::fs::symlink_metadata(root.join(rel))?;
-        if meta.is_dir() {
-            continue;
-        }
-        let len = meta.len();
-        total += len;
-        if len > CAPS.file || total > CAPS.total {
-            bail!(
-                "{}: over the caps of a shipped folder (as an upload's)",
-                rel.display()
-            );
-        }
-    }
-    Ok(())
+    within_caps(root).map(|_| ())
 }
 
 /// The folder `root` as a `.tar.gz`, the same bytes for the same files.
 pub fn pack(root: &Path) -> anyhow::Result<Vec<u8>> {
-    let mut entries = Vec::new();
-    walk(root, Path::new(""), &mut entries)?;
-    if entries.len() as u64 > CAPS.entries {
-        bail!("more than {} files and folders to ship", CAPS.entries);
-    }
+    let entries = within_caps(root)?;
     let gz = flate2::GzBuilder::new()
         .mtime(0)
         .write(Vec::new(), flate2::Compression::default());
     let mut tar = tar::Builder::new(gz);
-    let mut total = 0u64;
-    for rel in &entries {
-        let path = root.join(rel);
-        let meta = std::fs::symlink_metadata(&path)?;
+    for (rel, meta) in &entries {
         let mut header = tar::Header::new_ustar();
         header.set_mtime(0);
         header.set_uid(0);
@@ -110,17 +87,14 @@ pub fn pack(root: &Path) -> anyhow::Result<Vec<u8>> {
             tar.append_data(&mut header, format!("{name}/"), std::io::empty())?;
             continue;
         }
-        total += meta.len();
-        if meta.len() > CAPS.file || total > CAPS.total {
-            bail!("{name}: over the caps of a shipped folder (as an upload's)");
-        }
         header.set_entry_type(tar::EntryType::Regular);
-        header.set_mode(match executable(&meta) {
+        header.set_mode(match executable(meta) {
             true => 0o755,
             false => 0o644,
         });
         header.set_size(meta.len());
-        let file = std::fs::File::open(&path).with_context(|| format!("cannot read {name}"))?;
+        let file =
+            std::fs::File::open(root.join(rel)).with_context(|| format!("cannot read {name}"))?;
         tar.append_data(&mut header, name, file)?;
     }
     let bytes = tar.into_inner()?.finish()?;
@@ -128,6 +102,30 @@ pub fn pack(root: &Path) -> anyhow::Result<Vec<u8>> {
         bail!("its archive comes to more than {} bytes", CAPS.archive);
     }
     Ok(bytes)
+}
+
+/// The files and folders under `root`, in the order they are packed, each
+/// with its metadata; refused if one is a link or special file, or if they
+/// pass the uploads' caps (entries, a file's size, the total).
+fn within_caps(root: &Path) -> anyhow::Result<Vec<(std::path::PathBuf, std::fs::Metadata)>> {
+    let mut names = Vec::new();
+    walk(root, Path::new(""), &mut names)?;
+    let mut entries = Vec::with_capacity(names.len());
+    let mut total = 0u64;
+    for rel in names {
+        let meta = std::fs::symlink_metadata(root.join(&rel))?;
+        if !meta.is_dir() {
+            total += meta.len();
+            if meta.len() > CAPS.file || total > CAPS.total {
+                bail!(
+                    "{}: over the caps of a shipped folder (as an upload's)",
+                    rel.display()
+                );
+            }
+        }
+        entries.push((rel, meta));
+    }
+    Ok(entries)
 }
 
 /// The names under `root/rel`, folders before what they hold, in name order;

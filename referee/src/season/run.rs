@@ -267,7 +267,7 @@ impl Coordinator<'_> {
         let admitted: Vec<Version> = versions.iter().filter(|v| v.admitted).cloned().collect();
         self.serve(&admitted)?;
         if self.opts.lease_ms.is_some() {
-            self.pack_for_workers(&admitted)?;
+            self.pack_for_workers(&admitted);
         }
         let mut spec = self.settings.table(&self.dir, &admitted)?;
         spec.isolation.remote.clone_from(&self.opts.hub);

@@ -259,10 +259,12 @@ impl Coordinator<'_> {
         // A set no table of this run can play (a version in it cannot be
         // shipped) does not count toward --sets: it waits for a run with
         // tables of its own, and this one plans others.
-        let stuck = (sets.iter())
-            .filter(|s| !s.finished && s.versions.iter().any(|v| self.unshippable.contains(v)))
-            .count();
-        let stuck = if self.opts.jobs == 0 { stuck } else { 0 };
+        let stuck = match self.opts.jobs {
+            0 => (sets.iter())
+                .filter(|s| !s.finished && s.versions.iter().any(|v| self.unshippable.contains(v)))
+                .count(),
+            _ => 0,
+        };
         if (self.opts.sets).is_some_and(|n| (sets.len() - stuck) as u64 >= n) {
             return Ok(None);
         }
@@ -281,7 +283,7 @@ impl Coordinator<'_> {
             let hash = match blob::of_version(&self.dir, &self.db, &v) {
                 Ok(h) => h,
                 Err(e) => {
-                    self.unshippable(&v, &e);
+                    self.mark_unshippable(&v, &e);
                     return Ok(None);
                 }
             };
@@ -298,21 +300,20 @@ impl Coordinator<'_> {
 
     /// Packs each of `admitted` not packed yet, so that a version no worker
     /// can have is known before a set of it is planned for one.
-    pub(super) fn pack_for_workers(&mut self, admitted: &[Version]) -> anyhow::Result<()> {
+    pub(super) fn pack_for_workers(&mut self, admitted: &[Version]) {
         for v in admitted {
             if self.unshippable.contains(&v.id) || super::remote::name(v).is_some() {
                 continue;
             }
             if let Err(e) = blob::of_version(&self.dir, &self.db, v) {
-                self.unshippable(v, &e);
+                self.mark_unshippable(v, &e);
             }
         }
-        Ok(())
     }
 
     /// Marks version `v` as one no worker can play, and says why and what
     /// to do, once: without tables of its own, this run never plays it.
-    fn unshippable(&mut self, v: &Version, e: &anyhow::Error) {
+    fn mark_unshippable(&mut self, v: &Version, e: &anyhow::Error) {
         self.unshippable.insert(v.id);
         let tables = match self.opts.jobs {
             0 => "this run has no tables of its own (--jobs 0), so it is not planned and its \
