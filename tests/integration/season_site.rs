@@ -70,7 +70,7 @@ fn play_to(dir: &Path, sets: u32) {
 }
 
 /// A server process, killed when the test ends.
-struct Server(Child, SocketAddr);
+pub(crate) struct Server(Child, pub(crate) SocketAddr);
 
 impl Drop for Server {
     fn drop(&mut self) {
@@ -81,7 +81,7 @@ impl Drop for Server {
 
 /// Starts `cmd` (which serves the site on a free loopback port) and reads
 /// the address it says it serves on; the rest of its stderr is drained.
-fn start(mut cmd: Command) -> Server {
+pub(crate) fn start(mut cmd: Command) -> Server {
     let mut child = cmd
         .stdout(Stdio::null())
         .stderr(Stdio::piped())

@@ -13,7 +13,7 @@
 use std::io::{BufRead, BufReader, ErrorKind, Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::support::{referee, scratch, succeeds};
@@ -42,33 +42,12 @@ fn init(dir: &Path) {
 }
 
 /// `season serve` with `flags`, killed when dropped.
-struct Server(Child, SocketAddr);
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
+use crate::season_site::Server;
 
 fn serve(dir: &Path, flags: &[&str]) -> Server {
-    let mut child = season(&["serve", "--addr", "127.0.0.1:0"])
-        .args(flags)
-        .arg(dir)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut err = BufReader::new(child.stderr.take().unwrap());
-    let mut line = String::new();
-    err.read_line(&mut line).unwrap();
-    let addr = (line.trim().strip_prefix("referee: season site at http://"))
-        .and_then(|a| a.strip_suffix('/'))
-        .unwrap_or_else(|| panic!("no address in {line:?}"))
-        .parse()
-        .unwrap();
-    std::thread::spawn(move || std::io::copy(&mut err, &mut std::io::sink()));
-    Server(child, addr)
+    let mut c = season(&["serve", "--addr", "127.0.0.1:0"]);
+    c.args(flags).arg(dir);
+    crate::season_site::start(c)
 }
 
 fn connect(addr: SocketAddr) -> TcpStream {
