@@ -65,6 +65,13 @@ fn planned_after(org: &mut Organiser, dir: &Path, from: usize, n: usize) -> Vec<
         .collect()
 }
 
+/// How many finished sets version `r` played in.
+fn finished_with(dir: &Path, r: i64) -> usize {
+    (planned(dir).iter())
+        .filter(|(t, done)| *done && t.contains(&r))
+        .count()
+}
+
 /// A season `name` of three built-ins (and `extra`), seed `seed`, its
 /// folder.
 fn three_built_ins(name: &str, seed: &str, extra: &[&str]) -> PathBuf {
@@ -126,11 +133,7 @@ fn a_remote_version_plays_only_while_its_connector_is_connected_and_rejoins() {
         said(&log, "remote:r connected") == 1
     });
     wait(&mut org, "r's minimum finished", || {
-        let sets = planned(&dir);
-        sets.iter()
-            .filter(|(t, done)| *done && t.contains(&r))
-            .count()
-            >= 2
+        finished_with(&dir, r) >= 2
     });
 
     // It leaves: not planned again until it is back.
@@ -150,11 +153,7 @@ fn a_remote_version_plays_only_while_its_connector_is_connected_and_rejoins() {
         said(&log, "remote:r connected") == 2
     });
     wait(&mut org, "r planned again and finished", || {
-        let sets = planned(&dir);
-        sets.iter()
-            .filter(|(t, done)| *done && t.contains(&r))
-            .count()
-            > with_r
+        finished_with(&dir, r) > with_r
     });
     nix::sys::signal::kill(
         nix::unistd::Pid::from_raw(org.child.id() as i32),
